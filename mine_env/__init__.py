@@ -1,0 +1,33 @@
+"""minesweeper-rl's environment package: the board engine, the Gymnasium env and its vector env.
+
+Importing it registers ``Minesweeper-v0`` and the preset ids with Gymnasium.
+"""
+
+from mine_env.board import Board, BoardState
+from mine_env.constants import FIRST_CLICK_RULES, FLAG, HIDDEN, MINE, PRESETS
+from mine_env.env import MinesweeperEnv
+from mine_env.registration import ENV_IDS, register_envs
+from mine_env.rewards import RewardConfig
+from mine_env.spec import BoardSpec
+from mine_env.textformat import TextBoard, parse_board, read_board
+from mine_env.vector import MinesweeperVectorEnv
+
+register_envs()
+
+__all__ = [
+    "ENV_IDS",
+    "FIRST_CLICK_RULES",
+    "FLAG",
+    "HIDDEN",
+    "MINE",
+    "PRESETS",
+    "Board",
+    "BoardSpec",
+    "BoardState",
+    "MinesweeperEnv",
+    "MinesweeperVectorEnv",
+    "RewardConfig",
+    "TextBoard",
+    "parse_board",
+    "read_board",
+]

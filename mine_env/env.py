@@ -1,0 +1,228 @@
+"""The Gymnasium environment: a thin adapter over :class:`mine_env.board.Board`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from mine_env import kernels as k
+from mine_env.board import KEY_LIMIT, Board
+from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
+from mine_env.rendering import PygameWindow, render_ansi, render_rgb
+from mine_env.rewards import RewardConfig
+from mine_env.spec import BoardSpec
+
+OBS_MODES = ("grid", "planes", "dict")
+PLANE_CODES: tuple[int, ...] = (HIDDEN, FLAG, MINE, 0, 1, 2, 3, 4, 5, 6, 7, 8)
+"""Observation code shown by each one-hot plane of the ``planes`` mode, in channel order."""
+_PLANE_CODES = np.array(PLANE_CODES, dtype=np.int8).reshape(-1, 1, 1)
+
+
+def grid_space(rows: int, cols: int) -> spaces.Box:
+    """The default observation space: int8 codes, -3..8."""
+    return spaces.Box(low=MINE, high=8, shape=(rows, cols), dtype=np.int8)
+
+
+def planes_space(rows: int, cols: int) -> spaces.Box:
+    """The one-hot observation space: float32 (len(PLANE_CODES), rows, cols), channel-first."""
+    return spaces.Box(low=0.0, high=1.0, shape=(len(PLANE_CODES), rows, cols), dtype=np.float32)
+
+
+def to_planes(grid: np.ndarray) -> np.ndarray:
+    """One-hot planes of a grid (rows, cols) or a batch of grids (..., rows, cols), channel before rows."""
+    return (grid[..., None, :, :] == _PLANE_CODES).astype(np.float32)
+
+
+def resolve_rewards(rewards: RewardConfig | dict[str, float] | None) -> RewardConfig:
+    """Accept a RewardConfig, a dict of its fields, or None for the defaults."""
+    if rewards is None:
+        return RewardConfig()
+    if isinstance(rewards, RewardConfig):
+        return rewards
+    if isinstance(rewards, dict):
+        try:
+            return RewardConfig(**rewards)
+        except TypeError as error:
+            raise ValueError(f"unknown reward option in {sorted(rewards)}: expected win, loss, progress, invalid") from error
+    raise ValueError(f"rewards must be a RewardConfig or a dict, got {type(rewards).__name__}")
+
+
+class MinesweeperEnv(gym.Env):
+    """Minesweeper as a Gymnasium environment.
+
+    ## Description
+    The classic game on any board: reveal every cell without a mine. A revealed cell shows how many of
+    its eight neighbours hold a mine; revealing a zero opens its whole zero region (flood fill).
+
+    ## Action Space
+    ``Discrete(rows * cols)``: action ``a`` reveals cell ``(a // cols, a % cols)``. With ``flags=True``,
+    ``Discrete(2 * rows * cols)``: the upper half toggles the flag on cell ``a - rows * cols``, and
+    revealing a revealed number whose flags are all placed chords it (reveals its other neighbours).
+    Valid actions: ``info["action_mask"]`` (``np.int8``, 1 = valid) and :meth:`action_masks` (bool,
+    the MaskablePPO convention). An invalid action never raises: the board does not change and the
+    step earns ``rewards.invalid``. No action is valid once the game is over.
+
+    ## Observation Space
+    - ``obs_mode="grid"`` (default): ``np.int8`` (rows, cols): -1 hidden, -2 flagged, -3 a shown mine
+      (the one that lost), 0..8 a revealed count.
+    - ``"planes"``: ``np.float32`` (12, rows, cols), one-hot planes for CNNs, in the order of
+      :data:`PLANE_CODES` (hidden, flag, mine, 0..8).
+    - ``"dict"``: ``{"observation": grid, "action_mask": np.int8 (n_actions,)}`` for networks that mask.
+
+    ## Rewards
+    +1.0 on the winning step, -1.0 on the losing step, 0.0 otherwise; all configurable through
+    ``rewards`` (:class:`~mine_env.rewards.RewardConfig`), including a progress shaping per newly
+    revealed safe cell. Flag toggles earn nothing, so no reward can be farmed.
+
+    ## Episode End
+    ``terminated`` when every safe cell is revealed (win) or a mine is revealed (loss). ``truncated``
+    only when ``max_steps`` steps (valid or not) have been played without an end. Stepping a finished
+    game is a no-op (reward 0.0, terminated again).
+
+    ## Info
+    ``mines`` (total), ``action_mask``, ``first_click`` (the rule), ``revealed`` (safe cells revealed),
+    ``flags`` (flags placed), ``is_success`` (True on the winning step). Never the layout.
+
+    ## Arguments
+    - ``preset``: "beginner" (9x9, 10 mines), "intermediate" (16x16, 40), "expert" (16x30, 99).
+    - ``rows``, ``cols``, ``mines``: any board (override the preset; beginner if neither is given).
+    - ``first_click``: "opening" (default: the first revealed cell and its neighbours are mine-free, so
+      it opens a zero), "safe" (the first revealed cell is mine-free), "none" (layout fixed at reset).
+    - ``obs_mode``: "grid", "planes" or "dict". ``flags``: enable flag and chord actions.
+    - ``rewards``: a RewardConfig or dict of its fields. ``max_steps``: the step limit (default
+      ``4 * rows * cols``). ``render_mode``: "ansi", "rgb_array" or "human" (pygame). ``cell_px``: the
+      size of a cell in pixels for images.
+
+    ## Rules and where they depart from the classic game
+    Mines are placed when the first cell is revealed, uniformly over every layout the rule allows, as a
+    pure function of the episode's seed and that first cell: two agents given one seed that open the
+    same first cell play the same board. Windows' original rule moved a mine from the first cell to the
+    top-left corner; ``safe`` instead draws uniformly among layouts that spare the first cell. The flood
+    fill does not open flagged cells. A lost game shows the mine that was hit; the other mines appear in
+    renders only. There is no timer and no question-mark state.
+
+    ## Version History
+    - v0: first release.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}
+
+    def __init__(
+        self,
+        preset: str | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        mines: int | None = None,
+        first_click: str = DEFAULT_FIRST_CLICK,
+        obs_mode: str = "grid",
+        flags: bool = False,
+        rewards: RewardConfig | dict[str, float] | None = None,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+        cell_px: int = 24,
+    ) -> None:
+        self.spec_board = BoardSpec.from_options(preset, rows, cols, mines, first_click)
+        if obs_mode not in OBS_MODES:
+            raise ValueError(f"unknown obs_mode {obs_mode!r}; expected one of {', '.join(OBS_MODES)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        n_cells = self.spec_board.n_cells
+        self.max_steps = 4 * n_cells if max_steps is None else int(max_steps)
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.obs_mode = obs_mode
+        self.flags = bool(flags)
+        self.rewards = resolve_rewards(rewards)
+        self.render_mode = render_mode
+        self.cell_px = cell_px
+        self.n_actions = n_cells * (2 if self.flags else 1)
+        self.action_space = spaces.Discrete(self.n_actions)
+        self.observation_space = self._make_observation_space()
+        self.board = Board(self.spec_board)
+        self._elapsed = 0
+        self._window: PygameWindow | None = None
+
+    def _make_observation_space(self) -> spaces.Space:
+        rows, cols = self.spec_board.rows, self.spec_board.cols
+        if self.obs_mode == "planes":
+            return planes_space(rows, cols)
+        if self.obs_mode == "dict":
+            mask = spaces.Box(low=0, high=1, shape=(self.n_actions,), dtype=np.int8)
+            return spaces.Dict({"observation": grid_space(rows, cols), "action_mask": mask})
+        return grid_space(rows, cols)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """Start a new game; its layout key is the one draw from ``self.np_random`` per episode."""
+        super().reset(seed=seed)
+        self.board.new_game(int(self.np_random.integers(0, KEY_LIMIT)))
+        self._elapsed = 0
+        mask = self.board.action_mask(self.flags)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(mask), self._info(mask, success=False)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Play one action; see the class docstring for rewards and episode end."""
+        board = self.board
+        if board.is_over:
+            mask = board.action_mask(self.flags)
+            return self._observation(mask), 0.0, True, False, self._info(mask, success=False)
+        revealed = board.step(int(action), self.flags)
+        status = board.status_code
+        r = self.rewards
+        reward = float(k.step_reward(status, revealed, r.win, r.loss, r.progress, r.invalid))
+        self._elapsed += 1
+        terminated = status == k.WON or status == k.LOST
+        truncated = not terminated and self._elapsed >= self.max_steps
+        mask = board.action_mask(self.flags)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(mask), reward, terminated, truncated, self._info(mask, success=status == k.WON)
+
+    def action_masks(self) -> np.ndarray:
+        """Valid actions as a bool array (n_actions,), as MaskablePPO expects."""
+        return self.board.action_mask(self.flags).astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        """Draw the board in the env's ``render_mode`` (mines shown once the game is over)."""
+        board = self.board
+        layout = board.layout if board.is_over else None
+        if self.render_mode == "ansi":
+            return render_ansi(board.grid, layout)
+        if self.render_mode in ("rgb_array", "human"):
+            frame = render_rgb(board.grid, layout, self.cell_px)
+            if self.render_mode == "rgb_array":
+                return frame
+            if self._window is None:
+                self._window = PygameWindow(fps=self.metadata["render_fps"])
+            self._window.show(frame)
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # ------------------------------------------------------------------ helpers
+    def _observation(self, mask: np.ndarray) -> Any:
+        grid = self.board.grid_view.copy()
+        if self.obs_mode == "planes":
+            return to_planes(grid)
+        if self.obs_mode == "dict":
+            return {"observation": grid, "action_mask": mask.copy()}
+        return grid
+
+    def _info(self, mask: np.ndarray, success: bool) -> dict[str, Any]:
+        board = self.board
+        return {
+            "mines": self.spec_board.mines,
+            "action_mask": mask,
+            "first_click": self.spec_board.first_click,
+            "revealed": self.spec_board.n_safe - board.safe_left,
+            "flags": int(np.count_nonzero(board.grid_view == FLAG)),
+            "is_success": success,
+        }

@@ -1,0 +1,313 @@
+"""The game rules as numba kernels over one board's flat arrays.
+
+Every rule of the game lives here once: mine placement under the first-click rules, counts, reveal with
+flood fill, flags, chords, the action mask and the reward. :class:`mine_env.board.Board` calls these
+kernels for one board and :mod:`mine_env.vector` loops them over a batch inside one compiled call, so the
+single env and the vector env cannot drift apart. :mod:`mine_env.reference` restates the same rules in
+plain Python for the tests.
+
+A board's state is a handful of flat arrays (cell ``i`` is row ``i // cols``, column ``i % cols``):
+
+- ``obs`` (int8, n): what the player sees, with the codes of :mod:`mine_env.constants`;
+- ``mines`` (uint8, n): 1 where a mine lies (all zero until the layout is placed);
+- ``counts`` (int8, n): mines around each cell;
+- ``meta`` (int64, META_SIZE): status, hidden safe cells left, the layout key, steps taken;
+- ``stack`` (int32, n): scratch for the flood fill.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from mine_env.constants import FLAG, HIDDEN, MINE
+
+# First-click rules as integer codes (index into constants.FIRST_CLICK_RULES order is not relied on).
+RULE_NONE, RULE_SAFE, RULE_OPENING = 0, 1, 2
+RULE_CODES: dict[str, int] = {"none": RULE_NONE, "safe": RULE_SAFE, "opening": RULE_OPENING}
+
+# Game status codes.
+READY, PLAYING, WON, LOST = 0, 1, 2, 3
+STATUS_NAMES: tuple[str, ...] = ("ready", "playing", "won", "lost")
+
+# Slots of the meta array.
+META_STATUS, META_SAFE_LEFT, META_KEY, META_STEPS = 0, 1, 2, 3
+META_SIZE = 4
+
+INVALID = -1
+"""Returned by :func:`apply_action` when the action was not valid (nothing changed)."""
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@njit(cache=True)
+def splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """Advance a SplitMix64 stream: returns (new state, 64 random bits)."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return state, z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def draw_below(state: np.uint64, bound: int) -> tuple[np.uint64, int]:
+    """An unbiased integer in [0, bound) by masked rejection; returns (new state, value)."""
+    limit = np.uint64(bound - 1)
+    mask = np.uint64(0)
+    while mask < limit:
+        mask = (mask << np.uint64(1)) | np.uint64(1)
+    while True:
+        state, bits = splitmix64(state)
+        value = bits & mask
+        if value < np.uint64(bound):
+            return state, int(value)
+
+
+@njit(cache=True)
+def is_excluded(rows: int, cols: int, rule: int, first_cell: int, cell: int) -> bool:
+    """Whether the first-click rule keeps ``cell`` free of mines, given the first revealed cell."""
+    if rule == RULE_NONE or first_cell < 0:
+        return False
+    if rule == RULE_SAFE:
+        return cell == first_cell
+    dr = cell // cols - first_cell // cols
+    dc = cell % cols - first_cell % cols
+    return -1 <= dr <= 1 and -1 <= dc <= 1
+
+
+@njit(cache=True)
+def place_mines(
+    mines: np.ndarray, rows: int, cols: int, n_mines: int, rule: int, first_cell: int, key: int
+) -> None:
+    """Place ``n_mines`` uniformly over the cells the rule allows, as a pure function of (key, first cell).
+
+    A partial Fisher-Yates shuffle of the allowed cells driven by a SplitMix64 stream seeded with ``key``.
+    """
+    n = rows * cols
+    candidates = np.empty(n, dtype=np.int32)
+    m = 0
+    for cell in range(n):
+        mines[cell] = 0
+        if not is_excluded(rows, cols, rule, first_cell, cell):
+            candidates[m] = cell
+            m += 1
+    state = np.uint64(key)
+    for j in range(n_mines):
+        state, offset = draw_below(state, m - j)
+        k = j + offset
+        chosen = candidates[k]
+        candidates[k] = candidates[j]
+        candidates[j] = chosen
+        mines[chosen] = 1
+
+
+@njit(cache=True)
+def compute_counts(mines: np.ndarray, counts: np.ndarray, rows: int, cols: int) -> None:
+    """Fill ``counts`` with the number of mines around every cell."""
+    counts[:] = 0
+    for cell in range(rows * cols):
+        if mines[cell]:
+            r, c = cell // cols, cell % cols
+            for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                    if rr != r or cc != c:
+                        counts[rr * cols + cc] += 1
+
+
+@njit(cache=True)
+def new_game(obs: np.ndarray, mines: np.ndarray, counts: np.ndarray, meta: np.ndarray, n_mines: int) -> None:
+    """Clear a board for a new game; the layout is placed by the first reveal (see :func:`start_game`)."""
+    obs[:] = HIDDEN
+    mines[:] = 0
+    counts[:] = 0
+    meta[META_STATUS] = READY
+    meta[META_SAFE_LEFT] = obs.size - n_mines
+    meta[META_STEPS] = 0
+
+
+@njit(cache=True)
+def start_game(
+    mines: np.ndarray,
+    counts: np.ndarray,
+    meta: np.ndarray,
+    rows: int,
+    cols: int,
+    n_mines: int,
+    rule: int,
+    first_cell: int,
+) -> None:
+    """Place the layout (``first_cell`` is -1 for the ``none`` rule) and switch the board to playing."""
+    place_mines(mines, rows, cols, n_mines, rule, first_cell, meta[META_KEY])
+    compute_counts(mines, counts, rows, cols)
+    meta[META_STATUS] = PLAYING
+
+
+@njit(cache=True)
+def reveal(
+    obs: np.ndarray,
+    mines: np.ndarray,
+    counts: np.ndarray,
+    meta: np.ndarray,
+    stack: np.ndarray,
+    rows: int,
+    cols: int,
+    cell: int,
+) -> int:
+    """Reveal a hidden cell, flooding through zeros; returns the safe cells revealed (0 if a mine).
+
+    Hitting a mine shows it and loses; revealing the last safe cell wins. Flagged cells are never
+    opened by the flood, as in the classic game.
+    """
+    if mines[cell]:
+        obs[cell] = MINE
+        meta[META_STATUS] = LOST
+        return 0
+    revealed = 1
+    obs[cell] = counts[cell]
+    top = 0
+    if counts[cell] == 0:
+        stack[0] = cell
+        top = 1
+    while top > 0:
+        top -= 1
+        current = stack[top]
+        r, c = current // cols, current % cols
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                neighbour = rr * cols + cc
+                if obs[neighbour] == HIDDEN:
+                    obs[neighbour] = counts[neighbour]
+                    revealed += 1
+                    if counts[neighbour] == 0:
+                        stack[top] = neighbour
+                        top += 1
+    meta[META_SAFE_LEFT] -= revealed
+    if meta[META_SAFE_LEFT] == 0:
+        meta[META_STATUS] = WON
+    return revealed
+
+
+@njit(cache=True)
+def chord_targets(obs: np.ndarray, rows: int, cols: int, cell: int) -> int:
+    """Hidden neighbours a chord on ``cell`` would reveal; 0 when the chord is not possible.
+
+    A chord is possible on a revealed number whose flagged neighbours equal it.
+    """
+    value = obs[cell]
+    if value <= 0:
+        return 0
+    r, c = cell // cols, cell % cols
+    flags = 0
+    hidden = 0
+    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            code = obs[rr * cols + cc]
+            if code == FLAG:
+                flags += 1
+            elif code == HIDDEN:
+                hidden += 1
+    return hidden if flags == value else 0
+
+
+@njit(cache=True)
+def chord(
+    obs: np.ndarray,
+    mines: np.ndarray,
+    counts: np.ndarray,
+    meta: np.ndarray,
+    stack: np.ndarray,
+    rows: int,
+    cols: int,
+    cell: int,
+) -> int:
+    """Reveal every hidden neighbour of a satisfied number; returns the safe cells revealed.
+
+    A wrong flag makes the chord open a mine, which loses the game, as in the classic game.
+    """
+    r, c = cell // cols, cell % cols
+    revealed = 0
+    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            neighbour = rr * cols + cc
+            if obs[neighbour] == HIDDEN and meta[META_STATUS] == PLAYING:
+                revealed += reveal(obs, mines, counts, meta, stack, rows, cols, neighbour)
+    return revealed
+
+
+@njit(cache=True)
+def is_valid_action(obs: np.ndarray, meta: np.ndarray, rows: int, cols: int, flags: bool, action: int) -> bool:
+    """Whether ``action`` changes the board: reveal a hidden cell, chord or toggle a flag (flags on)."""
+    n = rows * cols
+    status = meta[META_STATUS]
+    if status != READY and status != PLAYING:
+        return False
+    if 0 <= action < n:
+        code = obs[action]
+        if code == HIDDEN:
+            return True
+        return flags and chord_targets(obs, rows, cols, action) > 0
+    if flags and n <= action < 2 * n:
+        code = obs[action - n]
+        return code == HIDDEN or code == FLAG
+    return False
+
+
+@njit(cache=True)
+def fill_action_mask(
+    obs: np.ndarray, meta: np.ndarray, rows: int, cols: int, flags: bool, out: np.ndarray
+) -> None:
+    """Write the valid-action mask (1 = valid) into ``out``, whose length is the number of actions."""
+    for action in range(out.size):
+        out[action] = is_valid_action(obs, meta, rows, cols, flags, action)
+
+
+@njit(cache=True)
+def apply_action(
+    obs: np.ndarray,
+    mines: np.ndarray,
+    counts: np.ndarray,
+    meta: np.ndarray,
+    stack: np.ndarray,
+    rows: int,
+    cols: int,
+    n_mines: int,
+    rule: int,
+    flags: bool,
+    action: int,
+) -> int:
+    """Play one action; returns the safe cells it revealed, or :data:`INVALID` (and changes nothing).
+
+    Actions ``0..n-1`` reveal a cell (or chord a satisfied number when flags are on); with flags on,
+    ``n..2n-1`` toggle the flag on cell ``action - n``. The first reveal places the layout.
+    """
+    if not is_valid_action(obs, meta, rows, cols, flags, action):
+        return INVALID
+    meta[META_STEPS] += 1
+    n = rows * cols
+    if action >= n:
+        cell = action - n
+        obs[cell] = HIDDEN if obs[cell] == FLAG else FLAG
+        return 0
+    if meta[META_STATUS] == READY:
+        start_game(mines, counts, meta, rows, cols, n_mines, rule, action)
+    if obs[action] == HIDDEN:
+        return reveal(obs, mines, counts, meta, stack, rows, cols, action)
+    return chord(obs, mines, counts, meta, stack, rows, cols, action)
+
+
+@njit(cache=True)
+def step_reward(
+    status: int, revealed: int, win: float, loss: float, progress: float, invalid: float
+) -> float:
+    """The reward of one step from its outcome (see :class:`mine_env.rewards.RewardConfig`)."""
+    if revealed == INVALID:
+        return invalid
+    if status == WON:
+        return win
+    if status == LOST:
+        return loss
+    return progress * revealed
