@@ -19,7 +19,7 @@ class Agent(ABC):
 
     name: str = "agent"
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027  (an optional hook: stateless agents need not override it)
         """Forget anything remembered from the previous game (called before each game)."""
 
     @abstractmethod

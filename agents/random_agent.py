@@ -1,0 +1,47 @@
+"""The floor every other policy must beat: a uniformly random valid reveal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+
+
+def valid_reveals(obs: np.ndarray, info: dict[str, Any]) -> np.ndarray:
+    """Flat indices of the reveal actions the env's mask allows (flag actions, if any, are ignored)."""
+    n_cells = obs.size
+    valid = np.flatnonzero(np.asarray(info["action_mask"])[:n_cells])
+    if valid.size == 0:
+        raise ValueError("no valid reveal action: the action mask allows none (is the game over?)")
+    return valid
+
+
+def follows(previous: np.ndarray | None, obs: np.ndarray) -> bool:
+    """Whether ``obs`` can be a later position of the game ``previous`` was seen in.
+
+    Revealed numbers never change within a game, so any revealed cell of ``previous`` that differs in
+    ``obs`` means a new game (one started without calling ``reset``); agents then drop their memory.
+    """
+    if previous is None or previous.shape != obs.shape:
+        return previous is None
+    revealed = previous >= 0
+    return bool(np.array_equal(previous[revealed], obs[revealed]))
+
+
+class RandomAgent(Agent):
+    """Reveals a cell chosen uniformly among the valid reveal actions.
+
+    Args:
+        seed: seed of the agent's own ``np.random.Generator`` (None: fresh entropy).
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
+        """A uniformly random valid reveal."""
+        return int(self._rng.choice(valid_reveals(obs, info)))

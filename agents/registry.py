@@ -1,0 +1,23 @@
+"""Baseline agents by name, for the command line and the evaluation runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agents.base import Agent
+from agents.random_agent import RandomAgent
+from agents.rules import RuleAgent
+from agents.solver import SolverAgent
+
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "rules": RuleAgent,
+    "solver": SolverAgent,
+}
+
+
+def make_agent(name: str, seed: int | None = None) -> Agent:
+    """A baseline agent by name; ValueError naming the known ones otherwise."""
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; expected one of {', '.join(sorted(AGENTS))}")
+    return AGENTS[name](seed=seed)
