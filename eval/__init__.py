@@ -1,0 +1,11 @@
+"""One seeded evaluation suite for every policy: suites, a parallel runner, statistics and reports.
+
+- :mod:`eval.suites`: named, versioned suites and the per-game seed derivation.
+- :mod:`eval.runner`: :func:`~eval.runner.evaluate` plays any agent through the real env, in parallel.
+- :mod:`eval.metrics` / :mod:`eval.stats`: win rates with Wilson intervals, oracle metrics, McNemar's test.
+- :mod:`eval.report`: Markdown, JSON, CSV and PNG reports. :mod:`eval.models`: saved SB3 models as agents.
+- :mod:`eval.demo`: the README's default comparison.
+
+Import the modules themselves (``from eval.runner import evaluate``): this package name shadows the builtin
+``eval`` only as a module name.
+"""

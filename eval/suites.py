@@ -1,0 +1,137 @@
+"""Evaluation suites: a board, a first-click rule, a number of games and a base seed, with seeds per game.
+
+A suite fixes everything about the games an agent plays except the agent's own moves. Game ``i`` of a suite
+is played on a :class:`mine_env.env.MinesweeperEnv` of the suite's board after ``env.reset(seed=s)``, where
+``s`` is :meth:`Suite.game_seeds` ``(i).env``. The layout of a game is a pure function of that seed and the
+first cell revealed, so every agent that opens the same first cell plays the same board.
+
+Seeds are derived with NumPy's :class:`~numpy.random.SeedSequence`: the sequence of game ``i`` is
+``SeedSequence(base_seed, spawn_key=(i,))`` -- the ``i``-th child of ``SeedSequence(base_seed).spawn`` --
+and its first two 64-bit words are the env's seed and the seed of a seeded agent for that game. Each game's
+seeds depend only on ``(base_seed, i)``, never on which process plays it or in what order, so the results of
+a suite are the same on any machine and with any number of worker processes. Because a suite of ``n`` games
+is a prefix of the same suite with more games, ``beginner-opening-1k`` is the first thousand games of
+``beginner-opening-10k``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from mine_env.constants import FIRST_CLICK_RULES, PRESETS
+from mine_env.spec import BoardSpec
+
+SEEDING = "numpy.random.SeedSequence(base_seed, spawn_key=(game,)).generate_state(2, uint64) -> (env, agent)"
+"""How the seeds of a game are derived, recorded in every report."""
+
+SUITE_VERSION = "v1"
+"""Version of the named suites: a new version is added, never an old one changed, when a definition moves."""
+SUITE_BASE_SEED = 20261121
+"""Base seed shared by every named suite of :data:`SUITE_VERSION`."""
+SUITE_SIZES: dict[str, int] = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+"""Number of games of the named suites, by the suffix of their names."""
+
+
+class GameSeeds(NamedTuple):
+    """The seeds of one game: the env's ``reset`` seed and the seed of a seeded agent."""
+
+    env: int
+    agent: int
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A reproducible set of games.
+
+    Args:
+        name: The suite's name (``beginner-opening-10k``, or a description of an ad-hoc suite).
+        rows: Rows of the board.
+        cols: Columns of the board.
+        mines: Mines on the board.
+        first_click: The first-click rule (``"safe"``, ``"opening"`` or ``"none"``).
+        games: Number of games, at least 1.
+        base_seed: The seed every game's seeds are derived from (a non-negative integer).
+        version: ``"v1"`` for named suites, ``"adhoc"`` for suites built from options.
+    """
+
+    name: str
+    rows: int
+    cols: int
+    mines: int
+    first_click: str
+    games: int
+    base_seed: int
+    version: str = "adhoc"
+
+    def __post_init__(self) -> None:
+        self.spec()  # checks the board and rule, with BoardSpec's messages
+        if isinstance(self.games, bool) or not isinstance(self.games, int | np.integer) or self.games < 1:
+            raise ValueError(f"a suite needs at least 1 game, got games={self.games!r}")
+        if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int | np.integer) or self.base_seed < 0:
+            raise ValueError(f"the base seed must be a non-negative integer, got {self.base_seed!r}")
+
+    def spec(self) -> BoardSpec:
+        """The board of every game of this suite."""
+        return BoardSpec(self.rows, self.cols, self.mines, self.first_click)
+
+    def game_seeds(self, game: int) -> GameSeeds:
+        """The seeds of game ``game`` (0-based), a pure function of ``(base_seed, game)``."""
+        if not 0 <= game < self.games:
+            raise ValueError(f"game {game} is outside this suite's games 0..{self.games - 1}")
+        return derive_game_seeds(self.base_seed, game)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suite as plain JSON values, with the seed derivation spelled out."""
+        return {**asdict(self), "seeding": SEEDING}
+
+
+def derive_game_seeds(base_seed: int, game: int) -> GameSeeds:
+    """The env and agent seeds of game ``game`` of any suite with base seed ``base_seed``."""
+    words = np.random.SeedSequence(int(base_seed), spawn_key=(int(game),)).generate_state(2, np.uint64)
+    return GameSeeds(env=int(words[0]), agent=int(words[1]))
+
+
+def adhoc_suite(spec: BoardSpec, games: int, seed: int) -> Suite:
+    """A suite built from command-line style options, named after what it holds."""
+    name = f"{spec.rows}x{spec.cols}-{spec.mines}-{spec.first_click}-{games}-seed{seed}"
+    return Suite(name, spec.rows, spec.cols, spec.mines, spec.first_click, games, seed, version="adhoc")
+
+
+def _named_suites() -> dict[str, Suite]:
+    """Every preset, under every first-click rule that lets the first move be safe, at every size."""
+    suites = {}
+    for preset, (rows, cols, mines) in PRESETS.items():
+        for rule in FIRST_CLICK_RULES:
+            if rule == "none":
+                continue
+            for suffix, games in SUITE_SIZES.items():
+                name = f"{preset}-{rule}-{suffix}"
+                suites[name] = Suite(name, rows, cols, mines, rule, games, SUITE_BASE_SEED, SUITE_VERSION)
+    return suites
+
+
+SUITES: dict[str, Suite] = _named_suites()
+"""The named suites, by name."""
+
+
+def get_suite(name: str) -> Suite:
+    """A named suite; ``name`` may carry its version (``beginner-opening-10k@v1``).
+
+    Raises:
+        ValueError: the name or version is unknown (the message lists the known names).
+    """
+    base, _, version = name.partition("@")
+    suite = SUITES.get(base)
+    if suite is None:
+        raise ValueError(f"unknown suite {name!r}; known suites: {', '.join(SUITES)} (see --list-suites)")
+    if version and version != suite.version:
+        raise ValueError(f"suite {base!r} has no version {version!r}; the current one is {suite.version!r}")
+    return suite
+
+
+def list_suites() -> list[Suite]:
+    """The named suites, in a stable order (preset, rule, size)."""
+    return list(SUITES.values())
