@@ -1,8 +1,9 @@
 """Drawing a board: text with coordinates, RGB images with the familiar colours, and a pygame window.
 
 Every function takes the player's grid (codes of :mod:`mine_env.constants`) and, once the game is over,
-the layout, so the drawing shows every mine; the shown mine (code MINE) is the one that lost the game. pygame is imported
-only when a window is opened.
+the layout, so the drawing shows every mine; the shown mine (code MINE) is the one that lost the game. pygame is
+imported only when a window is opened. The env's ``render_mode="human"`` and the ``minesweeper play --gui`` window
+draw boards with the same :func:`render_rgb`; the window adds the solver's mine chances with its ``hints`` overlay.
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ REVEALED_COLOUR = (214, 214, 214)
 GRID_COLOUR = (123, 123, 123)
 EXPLODED_COLOUR = (255, 0, 0)
 WRONG_FLAG_COLOUR = (255, 160, 160)
+SAFE_HINT_COLOUR = (40, 200, 40)
+RISKY_HINT_COLOUR = (240, 200, 0)
+MINE_HINT_COLOUR = (230, 30, 30)
+HINT_OPACITY = 0.55
 
 # 5x7 bitmaps of the digits 1..8, one string per row.
 _DIGITS: dict[int, tuple[str, ...]] = {
@@ -55,35 +60,64 @@ def render_ansi(grid: np.ndarray, layout: np.ndarray | None = None) -> str:
     row_width = len(str(max(rows - 1, 0)))
     header = " " * (row_width + 1) + " ".join(str(c).rjust(width) for c in range(cols))
     lines = [header]
+    mines = np.zeros(grid.shape, dtype=bool) if layout is None else layout
     for r in range(rows):
-        cells = [_ansi_char(grid, layout, r, c).rjust(width) for c in range(cols)]
+        cells = [cell_char(int(grid[r, c]), bool(mines[r, c])).rjust(width) for c in range(cols)]
         lines.append(str(r).rjust(row_width) + " " + " ".join(cells))
     return "\n".join(lines) + "\n"
 
 
-def _ansi_char(grid: np.ndarray, layout: np.ndarray | None, r: int, c: int) -> str:
-    code = int(grid[r, c])
+def cell_char(code: int, mine: bool = False) -> str:
+    """The character of one cell in text drawings (see :func:`render_ansi`); ``mine`` from the shown layout."""
     if code == MINE:
         return "X"
     if code == FLAG:
         return "F"
     if code == HIDDEN:
-        return "*" if layout is not None and layout[r, c] else "."
+        return "*" if mine else "."
     return str(code) if code > 0 else " "
 
 
-def render_rgb(grid: np.ndarray, layout: np.ndarray | None = None, cell_px: int = 24) -> np.ndarray:
-    """The board as an RGB image, uint8 (rows * cell_px, cols * cell_px, 3)."""
+def render_rgb(
+    grid: np.ndarray, layout: np.ndarray | None = None, cell_px: int = 24, *, hints: np.ndarray | None = None
+) -> np.ndarray:
+    """The board as an RGB image, uint8 (rows * cell_px, cols * cell_px, 3).
+
+    ``hints`` (float (rows, cols), NaN where no hint is wanted) tints cells by their mine chance, see
+    :func:`draw_hint`.
+    """
     if cell_px < 8:
         raise ValueError(f"cell_px must be at least 8 to draw the digits, got {cell_px}")
     rows, cols = grid.shape
+    if hints is not None and hints.shape != grid.shape:
+        raise ValueError(f"hints must have the grid's shape {grid.shape}, got {hints.shape}")
     image = np.empty((rows * cell_px, cols * cell_px, 3), dtype=np.uint8)
     for r in range(rows):
         for c in range(cols):
             tile = image[r * cell_px : (r + 1) * cell_px, c * cell_px : (c + 1) * cell_px]
             mine = None if layout is None else bool(layout[r, c])
             draw_cell(tile, int(grid[r, c]), mine)
+            if hints is not None and not np.isnan(hints[r, c]):
+                draw_hint(tile, float(hints[r, c]))
     return image
+
+
+def hint_colour(probability: float) -> tuple[int, int, int]:
+    """The colour of a mine chance: green when certainly safe, through yellow, to red for a certain mine."""
+    p = min(max(probability, 0.0), 1.0)
+    if p < 0.5:
+        low, high, t = SAFE_HINT_COLOUR, RISKY_HINT_COLOUR, 2 * p
+    else:
+        low, high, t = RISKY_HINT_COLOUR, MINE_HINT_COLOUR, 2 * p - 1
+    return tuple(round(a + (b - a) * t) for a, b in zip(low, high, strict=True))  # type: ignore[return-value]
+
+
+def draw_hint(tile: np.ndarray, probability: float) -> None:
+    """Tint the inside of a cell (its bevel stays visible) with the colour of its mine chance."""
+    edge = max(1, tile.shape[0] // 8)
+    inside = tile[edge:-edge, edge:-edge]
+    tint = np.array(hint_colour(probability), dtype=np.float32)
+    inside[:] = np.round(inside * (1 - HINT_OPACITY) + tint * HINT_OPACITY).astype(np.uint8)
 
 
 def draw_cell(tile: np.ndarray, code: int, mine: bool | None) -> None:

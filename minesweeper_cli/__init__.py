@@ -1,0 +1,1 @@
+"""The ``minesweeper`` command-line tool: one module per subcommand."""

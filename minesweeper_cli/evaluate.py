@@ -1,0 +1,102 @@
+"""``minesweeper eval``: compare agents on the very same seeded games and report win rates and more.
+
+Examples::
+
+    minesweeper eval --agent solver --agent rules --agent random --preset beginner --first-click opening \\
+        --games 1000 --seed 0 --json out.json
+    minesweeper eval --agent solver --suite expert-opening-1k --workers 2 --csv games.csv --plot win.png
+    minesweeper eval --model runs/ppo-run/best_model.zip --agent solver --suite beginner-opening-10k
+    minesweeper eval --list-suites
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agents.registry import AGENTS
+from eval.report import markdown_report, plot_win_rates, write_csv, write_json
+from eval.runner import default_workers, evaluate
+from eval.suites import Suite, adhoc_suite, get_suite, list_suites
+from mine_env.constants import DEFAULT_FIRST_CLICK
+from minesweeper_cli.options import add_board_options, board_spec
+
+DEFAULT_GAMES = 1000
+DEFAULT_SEED = 0
+_AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "games", "seed")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="compare agents on the same seeded games",
+        description="Play every agent on the same seeded games and print a table of win rates (Wilson 95% "
+        "intervals), safe cells revealed, guesses, avoidable losses, excess risk and time, with paired "
+        "McNemar tests. The games are either a named suite (--suite) or built from the board options.",
+    )
+    parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
+    parser.add_argument("--model", action="append", default=[], metavar="PATH",
+                        help="a saved stable-baselines3 model .zip with its .json beside it (repeat)")  # fmt: skip
+    parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
+    parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
+    add_board_options(parser, default_preset=None)
+    parser.add_argument("--games", type=int, help=f"games of an ad-hoc suite (default {DEFAULT_GAMES})")
+    parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
+    parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
+    parser.add_argument("--no-oracle", dest="oracle", action="store_false",
+                        help="skip the oracle metrics (guesses, avoidable losses, excess risk): faster")  # fmt: skip
+    parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
+    parser.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    parser.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win rates with their intervals")
+    # None marks "not given", so --suite can refuse board options that would be silently ignored.
+    parser.set_defaults(func=run, first_click=None)
+
+
+def suite_from_args(args: argparse.Namespace) -> Suite:
+    """The named suite of --suite, or an ad-hoc suite from the board options, --games and --seed."""
+    if args.suite is not None:
+        given = [f"--{name.replace('_', '-')}" for name in _AD_HOC_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise ValueError(f"--suite fixes the board, games and seed; drop {', '.join(given)}")
+        return get_suite(args.suite)
+    if args.first_click is None:
+        args.first_click = DEFAULT_FIRST_CLICK
+    games = DEFAULT_GAMES if args.games is None else args.games
+    if games < 1:
+        raise ValueError(f"--games must be at least 1, got {games}")
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    if seed < 0:
+        raise ValueError(f"--seed must be non-negative, got {seed}")
+    return adhoc_suite(board_spec(args), games, seed)
+
+
+def print_suites() -> None:
+    """The named suites as a Markdown table."""
+    print("| suite | version | board | mines | first click | games | base seed |")
+    print("|---|---|---|---:|---|---:|---:|")
+    for suite in list_suites():
+        print(f"| {suite.name} | {suite.version} | {suite.rows}x{suite.cols} | {suite.mines} | "
+              f"{suite.first_click} | {suite.games} | {suite.base_seed} |")  # fmt: skip
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_suites:
+        print_suites()
+        return 0
+    if not args.agent and not args.model:
+        raise ValueError("give at least one --agent NAME or --model PATH to evaluate")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    suite = suite_from_args(args)
+    report = evaluate([*args.agent, *map(Path, args.model)], suite, workers=args.workers, oracle=args.oracle,
+                      progress=args.progress)  # fmt: skip
+    summary = report.to_dict()
+    print(markdown_report(summary), end="")
+    if args.json:
+        write_json(summary, args.json)
+    if args.csv:
+        write_csv(report.records, args.csv, suite.name)
+    if args.plot:
+        plot_win_rates([summary], args.plot)
+    return 0

@@ -1,0 +1,48 @@
+"""``minesweeper games``: play a few seeded games with a baseline agent and print each final board."""
+
+from __future__ import annotations
+
+import argparse
+
+from agents.registry import AGENTS, make_agent
+from mine_env.env import MinesweeperEnv
+from minesweeper_cli.options import add_board_options, board_spec
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("games", help="play seeded games with a baseline agent and print them")
+    parser.add_argument("--agent", choices=sorted(AGENTS), default="solver", help="the baseline that plays")
+    parser.add_argument("--games", type=int, default=5, help="number of games")
+    parser.add_argument("--seed", type=int, default=0, help="game i is played with seed + i")
+    add_board_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, got {args.games}")
+    spec = board_spec(args)
+    env = MinesweeperEnv(rows=spec.rows, cols=spec.cols, mines=spec.mines, first_click=spec.first_click,
+                         render_mode="ansi")  # fmt: skip
+    agent = make_agent(args.agent, seed=args.seed)
+    wins = 0
+    for game in range(args.games):
+        won, steps = play_one(env, agent, args.seed + game)
+        wins += won
+        print(env.render())
+        print(f"game {game + 1} (seed {args.seed + game}): {'won' if won else 'lost'} in {steps} moves\n")
+    print(f"{args.agent}: {wins}/{args.games} won on {spec.rows}x{spec.cols} with {spec.mines} mines, "
+          f"first click {spec.first_click}")  # fmt: skip
+    return 0
+
+
+def play_one(env: MinesweeperEnv, agent, seed: int) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
+    """Play one game to its end; returns (won, moves)."""
+    agent.reset()
+    obs, info = env.reset(seed=seed)
+    steps = 0
+    while True:
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+        steps += 1
+        if terminated or truncated:
+            return bool(info["is_success"]), steps

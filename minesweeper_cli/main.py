@@ -1,0 +1,41 @@
+"""Entry point of the ``minesweeper`` command: builds the parser from the subcommand modules.
+
+Each module named in :data:`COMMANDS` exposes ``register(subparsers)``, which adds its parser and sets
+``func(args) -> int`` as the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser with every subcommand."""
+    parser = argparse.ArgumentParser(prog="minesweeper", description="Minesweeper for reinforcement learning.")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"minesweeper_cli.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; bad input ends with a message and exit status 2, never a traceback."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, FileNotFoundError) as error:
+        parser.exit(2, f"minesweeper {args.command}: error: {error}\n")
+    except BrokenPipeError:  # the reader left early, as `| head` does: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Command-line options shared by several subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+from mine_env.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
+from mine_env.spec import BoardSpec
+
+
+def add_board_options(parser: argparse.ArgumentParser, default_preset: str | None = "beginner") -> None:
+    """--preset / --rows / --cols / --mines / --first-click."""
+    parser.add_argument("--preset", choices=sorted(PRESETS), default=default_preset, help="a classic board")
+    parser.add_argument("--rows", type=int, help="rows (overrides the preset)")
+    parser.add_argument("--cols", type=int, help="columns (overrides the preset)")
+    parser.add_argument("--mines", type=int, help="mines (overrides the preset)")
+    parser.add_argument(
+        "--first-click", choices=FIRST_CLICK_RULES, default=DEFAULT_FIRST_CLICK, help="the first-click rule"
+    )
+
+
+def board_spec(args: argparse.Namespace) -> BoardSpec:
+    """The BoardSpec the board options describe (ValueError with a message if impossible)."""
+    return BoardSpec.from_options(args.preset, args.rows, args.cols, args.mines, args.first_click)

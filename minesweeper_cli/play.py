@@ -1,0 +1,88 @@
+"""``minesweeper play``: play in the terminal or a window, with the solver's help, or watch an agent play.
+
+Modes: ``manual`` (you play), ``assist`` (the solver plays every certain move after each of yours and shows
+mine chances on request; the guesses are yours), ``auto`` (an agent plays, saying which moves are certain
+and which are guesses, with their risk). ``--agent`` picks the agent and implies ``auto`` unless a mode is
+given. With ``--gui`` the game opens in a pygame window. When stdout is not a terminal (a pipe, a CI log),
+``auto`` prints the board after every move as plain text instead of a full-screen game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import ModuleType
+
+from agents.registry import AGENTS
+from minesweeper_cli.options import add_board_options, board_spec
+from minesweeper_cli.session import MODES, GameSession
+
+INTERACTIVE_DELAY = 0.5
+"""Seconds between an agent's moves on screen when ``--delay`` is not given (plain text: no pause)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "play", help="play in the terminal or a window, get the solver's help, or watch an agent play"
+    )
+    parser.add_argument("--mode", choices=MODES, help="manual (default), assist, or auto (an agent plays)")
+    parser.add_argument("--agent", choices=sorted(AGENTS), help="the agent for AI moves and auto play (solver)")
+    parser.add_argument("--delay", type=float, help=f"seconds between auto moves ({INTERACTIVE_DELAY} on screen, "
+                        "0 in plain text)")  # fmt: skip
+    parser.add_argument("--seed", type=int, help="seeds the layouts: the same seed gives the env's boards")
+    parser.add_argument("--gui", action="store_true", help="play in a pygame window (the gui extra)")
+    parser.add_argument("--cell-px", type=int, default=32, help="cell size in pixels in the window")
+    add_board_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = board_spec(args)
+    mode = args.mode or ("auto" if args.agent else "manual")
+    if args.delay is not None and args.delay < 0:
+        raise ValueError(f"--delay must be at least 0 seconds, got {args.delay}")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver")
+    screen_delay = INTERACTIVE_DELAY if args.delay is None else args.delay
+    if args.gui:
+        return _run_window(session, args.cell_px, screen_delay)
+    if not sys.stdout.isatty():
+        if mode != "auto":
+            raise ValueError(f"the {mode} mode needs an interactive terminal (or --gui); "
+                             "to watch an agent in plain text, use --mode auto or --agent NAME")  # fmt: skip
+        return _watch_plain(session, args.delay)
+    tui = _tui()
+    tui.run_terminal(tui.TerminalGame(session, delay=screen_delay, auto=mode == "auto"))
+    return 0
+
+
+def _watch_plain(session: GameSession, delay: float | None) -> int:
+    """Print an agent's game to stdout; 0 once it ends, else 1 (a reader leaving early is handled by main)."""
+    _tui().watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
+    return 0 if session.is_over else 1
+
+
+def _tui() -> ModuleType:
+    try:
+        from minesweeper_cli import tui
+    except ImportError as error:  # curses is missing on Windows
+        raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
+                         "or play in a window with --gui") from error  # fmt: skip
+    return tui
+
+
+def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
+    if cell_px < 16:
+        raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
+    from minesweeper_cli import gui
+
+    try:
+        pygame = gui.import_pygame()
+    except ImportError as error:
+        raise ValueError(str(error)) from error
+    try:
+        gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
+    except pygame.error as error:  # no display, or no video driver
+        raise ValueError(f"cannot open the window: {error}") from error
+    return 0
