@@ -23,8 +23,9 @@ from mine_env.constants import HIDDEN
 from mine_env.rewards import RewardConfig
 from mine_env.spec import BoardSpec
 
-KEY_BLOCK = 64
-"""Layout keys drawn at once per board; drawing a block equals drawing them one by one."""
+KEY_BLOCK = 256
+"""Layout keys drawn at once per board; drawing a block equals drawing them one by one. Blocks are large
+because each ``Generator.integers`` call costs ~20 us whatever its size, more than the draws themselves."""
 
 
 @dataclass
@@ -39,18 +40,18 @@ class BatchStep:
 
 
 @njit(cache=True)
-def _reset_board(obs, mines, counts, meta, keys, key_pos, i, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
+def _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
     k.new_game(obs[i], mines[i], counts[i], meta[i], n_mines)
     meta[i, k.META_KEY] = keys[i, key_pos[i]]
     key_pos[i] += 1
     if rule == k.RULE_NONE:
-        k.start_game(mines[i], counts[i], meta[i], rows, cols, n_mines, rule, -1)
+        k.start_game(mines[i], counts[i], meta[i], stack, rows, cols, n_mines, rule, -1)
 
 
 @njit(cache=True)
-def _reset_all(obs, mines, counts, meta, keys, key_pos, elapsed, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
+def _reset_all(obs, mines, counts, meta, stack, keys, key_pos, elapsed, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
     for i in range(obs.shape[0]):
-        _reset_board(obs, mines, counts, meta, keys, key_pos, i, rows, cols, n_mines, rule)
+        _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule)
         elapsed[i] = 0
 
 
@@ -61,7 +62,9 @@ def _step_all(  # type: ignore[no-untyped-def]
     rewards, terminated, truncated, success, final_obs,
 ):  # fmt: skip
     for i in range(obs.shape[0]):
-        revealed = k.apply_action(obs[i], mines[i], counts[i], meta[i], stack[i], rows, cols, n_mines, rule, flags, actions[i])
+        revealed = k.apply_action(
+            obs[i], mines[i], counts[i], meta[i], stack, rows, cols, n_mines, rule, flags, actions[i]
+        )
         status = meta[i, k.META_STATUS]
         rewards[i] = k.step_reward(status, revealed, win, loss, progress, invalid)
         elapsed[i] += 1
@@ -71,7 +74,7 @@ def _step_all(  # type: ignore[no-untyped-def]
         success[i] = status == k.WON
         if done or truncated[i]:
             final_obs[i, :] = obs[i]
-            _reset_board(obs, mines, counts, meta, keys, key_pos, i, rows, cols, n_mines, rule)
+            _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule)
             elapsed[i] = 0
 
 
@@ -102,7 +105,7 @@ class BatchEngine:
         self.mines = np.zeros(shape, dtype=np.uint8)
         self.counts = np.zeros(shape, dtype=np.int8)
         self.meta = np.zeros((num_boards, k.META_SIZE), dtype=np.int64)
-        self.stack = np.empty(shape, dtype=np.int32)
+        self.stack = np.empty(spec.n_cells, dtype=np.int32)  # scratch shared by the boards, which run in turn
         self.elapsed = np.zeros(num_boards, dtype=np.int64)
         self._keys = np.zeros((num_boards, KEY_BLOCK), dtype=np.int64)
         self._key_pos = np.zeros(num_boards, dtype=np.int64)
@@ -122,7 +125,7 @@ class BatchEngine:
             self._key_pos[:] = KEY_BLOCK
         self._refill_keys()
         s = self.spec
-        _reset_all(self.obs, self.mines, self.counts, self.meta, self._keys, self._key_pos, self.elapsed,
+        _reset_all(self.obs, self.mines, self.counts, self.meta, self.stack, self._keys, self._key_pos, self.elapsed,
                    s.rows, s.cols, s.mines, self._rule)  # fmt: skip
 
     def step(self, actions: np.ndarray) -> BatchStep:

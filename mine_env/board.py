@@ -63,7 +63,7 @@ class Board:
         k.new_game(self._obs, self._mines, self._counts, self._meta, s.mines)
         self._meta[k.META_KEY] = int(key)
         if self._rule == k.RULE_NONE:
-            k.start_game(self._mines, self._counts, self._meta, s.rows, s.cols, s.mines, self._rule, -1)
+            k.start_game(self._mines, self._counts, self._meta, self._stack, s.rows, s.cols, s.mines, self._rule, -1)
 
     @classmethod
     def from_layout(cls, layout: np.ndarray, first_click: str = "none") -> Board:
@@ -79,12 +79,15 @@ class Board:
         return board
 
     @classmethod
-    def from_text(cls, text: str, first_click: str = "none") -> Board:
-        """A game restored from a full board in the text format of :mod:`mine_env.textformat`."""
+    def from_text(cls, text: str, first_click: str | None = None) -> Board:
+        """A game restored from a full board in the text format of :mod:`mine_env.textformat`.
+
+        The rule is ``first_click`` if given, else the text's ``first_click:`` header, else ``"none"``.
+        """
         parsed = parse_board(text)
         if parsed.layout is None:
             raise ValueError("this board has no known layout ('*' or '+' cells), so it cannot be played")
-        board = cls.from_layout(parsed.layout, first_click)
+        board = cls.from_layout(parsed.layout, first_click or parsed.first_click or "none")
         board._obs[:] = parsed.grid.ravel()
         board._meta[k.META_SAFE_LEFT] = board.spec.n_safe - int((parsed.grid >= 0).sum())
         if (parsed.grid == MINE).any():
@@ -95,7 +98,7 @@ class Board:
 
     def to_text(self) -> str:
         """This game as a full board in the text format (a position only, before the layout exists)."""
-        return format_board(self.grid, self.spec.mines, self.layout)
+        return format_board(self.grid, self.spec.mines, self.layout, self.spec.first_click)
 
     def export_state(self) -> BoardState:
         """A snapshot of the whole game (layout included) for :meth:`restore`."""

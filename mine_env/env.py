@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -19,6 +19,11 @@ OBS_MODES = ("grid", "planes", "dict")
 PLANE_CODES: tuple[int, ...] = (HIDDEN, FLAG, MINE, 0, 1, 2, 3, 4, 5, 6, 7, 8)
 """Observation code shown by each one-hot plane of the ``planes`` mode, in channel order."""
 _PLANE_CODES = np.array(PLANE_CODES, dtype=np.int8).reshape(-1, 1, 1)
+
+
+_step_reward = getattr(k.step_reward, "py_func", k.step_reward)  # the plain function without the JIT
+"""The reward rule of :func:`mine_env.kernels.step_reward`, called as Python: on scalars, a compiled call's
+dispatch costs more than the arithmetic."""
 
 
 def grid_space(rows: int, cols: int) -> spaces.Box:
@@ -46,7 +51,9 @@ def resolve_rewards(rewards: RewardConfig | dict[str, float] | None) -> RewardCo
         try:
             return RewardConfig(**rewards)
         except TypeError as error:
-            raise ValueError(f"unknown reward option in {sorted(rewards)}: expected win, loss, progress, invalid") from error
+            raise ValueError(
+                f"unknown reward option in {sorted(rewards)}: expected win, loss, progress, invalid"
+            ) from error
     raise ValueError(f"rewards must be a RewardConfig or a dict, got {type(rewards).__name__}")
 
 
@@ -108,7 +115,7 @@ class MinesweeperEnv(gym.Env):
     - v0: first release.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}
 
     def __init__(
         self,
@@ -142,6 +149,9 @@ class MinesweeperEnv(gym.Env):
         self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = self._make_observation_space()
         self.board = Board(self.spec_board)
+        # Read on every step: plain attributes cost less than properties of the spec.
+        self._mines, self._n_safe = self.spec_board.mines, self.spec_board.n_safe
+        self._first_click = self.spec_board.first_click
         self._elapsed = 0
         self._window: PygameWindow | None = None
 
@@ -160,28 +170,23 @@ class MinesweeperEnv(gym.Env):
         super().reset(seed=seed)
         self.board.new_game(int(self.np_random.integers(0, KEY_LIMIT)))
         self._elapsed = 0
-        mask = self.board.action_mask(self.flags)
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(mask), self._info(mask, success=False)
+        return self._outcome(success=False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play one action; see the class docstring for rewards and episode end."""
         board = self.board
         if board.is_over:
-            mask = board.action_mask(self.flags)
-            return self._observation(mask), 0.0, True, False, self._info(mask, success=False)
+            obs, info = self._outcome(success=False)
+            return obs, 0.0, True, False, info
         revealed = board.step(int(action), self.flags)
         status = board.status_code
         r = self.rewards
-        reward = float(k.step_reward(status, revealed, r.win, r.loss, r.progress, r.invalid))
+        reward = float(_step_reward(status, revealed, r.win, r.loss, r.progress, r.invalid))
         self._elapsed += 1
         terminated = status == k.WON or status == k.LOST
         truncated = not terminated and self._elapsed >= self.max_steps
-        mask = board.action_mask(self.flags)
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(mask), reward, terminated, truncated, self._info(mask, success=status == k.WON)
+        obs, info = self._outcome(success=status == k.WON)
+        return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Valid actions as a bool array (n_actions,), as MaskablePPO expects."""
@@ -208,21 +213,23 @@ class MinesweeperEnv(gym.Env):
             self._window = None
 
     # ------------------------------------------------------------------ helpers
-    def _observation(self, mask: np.ndarray) -> Any:
-        grid = self.board.grid_view.copy()
-        if self.obs_mode == "planes":
-            return to_planes(grid)
-        if self.obs_mode == "dict":
-            return {"observation": grid, "action_mask": mask.copy()}
-        return grid
-
-    def _info(self, mask: np.ndarray, success: bool) -> dict[str, Any]:
+    def _outcome(self, success: bool) -> tuple[Any, dict[str, Any]]:
+        """The observation and info of the board as it is now (and the frame, in human mode)."""
         board = self.board
-        return {
-            "mines": self.spec_board.mines,
+        grid = board.grid
+        mask = board.action_mask(self.flags)
+        if self.render_mode == "human":
+            self.render()
+        info = {
+            "mines": self._mines,
             "action_mask": mask,
-            "first_click": self.spec_board.first_click,
-            "revealed": self.spec_board.n_safe - board.safe_left,
-            "flags": int(np.count_nonzero(board.grid_view == FLAG)),
+            "first_click": self._first_click,
+            "revealed": self._n_safe - board.safe_left,
+            "flags": int(np.count_nonzero(grid == FLAG)) if self.flags else 0,
             "is_success": success,
         }
+        if self.obs_mode == "planes":
+            return to_planes(grid), info
+        if self.obs_mode == "dict":
+            return {"observation": grid, "action_mask": mask.copy()}, info
+        return grid, info

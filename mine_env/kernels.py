@@ -2,7 +2,7 @@
 
 Every rule of the game lives here once: mine placement under the first-click rules, counts, reveal with
 flood fill, flags, chords, the action mask and the reward. :class:`mine_env.board.Board` calls these
-kernels for one board and :mod:`mine_env.vector` loops them over a batch inside one compiled call, so the
+kernels for one board and :mod:`mine_env.batch` loops them over a batch inside one compiled call, so the
 single env and the vector env cannot drift apart. :mod:`mine_env.reference` restates the same rules in
 plain Python for the tests.
 
@@ -12,7 +12,7 @@ A board's state is a handful of flat arrays (cell ``i`` is row ``i // cols``, co
 - ``mines`` (uint8, n): 1 where a mine lies (all zero until the layout is placed);
 - ``counts`` (int8, n): mines around each cell;
 - ``meta`` (int64, META_SIZE): status, hidden safe cells left, the layout key, steps taken;
-- ``stack`` (int32, n): scratch for the flood fill.
+- ``stack`` (int32, n): scratch for mine placement and the flood fill.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mine_env.constants import FLAG, HIDDEN, MINE
+from mine_env.constants import FLAG, HIDDEN, MAX_SIDE, MINE
 
 # First-click rules as integer codes (index into constants.FIRST_CLICK_RULES order is not relied on).
 RULE_NONE, RULE_SAFE, RULE_OPENING = 0, 1, 2
@@ -45,8 +45,12 @@ _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 @njit(cache=True)
 def splitmix64(state: np.uint64) -> tuple[np.uint64, np.uint64]:
-    """Advance a SplitMix64 stream: returns (new state, 64 random bits)."""
-    state = state + _GOLDEN
+    """Advance a SplitMix64 stream: returns (new state, 64 random bits).
+
+    The cast keeps the arithmetic in uint64 when the state arrives as a signed integer (numba would
+    otherwise promote int64 + uint64 to float64 and lose bits).
+    """
+    state = np.uint64(state) + _GOLDEN
     z = state
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
@@ -68,54 +72,87 @@ def draw_below(state: np.uint64, bound: int) -> tuple[np.uint64, int]:
 
 
 @njit(cache=True)
-def is_excluded(rows: int, cols: int, rule: int, first_cell: int, cell: int) -> bool:
-    """Whether the first-click rule keeps ``cell`` free of mines, given the first revealed cell."""
+def protected_block(rows: int, cols: int, rule: int, first_cell: int) -> tuple[int, int, int, int]:
+    """The rectangle the first-click rule keeps free of mines, as row and column ranges [r0, r1) x [c0, c1).
+
+    Empty under the ``none`` rule (or before a first cell, ``first_cell < 0``), the first cell under
+    ``safe``, the first cell and its neighbours (clipped to the board) under ``opening``.
+    """
     if rule == RULE_NONE or first_cell < 0:
-        return False
+        return 0, 0, 0, 0
+    r, c = first_cell // cols, first_cell % cols
     if rule == RULE_SAFE:
-        return cell == first_cell
-    dr = cell // cols - first_cell // cols
-    dc = cell % cols - first_cell % cols
-    return -1 <= dr <= 1 and -1 <= dc <= 1
+        return r, r + 1, c, c + 1
+    return max(r - 1, 0), min(r + 2, rows), max(c - 1, 0), min(c + 2, cols)
+
+
+_COL_BITS = 8
+_COL_MASK = (1 << _COL_BITS) - 1
+assert MAX_SIDE <= 1 << _COL_BITS, "a column must fit the low bits of a packed cell"
+
+
+@njit(cache=True)
+def _pack(row: int, col: int) -> int:
+    """A cell as ``row << 8 | col``: unpacking it needs no division (used by mine placement and flood fill)."""
+    return (row << _COL_BITS) | col
 
 
 @njit(cache=True)
 def place_mines(
-    mines: np.ndarray, rows: int, cols: int, n_mines: int, rule: int, first_cell: int, key: int
+    mines: np.ndarray, cells: np.ndarray, rows: int, cols: int, n_mines: int, rule: int, first_cell: int, key: int
 ) -> None:
     """Place ``n_mines`` uniformly over the cells the rule allows, as a pure function of (key, first cell).
 
-    A partial Fisher-Yates shuffle of the allowed cells driven by a SplitMix64 stream seeded with ``key``.
+    A partial Fisher-Yates shuffle of the allowed cells (in row-major order) driven by a SplitMix64 stream
+    seeded with ``key``. ``cells`` is int32 scratch of at least ``rows * cols`` entries: on return its first
+    ``n_mines`` entries are the mined cells, packed by :func:`_pack`, ready for :func:`count_mines`. Rows and
+    columns are walked directly: a division per cell would cost more than the whole shuffle.
     """
-    n = rows * cols
-    candidates = np.empty(n, dtype=np.int32)
+    r0, r1, c0, c1 = protected_block(rows, cols, rule, first_cell)
     m = 0
-    for cell in range(n):
-        mines[cell] = 0
-        if not is_excluded(rows, cols, rule, first_cell, cell):
-            candidates[m] = cell
-            m += 1
+    for r in range(rows):
+        row_protected = r0 <= r < r1
+        for c in range(cols):
+            if not (row_protected and c0 <= c < c1):
+                cells[m] = _pack(r, c)
+                m += 1
+    mines[:] = 0
     state = np.uint64(key)
     for j in range(n_mines):
         state, offset = draw_below(state, m - j)
         k = j + offset
-        chosen = candidates[k]
-        candidates[k] = candidates[j]
-        candidates[j] = chosen
-        mines[chosen] = 1
+        chosen = cells[k]
+        cells[k] = cells[j]
+        cells[j] = chosen
+        mines[(chosen >> _COL_BITS) * cols + (chosen & _COL_MASK)] = 1
+
+
+@njit(cache=True)
+def count_mines(counts: np.ndarray, mined: np.ndarray, n_mines: int, rows: int, cols: int) -> None:
+    """Fill ``counts`` with the mines around every cell, given the ``n_mines`` mined cells packed in ``mined``.
+
+    A mine does not count itself.
+    """
+    counts[:] = 0
+    for j in range(n_mines):
+        r, c = mined[j] >> _COL_BITS, mined[j] & _COL_MASK
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                counts[rr * cols + cc] += 1
+        counts[r * cols + c] -= 1
 
 
 @njit(cache=True)
 def compute_counts(mines: np.ndarray, counts: np.ndarray, rows: int, cols: int) -> None:
-    """Fill ``counts`` with the number of mines around every cell."""
-    counts[:] = 0
-    for cell in range(rows * cols):
-        if mines[cell]:
-            r, c = cell // cols, cell % cols
-            for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                    if rr != r or cc != c:
-                        counts[rr * cols + cc] += 1
+    """Fill ``counts`` with the number of mines around every cell of a given layout (1 = mine)."""
+    mined = np.empty(rows * cols, dtype=np.int32)
+    m = 0
+    for r in range(rows):
+        for c in range(cols):
+            if mines[r * cols + c]:
+                mined[m] = _pack(r, c)
+                m += 1
+    count_mines(counts, mined, m, rows, cols)
 
 
 @njit(cache=True)
@@ -134,6 +171,7 @@ def start_game(
     mines: np.ndarray,
     counts: np.ndarray,
     meta: np.ndarray,
+    stack: np.ndarray,
     rows: int,
     cols: int,
     n_mines: int,
@@ -141,8 +179,8 @@ def start_game(
     first_cell: int,
 ) -> None:
     """Place the layout (``first_cell`` is -1 for the ``none`` rule) and switch the board to playing."""
-    place_mines(mines, rows, cols, n_mines, rule, first_cell, meta[META_KEY])
-    compute_counts(mines, counts, rows, cols)
+    place_mines(mines, stack, rows, cols, n_mines, rule, first_cell, meta[META_KEY])
+    count_mines(counts, stack, n_mines, rows, cols)
     meta[META_STATUS] = PLAYING
 
 
@@ -170,12 +208,11 @@ def reveal(
     obs[cell] = counts[cell]
     top = 0
     if counts[cell] == 0:
-        stack[0] = cell
+        stack[0] = _pack(cell // cols, cell % cols)
         top = 1
     while top > 0:
         top -= 1
-        current = stack[top]
-        r, c = current // cols, current % cols
+        r, c = stack[top] >> _COL_BITS, stack[top] & _COL_MASK
         for rr in range(max(r - 1, 0), min(r + 2, rows)):
             for cc in range(max(c - 1, 0), min(c + 2, cols)):
                 neighbour = rr * cols + cc
@@ -183,7 +220,7 @@ def reveal(
                     obs[neighbour] = counts[neighbour]
                     revealed += 1
                     if counts[neighbour] == 0:
-                        stack[top] = neighbour
+                        stack[top] = _pack(rr, cc)
                         top += 1
     meta[META_SAFE_LEFT] -= revealed
     if meta[META_SAFE_LEFT] == 0:
@@ -239,20 +276,37 @@ def chord(
 
 
 @njit(cache=True)
+def is_playable(meta: np.ndarray) -> bool:
+    """Whether the game still takes actions (no layout yet, or playing)."""
+    return meta[META_STATUS] in (READY, PLAYING)
+
+
+@njit(cache=True)
+def can_open(obs: np.ndarray, rows: int, cols: int, flags: bool, cell: int) -> bool:
+    """Whether action ``cell`` does something: reveal a hidden cell, or chord a satisfied number (flags on)."""
+    code = obs[cell]
+    if code == HIDDEN:
+        return True
+    return flags and code > 0 and chord_targets(obs, rows, cols, cell) > 0
+
+
+@njit(cache=True)
+def can_toggle_flag(obs: np.ndarray, cell: int) -> bool:
+    """Whether a flag can be put on ``cell`` or taken off it: the cell is hidden."""
+    code = obs[cell]
+    return code in (HIDDEN, FLAG)
+
+
+@njit(cache=True)
 def is_valid_action(obs: np.ndarray, meta: np.ndarray, rows: int, cols: int, flags: bool, action: int) -> bool:
     """Whether ``action`` changes the board: reveal a hidden cell, chord or toggle a flag (flags on)."""
-    n = rows * cols
-    status = meta[META_STATUS]
-    if status != READY and status != PLAYING:
+    if not is_playable(meta):
         return False
+    n = rows * cols
     if 0 <= action < n:
-        code = obs[action]
-        if code == HIDDEN:
-            return True
-        return flags and chord_targets(obs, rows, cols, action) > 0
+        return can_open(obs, rows, cols, flags, action)
     if flags and n <= action < 2 * n:
-        code = obs[action - n]
-        return code == HIDDEN or code == FLAG
+        return can_toggle_flag(obs, action - n)
     return False
 
 
@@ -260,12 +314,18 @@ def is_valid_action(obs: np.ndarray, meta: np.ndarray, rows: int, cols: int, fla
 def fill_action_mask(
     obs: np.ndarray, meta: np.ndarray, rows: int, cols: int, flags: bool, out: np.ndarray
 ) -> None:
-    """Write the valid-action mask (1 = valid) into ``out``, whose length is the number of actions."""
-    for action in range(out.size):
-        out[action] = is_valid_action(obs, meta, rows, cols, flags, action)
+    """Write the valid-action mask (1 = valid) into ``out``: ``rows * cols`` reveals, then as many flag
+    toggles when ``flags``. The same rules as :func:`is_valid_action`, with the status checked once."""
+    n = rows * cols
+    playable = is_playable(meta)
+    for cell in range(n):
+        out[cell] = playable and can_open(obs, rows, cols, flags, cell)
+    if flags:
+        for cell in range(n):
+            out[n + cell] = playable and can_toggle_flag(obs, cell)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into batch loops: a call with five array views costs more than a step
 def apply_action(
     obs: np.ndarray,
     mines: np.ndarray,
@@ -293,7 +353,7 @@ def apply_action(
         obs[cell] = HIDDEN if obs[cell] == FLAG else FLAG
         return 0
     if meta[META_STATUS] == READY:
-        start_game(mines, counts, meta, rows, cols, n_mines, rule, action)
+        start_game(mines, counts, meta, stack, rows, cols, n_mines, rule, action)
     if obs[action] == HIDDEN:
         return reveal(obs, mines, counts, meta, stack, rows, cols, action)
     return chord(obs, mines, counts, meta, stack, rows, cols, action)

@@ -134,7 +134,8 @@ def format_board(grid: np.ndarray, mines: int, layout: np.ndarray | None = None,
     if first_click is not None:
         lines.append(f"first_click: {first_click}")
     for r in range(grid.shape[0]):
-        lines.append(" ".join(_cell_char(int(grid[r, c]), layout is not None and bool(layout[r, c])) for c in range(grid.shape[1])))
+        chars = (_cell_char(int(grid[r, c]), layout is not None and bool(layout[r, c])) for c in range(grid.shape[1]))
+        lines.append(" ".join(chars))
     return "\n".join(lines) + "\n"
 
 

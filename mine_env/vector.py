@@ -8,7 +8,7 @@ the finished one.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -31,7 +31,10 @@ class MinesweeperVectorEnv(VectorEnv):
     games of a single env reset with ``seed=s + i``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array"],
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+    }
 
     def __init__(
         self,
@@ -65,7 +68,9 @@ class MinesweeperVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game on every board (board i seeded with ``seed + i``)."""
         self.engine.reset(seed)
         return self._observation(self.engine.grids()), {}
@@ -77,7 +82,9 @@ class MinesweeperVectorEnv(VectorEnv):
         info: dict[str, Any] = {"is_success": out.success.copy(), "_is_success": done}
         if done.any():
             spec = self.engine.spec
-            info["final_obs"] = self._observation(out.final_obs.reshape(self.num_envs, spec.rows, spec.cols))
+            # A copy: the engine reuses its buffer on the next step, and callers may keep this info.
+            final_grids = out.final_obs.reshape(self.num_envs, spec.rows, spec.cols).copy()
+            info["final_obs"] = self._observation(final_grids)
             info["_final_obs"] = done
         return (
             self._observation(self.engine.grids()),
