@@ -1,0 +1,320 @@
+"""What the three training scripts share: the run configuration, its command line, the run directory,
+the periodic win-rate evaluation, model files with their JSON, and the training loop with resume.
+
+A run directory (``runs/<run_name>/``) holds ``config.json``, TensorBoard and CSV logs under ``logs/``,
+checkpoints under ``checkpoints/`` (with the replay buffer for DQN), and ``best_model.zip`` /
+``final_model.zip``, each with a ``.json`` beside it in the format ``eval/`` loads (see
+:func:`model_metadata`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+from mine_env.batch import BatchEngine
+from mine_env.constants import FIRST_CLICK_RULES
+from mine_env.rewards import RewardConfig
+from mine_env.spec import BoardSpec
+from train.networks import action_scores
+from train.vec_env import BatchVecEnv
+
+
+def option(default: Any, help: str) -> Any:
+    """A dataclass field with its documentation, which is also its ``--help`` text."""
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class RunConfig:
+    """Settings every algorithm shares: board, rewards, network, seeding, evaluation and run files."""
+
+    preset: str | None = option(
+        "beginner", "Board preset (beginner, intermediate, expert); rows/cols/mines override it."
+    )
+    rows: int | None = option(None, "Board rows (overrides the preset).")
+    cols: int | None = option(None, "Board columns (overrides the preset).")
+    mines: int | None = option(None, "Number of mines (overrides the preset).")
+    first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
+    steps: int = option(1_000_000, "Total environment steps (summed over the boards) to train for.")
+    seed: int = option(0, "Seed of everything random in training: torch, SB3, the boards, exploration.")
+    num_envs: int = option(64, "Boards stepped together by the native batched engine.")
+    max_steps: int | None = option(None, "Step limit per game (default 4 * rows * cols, as in the env).")
+    reward_win: float = option(1.0, "Reward on the winning step.")
+    reward_loss: float = option(-1.0, "Reward on the losing step.")
+    reward_progress: float = option(0.01, "Shaping reward per newly revealed safe cell (0 = plain win/loss).")
+    reward_invalid: float = option(0.0, "Reward for an invalid action (revealing a revealed cell).")
+    learning_rate: float = option(3e-4, "Adam learning rate (constant).")
+    channels: int = option(64, "Channels of every convolution of the trunk (the features per cell).")
+    layers: int = option(4, "3x3 convolutions in the trunk; the receptive field is 2 * layers + 1 cells wide.")
+    value_hidden: int = option(64, "Hidden units of the pooled value head (actor-critic algorithms only).")
+    torch_threads: int = option(1, "Torch CPU threads (the development machine has 2 shared cores).")
+    device: str = option("cpu", "Torch device: cpu, cuda or auto.")
+    eval_games: int = option(200, "Games in the fixed evaluation set played during training (0 = none).")
+    eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
+    eval_every: int = option(100_000, "Environment steps between two evaluations (and best-model saves).")
+    checkpoint_every: int = option(250_000, "Environment steps between two checkpoints (0 = none).")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: algo-board-rule-seed-time).")
+    progress_bar: bool = option(True, "Show a progress bar (tqdm/rich) while training.")
+
+    def board_spec(self) -> BoardSpec:
+        """The board the run trains on (ValueError with a message if impossible)."""
+        return BoardSpec.from_options(self.preset, self.rows, self.cols, self.mines, self.first_click)
+
+    def reward_config(self) -> RewardConfig:
+        return RewardConfig(self.reward_win, self.reward_loss, self.reward_progress, self.reward_invalid)
+
+    def validate(self) -> None:
+        """ValueError for settings that cannot train, before anything slow starts."""
+        self.board_spec()
+        self.reward_config()
+        for name in ("steps", "num_envs", "channels", "layers", "value_hidden", "torch_threads", "eval_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("eval_games", "checkpoint_every"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+
+
+# ---------------------------------------------------------------------- command line
+def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[RunConfig]) -> None:
+    """One ``--field-name`` option per config field; options not given keep the config's value."""
+    hints = typing.get_type_hints(config_class)
+    for item in dataclasses.fields(config_class):
+        flag = "--" + item.name.replace("_", "-")
+        kind = hints[item.name]
+        help_text = f"{item.metadata['help']} (default: {item.default})"
+        if kind is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text)
+        else:
+            base = next(t for t in typing.get_args(kind) or (kind,) if t is not type(None))
+            parser.add_argument(flag, type=base, default=argparse.SUPPRESS, help=help_text)
+    parser.add_argument(
+        "--resume", type=Path,
+        help="continue a run from one of its checkpoint .zip files, in its run directory: its config.json is the "
+        "base that the options given override (typically --steps); the network and the algorithm's settings come "
+        "from the checkpoint, except DQN's epsilon schedule, which follows the config",
+    )  # fmt: skip
+
+
+def config_from_args(config_class: type[RunConfig], args: argparse.Namespace, base: RunConfig | None = None) -> Any:
+    """The config the options describe, on top of ``base`` (a resumed run's config) or the defaults."""
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(config_class) if hasattr(args, f.name)}
+    return dataclasses.replace(base or config_class(), **given)
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One training script's parts: its name, config class, SB3 model class and model builder."""
+
+    name: str
+    config_class: type[RunConfig]
+    model_class: type[BaseAlgorithm]
+    build: Callable[[Any, VecEnv], BaseAlgorithm]
+    resumed: Callable[[Any, Any], None] | None = None
+    """Called with (model, config) after loading a checkpoint, to apply settings SB3 measures against the
+    total steps (which a resume with a larger ``--steps`` changes)."""
+
+
+def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.ALGO [options]`` (and ``minesweeper train ALGO``): parse, train, print the run directory."""
+    name = algorithm.name
+    parser = argparse.ArgumentParser(
+        prog=prog or f"python -m train.{name}", description=f"Train {name} on Minesweeper."
+    )
+    add_config_arguments(parser, algorithm.config_class)
+    args = parser.parse_args(argv)
+    try:
+        run_dir = train_from_args(algorithm, args)
+    except (ValueError, FileNotFoundError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    print(f"run directory: {run_dir}")
+    return 0
+
+
+def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
+    """Build the config (from a resumed run's ``config.json`` when ``--resume``) and train."""
+    resume: Path | None = args.resume
+    base = None
+    if resume is not None:
+        if not resume.is_file():
+            raise FileNotFoundError(f"no checkpoint at {resume}")
+        base = algorithm.config_class(**json.loads(find_run_config(resume).read_text()))
+    return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
+
+
+def find_run_config(checkpoint: Path) -> Path:
+    """The ``config.json`` of the run a checkpoint belongs to (its folder or a parent)."""
+    for folder in checkpoint.resolve().parents:
+        if (folder / "config.json").is_file():
+            return folder / "config.json"
+    raise FileNotFoundError(f"no config.json in any folder above {checkpoint}")
+
+
+# ---------------------------------------------------------------------- model files
+def model_metadata(model: BaseAlgorithm, algo: str, config: RunConfig) -> dict[str, Any]:
+    """The JSON written beside a model: what ``eval/`` needs to rebuild its env and load it."""
+    spec = config.board_spec()
+    model_class = type(model)
+    return {
+        "algo": algo,
+        "model_class": f"{model_class.__module__}:{model_class.__name__}",
+        "env_kwargs": {
+            "rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click,
+            "obs_mode": "grid", "flags": False,
+        },
+        "config": dataclasses.asdict(config),
+        "steps": int(model.num_timesteps),
+    }  # fmt: skip
+
+
+def save_model(
+    model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, extra: dict[str, Any] | None = None
+) -> None:
+    """Save ``path`` (.zip, SB3) and its metadata JSON beside it (same name, .json)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    metadata = model_metadata(model, algo, config) | (extra or {})
+    path.with_suffix(".json").write_text(json.dumps(metadata, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate_win_rate(policy: Any, spec: BoardSpec, games: int, seed: int) -> float:
+    """Win rate of the masked greedy policy on a fixed set of games (board i plays game seed + i).
+
+    Every board plays one game; the best valid action is taken by Q-value or logit, so even an
+    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models.
+    """
+    engine = BatchEngine(spec, games)
+    engine.reset(seed)
+    finished = np.zeros(games, dtype=bool)
+    won = np.zeros(games, dtype=bool)
+    was_training = policy.training
+    policy.set_training_mode(False)
+    while not finished.all():
+        scores = action_scores(policy, engine.grids()).cpu().numpy()
+        actions = np.where(engine.action_masks(), scores, -np.inf).argmax(axis=1)
+        out = engine.step(actions)
+        ended = (out.terminated | out.truncated) & ~finished
+        won[ended] = out.success[ended]
+        finished |= ended
+    policy.set_training_mode(was_training)
+    return float(won.mean())
+
+
+class WinRateCallback(BaseCallback):
+    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate``, keep the best model."""
+
+    def __init__(self, algo: str, config: RunConfig, run_dir: Path) -> None:
+        super().__init__()
+        self.algo = algo
+        self.config = config
+        self.run_dir = run_dir
+        self.spec = config.board_spec()
+        best_json = run_dir / "best_model.json"
+        self.best = json.loads(best_json.read_text())["eval"]["win_rate"] if best_json.is_file() else -1.0
+        self.next_eval = 0
+        self.last_eval = -1
+
+    def _on_training_start(self) -> None:
+        self.next_eval = self.num_timesteps + self.config.eval_every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_eval:
+            self.next_eval += self.config.eval_every
+            self.evaluate()
+        return True
+
+    def _on_training_end(self) -> None:
+        self.evaluate()
+
+    def evaluate(self) -> None:
+        if self.config.eval_games == 0 or self.last_eval == self.num_timesteps:
+            return
+        self.last_eval = self.num_timesteps
+        win_rate = evaluate_win_rate(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
+        self.logger.record("eval/win_rate", win_rate)
+        self.logger.record("time/total_timesteps", self.num_timesteps)
+        self.logger.dump(self.num_timesteps)
+        print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)
+        if win_rate > self.best:
+            self.best = win_rate
+            extra = {"eval": {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}}
+            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, extra)
+
+
+# ---------------------------------------------------------------------- training
+def make_vec_env(config: RunConfig) -> VecEnv:
+    """The training env: the batched engine as an SB3 VecEnv, with episode statistics."""
+    return VecMonitor(BatchVecEnv(config.board_spec(), config.num_envs, config.reward_config(), config.max_steps))
+
+
+def new_run_dir(algo: str, config: RunConfig) -> Path:
+    spec = config.board_spec()
+    name = config.run_name or (
+        f"{algo}-{spec.rows}x{spec.cols}x{spec.mines}-{spec.first_click}-s{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+    run_dir = Path(config.runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def keep_earlier_files(run_dir: Path, steps: int) -> None:
+    """On resume, move the run's ``config.json`` and ``logs/progress.csv`` aside as ``*-until-STEPS`` (the
+    resumed config may differ, and SB3's CSV logger would overwrite the progress)."""
+    for path in (run_dir / "config.json", run_dir / "logs" / "progress.csv"):
+        if path.is_file():
+            path.rename(path.with_name(f"{path.stem}-until-{steps}{path.suffix}"))
+
+
+def start_or_resume(
+    algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
+) -> tuple[BaseAlgorithm, Path]:
+    """A new model in a new run directory, or the checkpoint ``resume`` (with its replay buffer) in its own."""
+    if resume is None:
+        return algorithm.build(config, env), new_run_dir(algorithm.name, config)
+    run_dir = find_run_config(resume).parent
+    model = algorithm.model_class.load(resume, env=env, device=config.device)
+    if algorithm.resumed is not None:
+        algorithm.resumed(model, config)
+    buffer = resume.with_name(resume.stem.replace("model", "model_replay_buffer") + ".pkl")
+    if isinstance(model, OffPolicyAlgorithm) and buffer.is_file():
+        model.load_replay_buffer(buffer)
+    keep_earlier_files(run_dir, model.num_timesteps)
+    return model, run_dir
+
+
+def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -> Path:
+    """Train (or resume) a run until ``config.steps`` environment steps; returns the run directory."""
+    config.validate()
+    th.set_num_threads(config.torch_threads)
+    algo = algorithm.name
+    model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+    callbacks: list[BaseCallback] = [WinRateCallback(algo, config, run_dir)]
+    if config.checkpoint_every:
+        callbacks.append(CheckpointCallback(
+            save_freq=max(1, config.checkpoint_every // config.num_envs), save_path=str(run_dir / "checkpoints"),
+            name_prefix="model", save_replay_buffer=isinstance(model, OffPolicyAlgorithm),
+        ))  # fmt: skip
+    remaining = max(0, config.steps - model.num_timesteps)
+    model.learn(remaining, callback=callbacks, progress_bar=config.progress_bar, reset_num_timesteps=resume is None)
+    save_model(model, run_dir / "final_model.zip", algo, config)
+    return run_dir
