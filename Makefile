@@ -2,16 +2,23 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench
+.PHONY: install install-dev demo test lint bench solver-strength
 
 install:
 	$(PIP) install -q -e .
 
+# torch first, pinned: the machines carry its CPU build, and an unpinned install pulls GBs of CUDA packages.
 install-dev:
-	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[dev,train,bench]"
+	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
+	  || echo "tmux is not available: the terminal-game tests will be skipped"
 
-demo: install
-	minesweeper games --agent solver --games 3 --seed 0
+# The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
+demo:
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e ".[train]"
+	$(PYTHON) -m eval.demo
 
 lint:
 	$(PYTHON) -m ruff check .
@@ -21,3 +28,16 @@ test: install-dev lint
 
 bench: install
 	$(PYTHON) benchmarks/bench_env.py
+
+# Solver strength for docs/SOLVER.md: every baseline on the same seeded games (about 40 minutes on 2 cores).
+STRENGTH_DIR = docs/results/solver
+solver-strength: install
+	mkdir -p $(STRENGTH_DIR)
+	for rule in opening safe; do \
+	  minesweeper eval --agent solver --agent rules --agent random --preset beginner --first-click $$rule \
+	    --games 20000 --seed 2026 --no-oracle --no-progress --json $(STRENGTH_DIR)/beginner-$$rule.json && \
+	  minesweeper eval --agent solver --agent rules --agent random --preset intermediate --first-click $$rule \
+	    --games 20000 --seed 2026 --no-oracle --no-progress --json $(STRENGTH_DIR)/intermediate-$$rule.json && \
+	  minesweeper eval --agent solver --agent rules --agent random --preset expert --first-click $$rule \
+	    --games 5000 --seed 2026 --no-oracle --no-progress --json $(STRENGTH_DIR)/expert-$$rule.json || exit 1; \
+	done

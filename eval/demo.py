@@ -1,4 +1,4 @@
-"""The README's main job: the three baselines compared on the same seeded games, as a Markdown table.
+"""The README's main job: the baselines and the shipped trained models on the same seeded games.
 
 Run it with ``python -m eval.demo`` (``make demo``), or call :func:`run_demo`.
 """
@@ -6,6 +6,7 @@ Run it with ``python -m eval.demo`` (``make demo``), or call :func:`run_demo`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from eval.report import markdown_report
@@ -13,7 +14,14 @@ from eval.runner import evaluate
 from eval.suites import get_suite
 
 DEMO_SUITE = "beginner-opening-1k"
-DEMO_AGENTS = ("solver", "rules", "random")
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEMO_AGENTS: tuple[str, ...] = (
+    "solver",
+    "rules",
+    "random",
+    str(MODELS_DIR / "dqn_beginner_opening.zip"),
+    str(MODELS_DIR / "maskable_ppo_beginner_opening.zip"),
+)
 
 
 def run_demo(
