@@ -1,0 +1,42 @@
+"""Print the Markdown table of docs/SOLVER.md from the JSON reports of `make solver-strength`.
+
+Usage: python benchmarks/solver_table.py [docs/results/solver]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+BOARD_ORDER = {(9, 9, 10): 0, (16, 16, 40): 1, (16, 30, 99): 2}
+BOARD_NAMES = {(9, 9, 10): "beginner 9x9/10", (16, 16, 40): "intermediate 16x16/40", (16, 30, 99): "expert 16x30/99"}
+FIRST_CLICK = {"safe": "safe, corner (0,0)", "opening": "opening, (2,2) / expert (3,3)"}
+
+
+def rows_of(report: dict) -> list[tuple[tuple, str]]:
+    """One table row per agent of one report, with a sort key."""
+    suite = report["suite"]
+    board = (suite["rows"], suite["cols"], suite["mines"])
+    out = []
+    for result in report["results"]:
+        lo, hi = result["ci95"]
+        line = (
+            f"| {BOARD_NAMES.get(board, 'x'.join(map(str, board)))} | {FIRST_CLICK[suite['first_click']]} "
+            f"| {result['agent']} | {result['games']:,} | {result['wins']:,} | {result['win_rate']:.2%} "
+            f"| {lo:.2%} - {hi:.2%} | {result['mean_safe_fraction']:.1%} | {result['time_per_game_ms']:.1f} |"
+        )
+        out.append(((BOARD_ORDER.get(board, 9), suite["first_click"]), line))
+    return out
+
+
+def main(folder: str = "docs/results/solver") -> None:
+    rows = [row for path in sorted(Path(folder).glob("*.json")) for row in rows_of(json.loads(path.read_text()))]
+    print("| board | rule, first click | agent | games | wins | win rate | Wilson 95% | safe cells revealed | ms/game |")
+    print("|---|---|---|---:|---:|---:|---|---:|---:|")
+    for _, line in sorted(rows, key=lambda item: item[0]):
+        print(line)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
