@@ -23,6 +23,7 @@ from agents.base import Agent
 from agents.probability import BoardAnalysis, analyse
 from agents.random_agent import follows, valid_reveals
 from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, PRESETS
+from mine_env.kernels import neighbour_counts
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 
@@ -122,18 +123,10 @@ class SolverAgent(Agent):
         return int(self._rng.choice(best))
 
     def _shortlist(self, analysis: BoardAnalysis, tied: np.ndarray) -> np.ndarray:
-        """At most ``max_tie_candidates`` of the tied cells, fewest hidden neighbours first (seeded order).
-
-        The count includes the cell itself, which shifts every cell alike.
-        """
+        """At most ``max_tie_candidates`` of the tied cells, fewest hidden neighbours first (seeded order)."""
         if tied.size <= self.max_tie_candidates:
             return tied
-        hidden = analysis.hidden.astype(np.int8)
-        padded = np.pad(hidden, 1)
-        rows, cols = hidden.shape
-        around = sum(
-            padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols] for dr in (-1, 0, 1) for dc in (-1, 0, 1)
-        ).ravel()
+        around = neighbour_counts(analysis.hidden).ravel()
         shuffled = self._rng.permutation(tied)
         order = np.argsort(around[shuffled], kind="stable")
         return shuffled[order[: self.max_tie_candidates]]

@@ -22,21 +22,10 @@ import numpy as np
 
 from agents.probability import analyse, mine_probabilities
 from mine_env.constants import HIDDEN, PRESETS
+from mine_env.kernels import neighbour_counts
 
 _TOOLLIB_HIDDEN = 10
 """ms-toollib's code for a hidden cell (11 is its flag; numbers are 0..8 in both conventions)."""
-
-
-def _neighbour_counts(layout: np.ndarray) -> np.ndarray:
-    """Number of mines around each cell."""
-    padded = np.pad(layout.astype(np.int8), 1)
-    rows, cols = layout.shape
-    return sum(
-        padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
-        for dr in (-1, 0, 1)
-        for dc in (-1, 0, 1)
-        if (dr, dc) != (0, 0)
-    )
 
 
 def _reveal(grid: np.ndarray, counts: np.ndarray, cell: tuple[int, int]) -> None:
@@ -75,7 +64,7 @@ def play_positions(
     """Play one game with the exact engine and yield snapshots of the observation along the way."""
     first = (min(3, rows - 1), min(3, cols - 1))
     layout = _new_layout(rng, rows, cols, mines, first)
-    counts = _neighbour_counts(layout)
+    counts = neighbour_counts(layout)
     grid = np.full((rows, cols), HIDDEN, np.int8)
     _reveal(grid, counts, first)
     moves = 0

@@ -32,7 +32,9 @@ def rows_of(report: dict) -> list[tuple[tuple, str]]:
 
 def main(folder: str = "docs/results/solver") -> None:
     rows = [row for path in sorted(Path(folder).glob("*.json")) for row in rows_of(json.loads(path.read_text()))]
-    print("| board | rule, first click | agent | games | wins | win rate | Wilson 95% | safe cells revealed | ms/game |")
+    header = ("board", "rule, first click", "agent", "games", "wins", "win rate", "Wilson 95%", "safe revealed")
+    header += ("ms/game",)
+    print("| " + " | ".join(header) + " |")
     print("|---|---|---|---:|---:|---:|---|---:|---:|")
     for _, line in sorted(rows, key=lambda item: item[0]):
         print(line)

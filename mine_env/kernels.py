@@ -371,3 +371,12 @@ def step_reward(
     if status == LOST:
         return loss
     return progress * revealed
+
+
+def neighbour_counts(layout: np.ndarray) -> np.ndarray:
+    """Mines around every cell of a bool layout (rows, cols), as int8 (rows, cols); a Python convenience."""
+    layout = np.asarray(layout, dtype=bool)
+    rows, cols = layout.shape
+    counts = np.zeros(layout.size, dtype=np.int8)
+    compute_counts(layout.ravel().astype(np.uint8), counts, rows, cols)
+    return counts.reshape(rows, cols)

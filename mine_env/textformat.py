@@ -118,10 +118,7 @@ def _header_mines(header: dict[str, str], layout: np.ndarray | None) -> int:
 
 
 def _check_numbers(grid: np.ndarray, layout: np.ndarray) -> None:
-    rows, cols = grid.shape
-    counts = np.zeros(grid.size, dtype=np.int8)
-    k.compute_counts(layout.ravel().astype(np.uint8), counts, rows, cols)
-    counts = counts.reshape(rows, cols)
+    counts = k.neighbour_counts(layout)
     wrong = np.argwhere((grid >= 0) & ((grid != counts) | layout))
     if len(wrong):
         r, c = wrong[0]

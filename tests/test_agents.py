@@ -13,20 +13,9 @@ from agents import Agent, RandomAgent, RuleAgent, SolverAgent
 from agents.probability import analyse
 from agents.solver import first_click_cell, progress_chance
 from mine_env.constants import FLAG, HIDDEN
+from mine_env.kernels import neighbour_counts
 
 AGENT_CLASSES = (RandomAgent, RuleAgent, SolverAgent)
-
-
-def counts_of(layout: np.ndarray) -> np.ndarray:
-    """Mines around every cell of a boolean layout."""
-    padded = np.pad(layout.astype(int), 1)
-    rows, cols = layout.shape
-    return sum(
-        padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
-        for dr in (-1, 0, 1)
-        for dc in (-1, 0, 1)
-        if (dr, dc) != (0, 0)
-    )
 
 
 def random_position(
@@ -37,7 +26,7 @@ def random_position(
     layout[rng.choice(rows * cols, mines, replace=False)] = True
     layout = layout.reshape(rows, cols)
     revealed = (rng.random((rows, cols)) < rng.uniform(0.2, 0.8)) & ~layout
-    grid = np.where(revealed, counts_of(layout), HIDDEN).astype(np.int8)
+    grid = np.where(revealed, neighbour_counts(layout), HIDDEN).astype(np.int8)
     return layout, grid
 
 

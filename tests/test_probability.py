@@ -21,6 +21,7 @@ from agents.probability import (
     value_distribution,
 )
 from mine_env.constants import FLAG, HIDDEN, MINE
+from mine_env.kernels import neighbour_counts
 
 MAX_BRUTE_HIDDEN = 13
 
@@ -90,18 +91,6 @@ def brute_force_values(grid: np.ndarray, mines: int, cell: tuple[int, int], trus
 # ----------------------------------------------------------------------------------------------------------
 
 
-def counts_of(layout: np.ndarray) -> np.ndarray:
-    """Mines around every cell of a boolean layout."""
-    padded = np.pad(layout.astype(int), 1)
-    rows, cols = layout.shape
-    return sum(
-        padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols]
-        for dr in (-1, 0, 1)
-        for dc in (-1, 0, 1)
-        if (dr, dc) != (0, 0)
-    )
-
-
 @st.composite
 def positions(draw: st.DrawFn) -> tuple[np.ndarray, int]:
     """A small observation made from a real layout: numbers, hidden cells, right and wrong flags, shown mines.
@@ -115,7 +104,7 @@ def positions(draw: st.DrawFn) -> tuple[np.ndarray, int]:
     )
     views = draw(st.lists(st.integers(0, 9), min_size=rows * cols, max_size=rows * cols))
     grid = np.full((rows, cols), HIDDEN, np.int8)
-    counts = counts_of(layout)
+    counts = neighbour_counts(layout)
     hidden = 0
     for index, view in enumerate(views):
         cell = divmod(index, cols)
@@ -264,7 +253,7 @@ def test_huge_unconstrained_interior() -> None:
     layout = rng.random((100, 100)) < 0.2
     layout[45:55, 45:55] = False
     grid = np.full(layout.shape, HIDDEN, np.int8)
-    grid[47:53, 47:53] = counts_of(layout)[47:53, 47:53]
+    grid[47:53, 47:53] = neighbour_counts(layout)[47:53, 47:53]
     mines = int(layout.sum())
     analysis = analyse(grid, mines)
     assert np.isfinite(analysis.probabilities).all()
@@ -338,7 +327,7 @@ def test_long_component_matches_an_exact_transfer_matrix() -> None:
     rng = np.random.default_rng(3)
     grid = chain_board([0] * 60)
     layout = (rng.random(grid.shape) < 0.4) & (grid == HIDDEN)
-    targets = [int(t) for t in counts_of(layout)[1, ::2]]
+    targets = [int(t) for t in neighbour_counts(layout)[1, ::2]]
     grid = chain_board(targets)
     mines = int(layout.sum())
     own, shared, layouts = chain_probabilities(targets, mines)
@@ -378,7 +367,7 @@ def test_component_solutions_rebuild_the_probabilities() -> None:
             assert not boxed[cells].any()
             boxed[cells] = True
             np.testing.assert_allclose(mines + safes, len(box) * component.weights, rtol=1e-12)
-    frontier = (grid == HIDDEN) & (counts_of(grid >= 0) > 0)
+    frontier = (grid == HIDDEN) & (neighbour_counts(grid >= 0) > 0)
     np.testing.assert_array_equal(boxed, frontier)
     assert analysis.interior_cells == int(((grid == HIDDEN) & ~frontier).sum())
 
@@ -449,7 +438,7 @@ def played_positions(rng: np.random.Generator, rows: int, cols: int, mines: int)
     layout = np.zeros(rows * cols, bool)
     layout[rng.choice(np.flatnonzero(~opening), mines, replace=False)] = True
     layout = layout.reshape(rows, cols)
-    counts = counts_of(layout)
+    counts = neighbour_counts(layout)
     grid = np.full((rows, cols), HIDDEN, np.int8)
     snapshots = []
     move = (3, 3)
