@@ -247,36 +247,12 @@ def _narrow_order(local_of_box, boxes, box_cons, box_n_cons, cons_boxes, cons_n_
 
 
 @njit(cache=True)
-def _grow_ints(array, needed):
-    """``array`` itself, or a copy at least twice as long when shorter than ``needed``."""
+def _grown(array, needed):
+    """``array`` itself, or a copy with at least twice as many rows when it has fewer than ``needed``."""
     if array.shape[0] >= needed:
         return array
-    bigger = np.empty(max(needed, 2 * array.shape[0]), np.int64)
-    for x in range(array.shape[0]):
-        bigger[x] = array[x]
-    return bigger
-
-
-@njit(cache=True)
-def _grow_floats(array, needed):
-    """Float64 twin of :func:`_grow_ints`."""
-    if array.shape[0] >= needed:
-        return array
-    bigger = np.empty(max(needed, 2 * array.shape[0]), np.float64)
-    for x in range(array.shape[0]):
-        bigger[x] = array[x]
-    return bigger
-
-
-@njit(cache=True)
-def _grow_table(table, needed):
-    """Row-growing twin of :func:`_grow_ints` for the (states, columns) table."""
-    if table.shape[0] >= needed:
-        return table
-    bigger = np.empty((max(needed, 2 * table.shape[0]), table.shape[1]), np.int64)
-    for x in range(table.shape[0]):
-        for y in range(table.shape[1]):
-            bigger[x, y] = table[x, y]
+    bigger = np.empty((max(needed, 2 * array.shape[0]), *array.shape[1:]), array.dtype)
+    bigger[: array.shape[0]] = array
     return bigger
 
 
@@ -387,7 +363,7 @@ def _forward(sizes, cons, n_cons, targets):
         while table_size < 2 * candidates + 1:
             table_size *= 2
         index = _int_array(table_size, -1)
-        table = _grow_table(table, n_states + candidates)
+        table = _grown(table, n_states + candidates)
         for s in range(begin, end):
             base = table[s, _ROW]
             for k in range(size + 1):
@@ -418,7 +394,7 @@ def _forward(sizes, cons, n_cons, targets):
                         t = n_states
                         n_states += 1
                         index[h] = t
-                        rows_buffer = _grow_ints(rows_buffer, rows_used + width)
+                        rows_buffer = _grown(rows_buffer, rows_used + width)
                         for q in range(width):
                             rows_buffer[rows_used + q] = row[q]
                         table[t, _ROW] = rows_used
@@ -446,7 +422,7 @@ def _forward(sizes, cons, n_cons, targets):
         for t in range(end, n_states):
             table[t, _FWD_AT] = fwd_used
             fwd_used += table[t, _FWD_LEN]
-        fwd = _grow_floats(fwd, fwd_used)
+        fwd = _grown(fwd, fwd_used)
         for x in range(cut_fwd_begin, fwd_used):
             fwd[x] = 0.0
         for s in range(begin, end):
@@ -498,7 +474,7 @@ def _backward(sizes, table, cut_start, buffer_hint):
             table[s, _BWD_LEN] = max(hi - lo + 1, 0)
             if hi < lo:
                 continue
-            bwd = _grow_floats(bwd, bwd_used + hi - lo + 1)
+            bwd = _grown(bwd, bwd_used + hi - lo + 1)
             for x in range(bwd_used, bwd_used + hi - lo + 1):
                 bwd[x] = 0.0
             for k in range(size + 1):
@@ -853,11 +829,11 @@ def _solve_components(
         comp_span[comp] = span
         comp_weight_start[comp + 1] = comp_weight_start[comp] + span
         log_scales[comp] = log_scale
-        weights = _grow_floats(weights, comp_weight_start[comp + 1])
+        weights = _grown(weights, comp_weight_start[comp + 1])
         for m in range(span):
             weights[comp_weight_start[comp] + m] = w[m]
-        mine_sums = _grow_floats(mine_sums, total_rows + n_local_boxes * span)
-        safe_sums = _grow_floats(safe_sums, total_rows + n_local_boxes * span)
+        mine_sums = _grown(mine_sums, total_rows + n_local_boxes * span)
+        safe_sums = _grown(safe_sums, total_rows + n_local_boxes * span)
         for q in range(n_local_boxes):
             box_row_start[boxes[order[q]]] = total_rows
             for m in range(span):
