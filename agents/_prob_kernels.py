@@ -777,6 +777,8 @@ def _solve_components(
     mine_sums = np.empty(16, np.float64)
     safe_sums = np.empty(16, np.float64)
     total_rows = comp_weight_start[0]  # 0, read from an array (see the module's style note)
+    status = STATUS_OK
+    bad_cell = -1  # a cell of the first component no layout fits, when status says so
     for comp in range(n_comp):
         boxes = comp_boxes[comp_box_start[comp] : comp_box_start[comp + 1]]
         n_local_boxes = boxes.shape[0]
@@ -811,18 +813,9 @@ def _solve_components(
         # Count the component: forward pass, then (when its last cut was reached) the weights.
         table, cut_start, fwd, fwd_scale = _forward(sizes, local_cons, local_n, local_targets)
         if cut_start[n_local_boxes + 1] == cut_start[n_local_boxes]:
-            return (
-                STATUS_BAD_COMPONENT,
-                first_cell,
-                comp_lo,
-                comp_span,
-                comp_weight_start,
-                weights,
-                box_row_start,
-                mine_sums,
-                safe_sums,
-                log_scales,
-            )
+            status = STATUS_BAD_COMPONENT
+            bad_cell = first_cell
+            break
         lowest, w, m_sums, s_sums, log_scale = _weigh_component(sizes, table, cut_start, fwd, fwd_scale)
         span = w.shape[0]
         comp_lo[comp] = lowest
@@ -841,8 +834,8 @@ def _solve_components(
                 safe_sums[total_rows + m] = s_sums[q, m]
             total_rows += span
     return (
-        STATUS_OK,
-        -1,
+        status,
+        bad_cell,
         comp_lo,
         comp_span,
         comp_weight_start,
