@@ -10,7 +10,6 @@ the loop around it. pygame (the ``gui`` extra) is imported only here.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import numpy as np
 from mine_env.constants import PRESETS
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, render_rgb
 from mine_env.spec import BoardSpec
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.session import GameSession, MovePacer
 
 MIN_WIDTH = 460
 """The window is at least this wide, so the buttons fit above a small board."""
@@ -85,8 +84,7 @@ class GameWindow:
         self.show_hints = False
         self.running = True
         self.hover: tuple[int, int] | None = None
-        self._clock = clock
-        self._last_auto_move = -math.inf
+        self._pacer = MovePacer(clock)
         self.font = self.pygame.font.Font(None, 22)
         self.small_font = self.pygame.font.Font(None, max(12, cell_px * 9 // 16))
         self._layout_window()
@@ -182,11 +180,7 @@ class GameWindow:
 
     def update(self) -> None:
         """Play the agent's next move when auto play is on and its delay has passed."""
-        if not self.auto or self.session.is_over:
-            return
-        now = self._clock()
-        if now - self._last_auto_move >= self.delay:
-            self._last_auto_move = now
+        if self.auto and not self.session.is_over and self._pacer.ready(self.delay):
             self.session.agent_move()
 
     # ------------------------------------------------------------------ drawing

@@ -13,6 +13,7 @@ board in the terminal is the same board an agent meets in the env (see :func:`la
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -75,6 +76,22 @@ class Move:
         if self.risk is None or self.kind in ("flag", "unflag"):
             return text
         return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
+
+
+class MovePacer:
+    """Lets auto play move at most once every ``delay`` seconds of ``clock`` (shared by both front ends)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._last_move = -math.inf
+
+    def ready(self, delay: float) -> bool:
+        """True (and the time is noted) when ``delay`` seconds have passed since the last move."""
+        now = self._clock()
+        if now - self._last_move < delay:
+            return False
+        self._last_move = now
+        return True
 
 
 class GameSession:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import curses
-import math
 import os
 import time
 from collections.abc import Callable
@@ -21,7 +20,7 @@ import numpy as np
 
 from mine_env.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.session import GameSession, MovePacer
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",
@@ -136,8 +135,7 @@ class TerminalGame:
         self.quit = False
         self.screen_width = ROOMY_SCREEN
         """The terminal's width at the last draw: it decides how wide cells are."""
-        self._clock = clock
-        self._last_auto_move = -math.inf
+        self._pacer = MovePacer(clock)
 
     # ------------------------------------------------------------------ input
     def handle_key(self, key: int) -> None:
@@ -185,11 +183,7 @@ class TerminalGame:
 
     def tick(self) -> None:
         """Play the agent's next move when auto play is on and its delay has passed."""
-        if not self.auto or self.session.is_over:
-            return
-        now = self._clock()
-        if now - self._last_auto_move >= self.delay:
-            self._last_auto_move = now
+        if self.auto and not self.session.is_over and self._pacer.ready(self.delay):
             self._agent_move()
 
     def _agent_move(self) -> None:
