@@ -51,6 +51,7 @@ class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
         RecordConstructorArgs.__init__(self)
         super().__init__(env)
         _minesweeper(env)
+        self._cached: tuple[bytes, np.ndarray] | None = None
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(**kwargs)
@@ -74,14 +75,23 @@ class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
         return obs, info
 
     def _safe_mask(self, mask: np.ndarray) -> np.ndarray:
-        base = _minesweeper(self.env)
-        if base.board.status != "playing":
+        """The narrowed mask, counted once per position: ``step`` and ``action_masks`` both ask for it."""
+        board = _minesweeper(self.env).board
+        if board.status != "playing":
             return mask
+        position = board.grid_view.tobytes()
+        if self._cached is None or self._cached[0] != position:
+            self._cached = (position, self._narrowed(mask))
+        return self._cached[1].copy()
+
+    def _narrowed(self, mask: np.ndarray) -> np.ndarray:
         safe, _ = _oracle(self.env)
-        if not safe.any():
-            return mask
+        n_cells = safe.size
+        revealable_safe = safe.ravel() & (mask[:n_cells] == 1)  # a flagged safe cell cannot be revealed
+        if not revealable_safe.any():
+            return mask.copy()
         narrowed = np.zeros_like(mask)
-        narrowed[: safe.size] = safe.ravel()
+        narrowed[:n_cells] = revealable_safe
         return narrowed
 
 

@@ -98,3 +98,18 @@ def test_wrapped_envs_pass_the_checker(wrapper) -> None:  # type: ignore[no-unty
 def test_wrappers_reject_other_envs() -> None:
     with pytest.raises(ValueError, match="need a MinesweeperEnv"):
         SafeCellMask(gym.make("CartPole-v1"))
+
+
+def test_safe_cell_mask_never_allows_revealing_a_flagged_safe_cell() -> None:
+    env = SafeCellMask(gym.make("Minesweeper-v0", flags=True))
+    for seed in range(20):
+        _opened(env, seed)
+        safe = np.flatnonzero(env.action_masks()[:81])
+        if len(safe) == np.count_nonzero(env.unwrapped.board.grid == mine_env.HIDDEN):
+            continue  # not narrowed: no certain-safe cell here
+        for cell in safe:  # flag every safe cell: none of them may stay allowed for a reveal
+            _, _, _, _, info = env.step(81 + int(cell))
+        assert not info["action_mask"][safe].any()
+        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+        return
+    pytest.fail("no seed gave a position with a certain-safe cell")
