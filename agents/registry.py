@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
@@ -13,7 +14,10 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "rules": RuleAgent,
     "solver": SolverAgent,
+    "solver-standard": partial(SolverAgent, strength="standard"),
+    "solver-fast": partial(SolverAgent, strength="fast"),
 }
+"""``solver`` plays at the ``strong`` setting; the two others are the cheaper settings (docs/SOLVER.md)."""
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:

@@ -1,16 +1,17 @@
-"""The exact-probability solver: the project's expert baseline.
+"""The exact-probability solver: the project's expert baseline, at three strengths.
 
 Policy, move by move:
 
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`);
-2. any certainly safe cell (exact counting, so never a mine);
-3. otherwise a guess among the safest cells (within a relative ``tie_tolerance`` of the lowest mine
-   probability), preferring the one whose revealed number most likely gives certain progress (at least one
-   new certainly safe cell), then a seeded uniform choice.
+2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
+3. otherwise a guess, chosen by the strength setting (details in :mod:`agents._solver_kernels`):
+   ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
+   ``strong`` (the default) the near-safest cell with the best two-move survival.
 
-Certain-safe cells found by one analysis stay safe for the rest of the game, so they are queued and played
-without re-counting. The guess step is where a look-ahead or an endgame search can later plug in
-(:meth:`SolverAgent.choose_guess`).
+The counting and the guess run in compiled code (:func:`agents._solver_kernels.decide`); whole games can be
+played there too (:meth:`SolverAgent.play_compiled`), which is how the evaluation runner plays the solver
+when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the ``standard``
+policy in plain Python for the tests.
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ from typing import Any
 
 import numpy as np
 
+from agents import _solver_kernels as kernels
 from agents.base import Agent
-from agents.probability import BoardAnalysis, analyse
+from agents.probability import analyse
 from agents.random_agent import follows, valid_reveals
 from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, PRESETS
-from mine_env.kernels import neighbour_counts
+from mine_env.kernels import RULE_CODES
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
+_STATE_LIMIT = 2**63
+
+STRENGTHS = tuple(kernels.STRENGTHS)
+"""The strength settings, weakest first."""
+DEFAULT_STRENGTH = "strong"
 
 
 def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
@@ -46,41 +53,43 @@ def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
     raise ValueError(f"unknown first-click rule {rule!r}; expected 'safe', 'opening' or 'none'")
 
 
-def progress_chance(analysis: BoardAnalysis, cell: tuple[int, int]) -> float:
-    """Probability that revealing ``cell`` is safe and yields at least one certainly safe cell.
-
-    Each number the cell may show is added as a constraint and the position re-counted exactly.
-    """
-    distribution, outcomes = analysis.reveal_outcomes(cell)
-    return float(
-        sum(
-            p
-            for p, outcome in zip(distribution, outcomes, strict=True)
-            if outcome is not None and outcome.certain_safe.any()
-        )
-    )
+def initial_state(seed: int | None) -> int:
+    """The solver's random stream state for ``seed`` (None: fresh entropy), one draw of numpy's generator."""
+    return int(np.random.default_rng(seed).integers(0, _STATE_LIMIT))
 
 
 class SolverAgent(Agent):
     """Plays with exact mine probabilities.
 
     Args:
-        seed: seed of the agent's own ``np.random.Generator``, used for the last tie-break.
-        tie_tolerance: cells whose mine probability is within this relative distance of the lowest count as
-            equally safe.
-        max_tie_candidates: at most this many of the equally safe cells get the (costlier) progress
-            evaluation; when there are more, those with the fewest hidden neighbours (the likeliest to show
-            a 0) are kept.
+        seed: seed of the agent's random stream, used for the last tie-break between equal cells.
+        strength: ``"fast"``, ``"standard"`` or ``"strong"`` (see the module docstring).
+        margin: ``strong`` only: cells whose safety is within this fraction of the best safety are
+            candidates for the look-ahead.
+        max_candidates: at most this many cells get the look-ahead (safest first, then fewest hidden
+            neighbours).
     """
 
     name = "solver"
 
     def __init__(
-        self, seed: int | None = None, *, tie_tolerance: float = 1e-9, max_tie_candidates: int = 12
+        self,
+        seed: int | None = None,
+        *,
+        strength: str = DEFAULT_STRENGTH,
+        margin: float = 0.1,
+        max_candidates: int = 12,
     ) -> None:
-        self._rng = np.random.default_rng(seed)
-        self.tie_tolerance = tie_tolerance
-        self.max_tie_candidates = max_tie_candidates
+        if strength not in kernels.STRENGTHS:
+            raise ValueError(f"unknown solver strength {strength!r}; expected one of {', '.join(STRENGTHS)}")
+        if not 0.0 <= margin < 1.0:
+            raise ValueError(f"margin must lie in [0, 1), got {margin}")
+        if max_candidates < 1:
+            raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        self.strength = strength
+        self.margin = float(margin)
+        self.max_candidates = int(max_candidates)
+        self._state = np.uint64(initial_state(seed))
         self.reset()
 
     def reset(self) -> None:
@@ -100,36 +109,39 @@ class SolverAgent(Agent):
         queued = self._next_queued_safe(obs, valid)
         if queued is not None:
             return queued
-        analysis = analyse(obs, int(info["mines"]))
-        valid_mask = np.zeros(obs.size, bool)
-        valid_mask[valid] = True
-        safe = np.flatnonzero(analysis.certain_safe.ravel() & valid_mask)
-        if safe.size:
-            self._pending_safe = safe[::-1].tolist()
-            return self._pending_safe.pop()
-        return self.choose_guess(analysis, valid)
+        flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
+        if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
+            return int(valid[0])
+        cells, state = kernels.decide(
+            flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
+            self.max_candidates, self._state,
+        )  # fmt: skip
+        self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
+        if cells.size == 0:
+            analyse(obs, int(info["mines"]))  # raises InconsistentBoard, saying what does not fit
+        self._pending_safe = cells[::-1].tolist()
+        return self._pending_safe.pop()
 
-    def choose_guess(self, analysis: BoardAnalysis, valid: np.ndarray) -> int:
-        """The guess when no valid cell is certainly safe: safest, then most progress, then seeded."""
-        probabilities = analysis.probabilities.ravel()[valid]
-        lowest = probabilities.min()
-        tied = valid[probabilities <= lowest * (1.0 + self.tie_tolerance)]
-        if tied.size == 1:
-            return int(tied[0])
-        candidates = self._shortlist(analysis, tied)
-        cols = analysis.grid.shape[1]
-        chances = np.array([progress_chance(analysis, divmod(int(cell), cols)) for cell in candidates])
-        best = candidates[chances >= chances.max() * (1.0 - self.tie_tolerance)]
-        return int(self._rng.choice(best))
+    def play_compiled(
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play one game per layout key without the env, with this agent's settings.
 
-    def _shortlist(self, analysis: BoardAnalysis, tied: np.ndarray) -> np.ndarray:
-        """At most ``max_tie_candidates`` of the tied cells, fewest hidden neighbours first (seeded order)."""
-        if tied.size <= self.max_tie_candidates:
-            return tied
-        around = neighbour_counts(analysis.hidden).ravel()
-        shuffled = self._rng.permutation(tied)
-        order = np.argsort(around[shuffled], kind="stable")
-        return shuffled[order[: self.max_tie_candidates]]
+        Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
+        key is ``keys[g]`` move by move (tested), in a fraction of the time.
+
+        Returns:
+            (won, safe cells revealed, reveals made), one entry per game.
+        """
+        r, c = first_click_cell(rows, cols, rule)
+        keys = np.asarray(keys, dtype=np.int64)
+        states = np.array([initial_state(int(seed)) for seed in seeds], dtype=np.uint64)
+        if states.shape != keys.shape:
+            raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
+        return kernels.play_games(
+            rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
+            self.margin, self.max_candidates,
+        )  # fmt: skip
 
     def _next_queued_safe(self, obs: np.ndarray, valid: np.ndarray) -> int | None:
         """A safe cell found earlier that is still hidden and valid, if any."""

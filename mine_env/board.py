@@ -20,6 +20,16 @@ KEY_LIMIT = 2**63
 """Layout keys lie in [0, KEY_LIMIT)."""
 
 
+def draw_layout_key(rng: np.random.Generator) -> int:
+    """The next layout key from a generator: the one draw the env makes per ``reset``."""
+    return int(rng.integers(0, KEY_LIMIT))
+
+
+def layout_key(seed: int | None) -> int:
+    """The layout key of the game an env plays after ``reset(seed=seed)``."""
+    return draw_layout_key(np.random.default_rng(seed))
+
+
 @dataclass(frozen=True)
 class BoardState:
     """A snapshot of a game, enough to restore it exactly (arrays are private copies)."""

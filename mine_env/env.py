@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mine_env import kernels as k
-from mine_env.board import KEY_LIMIT, Board
+from mine_env.board import Board, draw_layout_key
 from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
 from mine_env.rendering import PygameWindow, render_ansi, render_rgb
 from mine_env.rewards import RewardConfig
@@ -168,7 +168,7 @@ class MinesweeperEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Start a new game; its layout key is the one draw from ``self.np_random`` per episode."""
         super().reset(seed=seed)
-        self.board.new_game(int(self.np_random.integers(0, KEY_LIMIT)))
+        self.board.new_game(draw_layout_key(self.np_random))
         self._elapsed = 0
         return self._outcome(success=False)
 

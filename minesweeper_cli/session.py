@@ -8,7 +8,7 @@ hints. It never raises on a player's move: a move the rules refuse changes nothi
 
 Layouts come from the seed exactly as in :class:`mine_env.env.MinesweeperEnv`: game ``i`` of a session
 seeded with ``s`` has the layout key of the env's ``i``-th ``reset`` after ``reset(seed=s)``, so a seeded
-board in the terminal is the same board an agent meets in the env (see :func:`layout_key`).
+board in the terminal is the same board an agent meets in the env (see :func:`mine_env.board.layout_key`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from mine_env.board import KEY_LIMIT, Board
+from mine_env.board import Board, draw_layout_key
 from mine_env.constants import FLAG, HIDDEN, MINE
 from mine_env.spec import BoardSpec
 
@@ -32,16 +32,6 @@ move. ``auto``: an agent plays the whole game."""
 
 PLAYER = "you"
 """Who made a move the player made."""
-
-
-def draw_layout_key(rng: np.random.Generator) -> int:
-    """The next layout key from a session's generator, drawn as the env draws one per ``reset``."""
-    return int(rng.integers(0, KEY_LIMIT))
-
-
-def layout_key(seed: int | None) -> int:
-    """The layout key of the first game of a session (or env) seeded with ``seed``."""
-    return draw_layout_key(np.random.default_rng(seed))
 
 
 @dataclass(frozen=True)

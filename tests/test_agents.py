@@ -11,7 +11,8 @@ import pytest
 import mine_env  # noqa: F401  (registers the env ids)
 from agents import Agent, RandomAgent, RuleAgent, SolverAgent
 from agents.probability import analyse
-from agents.solver import first_click_cell, progress_chance
+from agents.solver import first_click_cell
+from agents.solver_reference import progress_chance
 from mine_env.constants import FLAG, HIDDEN
 from mine_env.kernels import neighbour_counts
 

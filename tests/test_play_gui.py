@@ -10,7 +10,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import numpy as np
 import pytest
 
-from mine_env.board import Board
+from mine_env.board import Board, layout_key
 from mine_env.constants import FLAG, HIDDEN
 from mine_env.env import MinesweeperEnv
 from mine_env.rendering import (
@@ -23,7 +23,7 @@ from mine_env.rendering import (
 )
 from mine_env.spec import BoardSpec
 from minesweeper_cli.gui import LOST_COLOUR, WON_COLOUR, GameWindow, run_window
-from minesweeper_cli.session import GameSession, layout_key
+from minesweeper_cli.session import GameSession
 
 pygame = pytest.importorskip("pygame")
 

@@ -2,7 +2,7 @@
 
 The tmux tests start the command in a detached tmux server of their own (fixed size), type keys and mouse
 clicks into it with ``send-keys`` and read the screen with ``capture-pane``. The seeded layouts are known
-in advance from :func:`minesweeper_cli.session.layout_key`, so a test can play a whole game to a win.
+in advance from :func:`mine_env.board.layout_key`, so a test can play a whole game to a win.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mine_env.board import Board
+from mine_env.board import Board, layout_key
 from mine_env.constants import HIDDEN
 from mine_env.rendering import render_ansi
 from mine_env.spec import BoardSpec
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession, layout_key
+from minesweeper_cli.session import GameSession
 from minesweeper_cli.tui import BoardGeometry, TerminalGame, hint_text, watch_plain
 
 REPO = Path(__file__).resolve().parents[1]

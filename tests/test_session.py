@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
-from mine_env.board import Board
+from mine_env.board import Board, layout_key
 from mine_env.constants import FLAG, HIDDEN, MINE
 from mine_env.env import MinesweeperEnv
 from mine_env.spec import BoardSpec
-from minesweeper_cli.session import GameSession, Move, layout_key
+from minesweeper_cli.session import GameSession, Move
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 

@@ -1,0 +1,318 @@
+"""Numba kernels of the solver: the exact count, the guess rules and whole games in compiled code.
+
+:class:`agents.solver.SolverAgent` calls :func:`decide` once per position it has to think about, and the
+evaluation runner calls :func:`play_games` to play whole suites without leaving compiled code. Both go
+through the same :func:`decide`, so a game played move by move through the env and the same game played
+here make the same moves (tested).
+
+The guess rules, by strength (see docs/SOLVER.md for what each adds):
+
+* ``fast``: the safest cell; among equally safe cells the one with the fewest hidden neighbours (the
+  likeliest to open an area), then a seeded draw. One exact count per position, nothing more.
+* ``standard``: among the equally safe cells (at most ``max_candidates`` of them, fewest hidden neighbours
+  first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
+  number the cell may show is added to the position and the position recounted exactly.
+* ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest,
+  and they are ranked by two-move survival: the chance the cell is safe and, whatever it shows, the best
+  next move (a certainly safe cell counts as 1) is safe too. Ties go to progress, then to safety.
+
+The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
+pure function of the layout key and the agent's seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents._prob_kernels import (
+    STATUS_OK,
+    _components,
+    _frontier,
+    _solve_components,
+    cells_from_boxes,
+    combine_board,
+)
+from mine_env.constants import HIDDEN
+from mine_env.kernels import (
+    META_KEY,
+    META_SAFE_LEFT,
+    META_SIZE,
+    META_STATUS,
+    PLAYING,
+    RULE_NONE,
+    WON,
+    new_game,
+    reveal,
+    splitmix64,
+    start_game,
+)
+
+FAST, STANDARD, STRONG = 0, 1, 2
+STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRONG}
+
+TIE_TOLERANCE = 1e-9
+"""Relative distance under which two probabilities (or scores) count as equal."""
+_INTERIOR_CANDIDATES = 4
+"""At most this many cells that touch no number enter a look-ahead: they are alike, bar their borders."""
+
+_NO_CELL = -1
+
+
+@njit(cache=True)
+def count_position(flat, rows, cols, mines):
+    """The exact count of an observation (flat int8, flags untrusted).
+
+    Returns (consistent, mine probability per cell, certainly safe per cell, log of the number of layouts);
+    the arrays are empty when no layout fits.
+    """
+    frontier = _frontier(flat, rows, cols, False)
+    status, n_known, constraint_cell, target, box_of_cell, interior = (
+        frontier[0],
+        frontier[2],
+        frontier[3],
+        frontier[4],
+        frontier[5],
+        frontier[6],
+    )
+    box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes = frontier[7:]
+    if status != STATUS_OK:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    comp_of_box, n_comp = _components(cons_boxes, cons_n_boxes, constraint_cell.shape[0], box_size.shape[0])
+    solved = _solve_components(
+        box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes, constraint_cell, target, comp_of_box, n_comp
+    )
+    if solved[0] != STATUS_OK:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    combined = combine_board(comp_of_box, *solved[2:], interior, mines - n_known)
+    if not combined[0]:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    probability, safe, _ = cells_from_boxes(flat, False, box_of_cell, *combined[3:9])
+    return True, probability, safe, combined[9]
+
+
+@njit(cache=True)
+def _hidden_neighbours(flat, rows, cols, cell):
+    """Hidden cells around ``cell``."""
+    r, c = cell // cols, cell % cols
+    total = 0
+    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            if rr * cols + cc != cell and flat[rr * cols + cc] == HIDDEN:
+                total += 1
+    return total
+
+
+@njit(cache=True)
+def _touches_number(flat, rows, cols, cell):
+    """Whether a revealed number lies next to ``cell``."""
+    r, c = cell // cols, cell % cols
+    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            if flat[rr * cols + cc] >= 0:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _uniform(state):
+    """A float in [0, 1) from the stream; returns (new state, value)."""
+    state, bits = splitmix64(state)
+    return state, float(bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _candidates(flat, rows, cols, probability, bound, by_probability, limit, state):
+    """Hidden cells with probability <= ``bound``, ordered and cut to ``limit``.
+
+    Order: lowest probability first when ``by_probability``, then fewest hidden neighbours, then a seeded
+    random key. Cells touching no number are alike, so at most :data:`_INTERIOR_CANDIDATES` of them are
+    kept. Returns (cells, new state).
+    """
+    n = flat.shape[0]
+    cells = np.empty(n, np.int64)
+    keys = np.empty(n, np.float64)
+    m = 0
+    for i in range(n):
+        if flat[i] == HIDDEN and probability[i] <= bound:
+            state, noise = _uniform(state)
+            cells[m] = i
+            keys[m] = _hidden_neighbours(flat, rows, cols, i) + noise
+            m += 1
+    order = np.argsort(keys[:m], kind="mergesort")
+    if by_probability:
+        ranked = np.empty(m, np.float64)
+        for j in range(m):
+            ranked[j] = probability[cells[order[j]]]
+        order = order[np.argsort(ranked, kind="mergesort")]
+    chosen = np.empty(min(m, limit), np.int64)
+    taken = interior = 0
+    for j in range(m):
+        if taken == chosen.shape[0]:
+            break
+        cell = cells[order[j]]
+        if not _touches_number(flat, rows, cols, cell):
+            if interior == _INTERIOR_CANDIDATES:
+                continue
+            interior += 1
+        chosen[taken] = cell
+        taken += 1
+    return chosen[:taken], state
+
+
+@njit(cache=True)
+def look_ahead(flat, rows, cols, mines, cell, mine_probability):
+    """What revealing ``cell`` leads to, by exact recounts of each number it may show.
+
+    Returns (chance it is safe and gives at least one certainly safe cell, chance it is safe and the best
+    next move is safe too: a certainly safe cell counts as 1, otherwise the next position's best safety).
+    """
+    work = flat.copy()
+    n = flat.shape[0]
+    log_weight = np.full(9, -np.inf)
+    progress = np.zeros(9, np.bool_)
+    best_next = np.zeros(9, np.float64)
+    top = -np.inf
+    for value in range(_hidden_neighbours(flat, rows, cols, cell) + 1):
+        work[cell] = value
+        consistent, probability, safe, log_layouts = count_position(work, rows, cols, mines)
+        if not consistent:
+            continue
+        log_weight[value] = log_layouts
+        top = max(top, log_layouts)
+        lowest = 1.0
+        for i in range(n):
+            if work[i] == HIDDEN:
+                if safe[i]:
+                    progress[value] = True
+                lowest = min(lowest, probability[i])
+        best_next[value] = 1.0 if progress[value] else 1.0 - lowest
+    total = 0.0
+    for value in range(9):
+        if log_weight[value] > -np.inf:
+            total += np.exp(log_weight[value] - top)
+    progress_chance = survival = 0.0
+    if total == 0.0:
+        return progress_chance, survival
+    for value in range(9):
+        if log_weight[value] > -np.inf:
+            share = (1.0 - mine_probability) * np.exp(log_weight[value] - top) / total
+            survival += share * best_next[value]
+            if progress[value]:
+                progress_chance += share
+    return progress_chance, survival
+
+
+@njit(cache=True)
+def _pick(candidates, first, second, third, state):
+    """A seeded uniform choice among the candidates best by (first, second, third), each within tolerance."""
+    keep = np.ones(candidates.shape[0], np.bool_)
+    for scores in (first, second, third):
+        best = -np.inf
+        for j in range(candidates.shape[0]):
+            if keep[j]:
+                best = max(best, scores[j])
+        for j in range(candidates.shape[0]):
+            keep[j] = keep[j] and scores[j] >= best - TIE_TOLERANCE * abs(best)
+    kept = np.flatnonzero(keep)
+    state, noise = _uniform(state)
+    return candidates[kept[int(noise * kept.shape[0])]], state
+
+
+@njit(cache=True)
+def choose_guess(flat, rows, cols, mines, probability, strength, margin, max_candidates, state):
+    """The guess in a position with no certainly safe cell; returns (cell, new state)."""
+    lowest = 1.0
+    for i in range(flat.shape[0]):
+        if flat[i] == HIDDEN:
+            lowest = min(lowest, probability[i])
+    tied = lowest + TIE_TOLERANCE * lowest
+    if strength == STRONG:
+        bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - margin))
+        candidates, state = _candidates(flat, rows, cols, probability, bound, True, max_candidates, state)
+    else:
+        limit = 1 if strength == FAST else max_candidates
+        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
+    if candidates.shape[0] == 1:
+        return candidates[0], state
+    k = candidates.shape[0]
+    progress, survival, safety = np.empty(k), np.empty(k), np.empty(k)
+    for j in range(k):
+        cell = candidates[j]
+        progress[j], survival[j] = look_ahead(flat, rows, cols, mines, cell, probability[cell])
+        safety[j] = 1.0 - probability[cell]
+    if strength == STRONG:
+        return _pick(candidates, survival, progress, safety, state)
+    return _pick(candidates, progress, progress, progress, state)
+
+
+@njit(cache=True)
+def decide(flat, rows, cols, mines, strength, margin, max_candidates, state):
+    """The solver's next move(s) in a position after the first click.
+
+    Returns (cells, new state): every certainly safe hidden cell in increasing order when there is one,
+    else the single guess; empty when no layout fits the position.
+    """
+    consistent, probability, safe, _ = count_position(flat, rows, cols, mines)
+    if not consistent:
+        return np.empty(0, np.int64), state
+    n_safe = 0
+    for i in range(flat.shape[0]):
+        if safe[i] and flat[i] == HIDDEN:
+            n_safe += 1
+    if n_safe:
+        cells = np.empty(n_safe, np.int64)
+        n_safe = 0
+        for i in range(flat.shape[0]):
+            if safe[i] and flat[i] == HIDDEN:
+                cells[n_safe] = i
+                n_safe += 1
+        return cells, state
+    cell, state = choose_guess(flat, rows, cols, mines, probability, strength, margin, max_candidates, state)
+    cells = np.empty(1, np.int64)
+    cells[0] = cell
+    return cells, state
+
+
+@njit(cache=True)
+def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates):
+    """One whole game: the layout from ``key`` (as the env draws it), the solver's moves from ``state``.
+
+    Returns (won, safe cells revealed, reveals made).
+    """
+    n = rows * cols
+    obs = np.empty(n, np.int8)
+    mines = np.empty(n, np.uint8)
+    counts = np.empty(n, np.int8)
+    meta = np.zeros(META_SIZE, np.int64)
+    stack = np.empty(n, np.int32)
+    new_game(obs, mines, counts, meta, n_mines)
+    meta[META_KEY] = key
+    start_game(mines, counts, meta, stack, rows, cols, n_mines, rule, -1 if rule == RULE_NONE else first_cell)
+    reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
+    steps = 1
+    while meta[META_STATUS] == PLAYING:
+        cells, state = decide(obs, rows, cols, n_mines, strength, margin, max_candidates, state)
+        if cells.shape[0] == 0:
+            break
+        for cell in cells:
+            if obs[cell] == HIDDEN:
+                reveal(obs, mines, counts, meta, stack, rows, cols, cell)
+                steps += 1
+                if meta[META_STATUS] != PLAYING:
+                    break
+    return meta[META_STATUS] == WON, n - n_mines - meta[META_SAFE_LEFT], steps
+
+
+@njit(cache=True)
+def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates):
+    """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
+    games = keys.shape[0]
+    won = np.empty(games, np.bool_)
+    revealed = np.empty(games, np.int64)
+    steps = np.empty(games, np.int64)
+    for g in range(games):
+        won[g], revealed[g], steps[g] = play_game(
+            rows, cols, n_mines, rule, first_cell, keys[g], states[g], strength, margin, max_candidates
+        )
+    return won, revealed, steps
