@@ -14,7 +14,10 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
   number the cell may show is added to the position and the position recounted exactly.
 * ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest,
   and they are ranked by two-move survival: the chance the cell is safe and, whatever it shows, the best
-  next move (a certainly safe cell counts as 1) is safe too. Ties go to progress, then to safety.
+  next move (a certainly safe cell counts as 1) is safe too. Dead cells (that can show only one number, so
+  teach nothing) come last, and ties go to progress. Once at
+  most ``endgame_layouts`` layouts fit the position, the exact endgame search of :mod:`agents._endgame`
+  chooses instead (when it finishes within its node budget).
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
 pure function of the layout key and the agent's seed.
@@ -22,9 +25,12 @@ pure function of the layout key and the agent's seed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
+from agents._endgame import best_endgame_guess
 from agents._prob_kernels import (
     STATUS_OK,
     _components,
@@ -56,7 +62,10 @@ TIE_TOLERANCE = 1e-9
 _INTERIOR_CANDIDATES = 4
 """At most this many cells that touch no number enter a look-ahead: they are alike, bar their borders."""
 
-_NO_CELL = -1
+ENDGAME_LAYOUTS = 200
+"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position."""
+ENDGAME_NODES = 20_000
+"""Positions the endgame search may evaluate before it gives up (a deterministic bound on its time)."""
 
 
 @njit(cache=True)
@@ -165,7 +174,8 @@ def look_ahead(flat, rows, cols, mines, cell, mine_probability):
     """What revealing ``cell`` leads to, by exact recounts of each number it may show.
 
     Returns (chance it is safe and gives at least one certainly safe cell, chance it is safe and the best
-    next move is safe too: a certainly safe cell counts as 1, otherwise the next position's best safety).
+    next move is safe too: a certainly safe cell counts as 1, otherwise the next position's best safety,
+    how many numbers it may show: 1 for a dead cell, whose reveal teaches nothing).
     """
     work = flat.copy()
     n = flat.shape[0]
@@ -188,26 +198,26 @@ def look_ahead(flat, rows, cols, mines, cell, mine_probability):
                 lowest = min(lowest, probability[i])
         best_next[value] = 1.0 if progress[value] else 1.0 - lowest
     total = 0.0
+    n_values = 0
     for value in range(9):
         if log_weight[value] > -np.inf:
             total += np.exp(log_weight[value] - top)
+            n_values += 1
     progress_chance = survival = 0.0
-    if total == 0.0:
-        return progress_chance, survival
     for value in range(9):
         if log_weight[value] > -np.inf:
             share = (1.0 - mine_probability) * np.exp(log_weight[value] - top) / total
             survival += share * best_next[value]
             if progress[value]:
                 progress_chance += share
-    return progress_chance, survival
+    return progress_chance, survival, n_values
 
 
 @njit(cache=True)
-def _pick(candidates, first, second, third, state):
-    """A seeded uniform choice among the candidates best by (first, second, third), each within tolerance."""
+def _pick(candidates, scores_by_rank, state):
+    """A seeded uniform choice among the candidates best by each row of scores in turn (within tolerance)."""
     keep = np.ones(candidates.shape[0], np.bool_)
-    for scores in (first, second, third):
+    for scores in scores_by_rank:
         best = -np.inf
         for j in range(candidates.shape[0]):
             if keep[j]:
@@ -220,8 +230,17 @@ def _pick(candidates, first, second, third, state):
 
 
 @njit(cache=True)
-def choose_guess(flat, rows, cols, mines, probability, strength, margin, max_candidates, state):
-    """The guess in a position with no certainly safe cell; returns (cell, new state)."""
+def choose_guess(
+    flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, endgame_layouts, state
+):
+    """The guess in a position with no certainly safe cell; returns (cell, new state).
+
+    ``strong`` first tries the exact endgame search when at most ``endgame_layouts`` layouts fit.
+    """
+    if strength == STRONG and log_layouts <= math.log(endgame_layouts + 0.5):
+        cell, _ = best_endgame_guess(flat, rows, cols, mines, endgame_layouts, ENDGAME_NODES)
+        if cell >= 0:
+            return cell, state
     lowest = 1.0
     for i in range(flat.shape[0]):
         if flat[i] == HIDDEN:
@@ -235,25 +254,25 @@ def choose_guess(flat, rows, cols, mines, probability, strength, margin, max_can
         candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
     if candidates.shape[0] == 1:
         return candidates[0], state
-    k = candidates.shape[0]
-    progress, survival, safety = np.empty(k), np.empty(k), np.empty(k)
-    for j in range(k):
+    # Rows: alive (not a dead cell), two-move survival, progress chance.
+    scores = np.empty((3, candidates.shape[0]))
+    for j in range(candidates.shape[0]):
         cell = candidates[j]
-        progress[j], survival[j] = look_ahead(flat, rows, cols, mines, cell, probability[cell])
-        safety[j] = 1.0 - probability[cell]
+        progress, survival, n_values = look_ahead(flat, rows, cols, mines, cell, probability[cell])
+        scores[0, j], scores[1, j], scores[2, j] = n_values > 1, survival, progress
     if strength == STRONG:
-        return _pick(candidates, survival, progress, safety, state)
-    return _pick(candidates, progress, progress, progress, state)
+        return _pick(candidates, scores, state)
+    return _pick(candidates, scores[2:], state)
 
 
 @njit(cache=True)
-def decide(flat, rows, cols, mines, strength, margin, max_candidates, state):
+def decide(flat, rows, cols, mines, strength, margin, max_candidates, endgame_layouts, state):
     """The solver's next move(s) in a position after the first click.
 
     Returns (cells, new state): every certainly safe hidden cell in increasing order when there is one,
     else the single guess; empty when no layout fits the position.
     """
-    consistent, probability, safe, _ = count_position(flat, rows, cols, mines)
+    consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
     if not consistent:
         return np.empty(0, np.int64), state
     n_safe = 0
@@ -268,14 +287,16 @@ def decide(flat, rows, cols, mines, strength, margin, max_candidates, state):
                 cells[n_safe] = i
                 n_safe += 1
         return cells, state
-    cell, state = choose_guess(flat, rows, cols, mines, probability, strength, margin, max_candidates, state)
+    cell, state = choose_guess(
+        flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, endgame_layouts, state
+    )
     cells = np.empty(1, np.int64)
     cells[0] = cell
     return cells, state
 
 
 @njit(cache=True)
-def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates):
+def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates, endgame_layouts):
     """One whole game: the layout from ``key`` (as the env draws it), the solver's moves from ``state``.
 
     Returns (won, safe cells revealed, reveals made).
@@ -292,7 +313,7 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margi
     reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
     steps = 1
     while meta[META_STATUS] == PLAYING:
-        cells, state = decide(obs, rows, cols, n_mines, strength, margin, max_candidates, state)
+        cells, state = decide(obs, rows, cols, n_mines, strength, margin, max_candidates, endgame_layouts, state)
         if cells.shape[0] == 0:
             break
         for cell in cells:
@@ -305,7 +326,7 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margi
 
 
 @njit(cache=True)
-def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates):
+def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates, endgame_layouts):
     """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
     games = keys.shape[0]
     won = np.empty(games, np.bool_)
@@ -313,6 +334,7 @@ def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, ma
     steps = np.empty(games, np.int64)
     for g in range(games):
         won[g], revealed[g], steps[g] = play_game(
-            rows, cols, n_mines, rule, first_cell, keys[g], states[g], strength, margin, max_candidates
-        )
+            rows, cols, n_mines, rule, first_cell, keys[g], states[g], strength, margin, max_candidates,
+            endgame_layouts,
+        )  # fmt: skip
     return won, revealed, steps

@@ -6,7 +6,8 @@ Policy, move by move:
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
 3. otherwise a guess, chosen by the strength setting (details in :mod:`agents._solver_kernels`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
-   ``strong`` (the default) the near-safest cell with the best two-move survival.
+   ``strong`` (the default) the near-safest cell with the best two-move survival, or, once few layouts
+   remain, the move with the best win chance by exhaustive search (:mod:`agents._endgame`).
 
 The counting and the guess run in compiled code (:func:`agents._solver_kernels.decide`); whole games can be
 played there too (:meth:`SolverAgent.play_compiled`), which is how the evaluation runner plays the solver
@@ -68,6 +69,8 @@ class SolverAgent(Agent):
             candidates for the look-ahead.
         max_candidates: at most this many cells get the look-ahead (safest first, then fewest hidden
             neighbours).
+        endgame_layouts: ``strong`` only: search the endgame exactly once at most this many layouts fit
+            the position (0: never).
     """
 
     name = "solver"
@@ -79,6 +82,7 @@ class SolverAgent(Agent):
         strength: str = DEFAULT_STRENGTH,
         margin: float = 0.1,
         max_candidates: int = 12,
+        endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
     ) -> None:
         if strength not in kernels.STRENGTHS:
             raise ValueError(f"unknown solver strength {strength!r}; expected one of {', '.join(STRENGTHS)}")
@@ -86,9 +90,12 @@ class SolverAgent(Agent):
             raise ValueError(f"margin must lie in [0, 1), got {margin}")
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        if endgame_layouts < 0:
+            raise ValueError(f"endgame_layouts must be >= 0 (0: no endgame search), got {endgame_layouts}")
         self.strength = strength
         self.margin = float(margin)
         self.max_candidates = int(max_candidates)
+        self.endgame_layouts = int(endgame_layouts)
         self._state = np.uint64(initial_state(seed))
         self.reset()
 
@@ -114,7 +121,7 @@ class SolverAgent(Agent):
             return int(valid[0])
         cells, state = kernels.decide(
             flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
-            self.max_candidates, self._state,
+            self.max_candidates, self.endgame_layouts, self._state,
         )  # fmt: skip
         self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
         if cells.size == 0:
@@ -140,7 +147,7 @@ class SolverAgent(Agent):
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
         return kernels.play_games(
             rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
-            self.margin, self.max_candidates,
+            self.margin, self.max_candidates, self.endgame_layouts,
         )  # fmt: skip
 
     def _next_queued_safe(self, obs: np.ndarray, valid: np.ndarray) -> int | None:

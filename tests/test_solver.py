@@ -41,7 +41,7 @@ def positions() -> list[tuple[np.ndarray, int]]:
 
 def compiled_guess(grid: np.ndarray, mines: int, strength: str, seed: int = 0) -> int:
     flat = grid.astype(np.int8).ravel()
-    cells, _ = kernels.decide(flat, *grid.shape, mines, kernels.STRENGTHS[strength], 0.1, 12, np.uint64(seed))
+    cells, _ = kernels.decide(flat, *grid.shape, mines, kernels.STRENGTHS[strength], 0.1, 12, 0, np.uint64(seed))
     assert cells.size == 1
     return int(cells[0])
 
@@ -99,10 +99,10 @@ def test_strong_guesses_within_the_margin_with_the_best_two_move_survival(
         hidden = grid.ravel() == HIDDEN
         cell = compiled_guess(grid, mines, "strong")
         assert 1 - probabilities[cell] >= (1 - probabilities[hidden].min()) * 0.9 - 1e-12
-        _, survival = kernels.look_ahead(grid.ravel(), *grid.shape, mines, cell, probabilities[cell])
+        _, survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, cell, probabilities[cell])
         assert survival <= 1 - probabilities[cell] + 1e-12
         fast_cell = compiled_guess(grid, mines, "fast")
-        _, fast_survival = kernels.look_ahead(grid.ravel(), *grid.shape, mines, fast_cell, probabilities[fast_cell])
+        _, fast_survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, fast_cell, probabilities[fast_cell])
         assert survival >= fast_survival - 1e-12
 
 

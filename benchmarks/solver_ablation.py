@@ -1,0 +1,100 @@
+"""What each idea of the solver's guess adds: every setting on the very same seeded games.
+
+Each row adds one idea to the row above (see agents/_solver_kernels.py); the last row is ``solver``, the
+default ``strong`` setting. Games are those of the suite ``minesweeper eval --preset P --first-click R
+--games N --seed S`` plays, so the last row equals that command's ``solver`` result. The paired column
+compares each row with the one above on the same games (McNemar's exact test on the games only one of
+the two won). Milliseconds per game are compute time inside one worker process.
+
+Usage::
+
+    python benchmarks/solver_ablation.py --preset expert --first-click opening --games 10000 --seed 2026
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.solver import SolverAgent
+from eval.stats import mcnemar, wilson_interval
+from eval.suites import Suite, adhoc_suite
+from mine_env.board import layout_key
+from mine_env.constants import PRESETS
+from mine_env.spec import BoardSpec
+
+SETTINGS: list[tuple[str, dict[str, Any]]] = [
+    ("fast: the safest cell", {"strength": "fast"}),
+    ("standard: + certain progress among the safest", {"strength": "standard"}),
+    ("+ two-move survival instead of progress", {"strength": "strong", "margin": 0.0, "endgame_layouts": 0}),
+    ("+ candidates within 10% of the best safety", {"strength": "strong", "endgame_layouts": 0}),
+    ("+ exact endgame search (strong, the default)", {"strength": "strong"}),
+]
+CHUNKS_PER_WORKER = 8
+
+
+def play_chunk(suite: Suite, settings: dict[str, Any], games: range) -> tuple[np.ndarray, float]:
+    """Wins of one setting on some of the suite's games, and the seconds they took."""
+    seeds = [suite.game_seeds(game) for game in games]
+    keys = np.array([layout_key(seed.env) for seed in seeds], dtype=np.int64)
+    solver = SolverAgent(**settings)
+    start = time.perf_counter()
+    won = solver.play_compiled(
+        suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds]
+    )[0]
+    return won, time.perf_counter() - start
+
+
+def play_setting(pool: ProcessPoolExecutor, suite: Suite, settings: dict[str, Any], workers: int) -> tuple:
+    """Wins per game (in game order) and compute milliseconds per game of one setting."""
+    bounds = np.linspace(0, suite.games, workers * CHUNKS_PER_WORKER + 1).astype(int)
+    chunks = [range(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+    results = list(pool.map(play_chunk, [suite] * len(chunks), [settings] * len(chunks), chunks))
+    won = np.concatenate([wins for wins, _ in results])
+    return won, 1000 * sum(seconds for _, seconds in results) / suite.games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
+    parser.add_argument("--first-click", choices=("safe", "opening"), default="opening")
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args()
+    rows, cols, mines = PRESETS[args.preset]
+    suite = adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
+    print(f"{suite.name}: {args.games:,} games per setting, the same games for every row\n")
+    print("| setting | wins | win rate | Wilson 95% | vs the row above (only above / only this, p) | ms/game |")
+    print("|---|---:|---:|---|---|---:|")
+    report, previous = [], None
+    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn")) as pool:
+        for label, settings in SETTINGS:
+            won, ms = play_setting(pool, suite, settings, args.workers)
+            lo, hi = wilson_interval(int(won.sum()), won.size)
+            paired = ""
+            if previous is not None:
+                test = mcnemar(int((previous & ~won).sum()), int((won & ~previous).sum()))
+                paired = f"{test.only_a} / {test.only_b}, p = {test.p_value_exact:.3g}"
+            print(
+                f"| {label} | {int(won.sum()):,} | {won.mean():.2%} | {lo:.2%} - {hi:.2%} | {paired} | {ms:.2f} |",
+                flush=True,
+            )
+            report.append({"setting": label, "options": settings, "wins": int(won.sum()), "games": int(won.size),
+                           "win_rate": float(won.mean()), "ci95": [lo, hi], "ms_per_game": ms})  # fmt: skip
+            previous = won
+    if args.json:
+        args.json.write_text(json.dumps({"suite": suite.to_dict(), "rows": report}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
