@@ -12,8 +12,9 @@ is a mine). The win chance of a set ``S`` of layouts under best play is
 Because free cells are always revealed first, the chance depends on ``S`` alone, which is memoised (keyed
 by a 64-bit set hash). Candidate guesses are tried safest first and skipped once their safety cannot beat
 the best found. Only the value of the revealed cell is used, not the extra cells a revealed 0 opens, so
-the chance is a lower bound and the search stays small. A node budget bounds the work: a search that runs
-out of it reports failure and the caller falls back to its heuristic guess.
+the chance is a lower bound and the search stays small. A work budget (layouts times cells looked at)
+bounds the time: a search that runs out of it reports failure and the caller falls back to its heuristic
+guess.
 """
 
 from __future__ import annotations
@@ -26,31 +27,66 @@ from mine_env.constants import FLAG, HIDDEN, MINE
 from mine_env.kernels import splitmix64
 
 _ABORTED = -1.0
+_ENUMERATION_STEPS = 1_000_000
+"""Steps the depth-first listing of layouts may take before it gives up (it stays far below on real play)."""
 
 
 @njit(cache=True)
-def _unknown_cells(flat):
-    """Flat indices of the cells whose content the count does not know (hidden or flagged)."""
+def _unknown_cells(flat, rows, cols):
+    """Cells whose content the count does not know (hidden or flagged): (cells, how many touch a number).
+
+    Cells touching a revealed number come first (row-major), the unconstrained ones after them.
+    """
     n = flat.shape[0]
-    cells = np.empty(n, np.int64)
-    m = 0
+    front = np.empty(n, np.int64)
+    interior = np.empty(n, np.int64)
+    n_front = n_interior = 0
     for i in range(n):
-        if flat[i] == HIDDEN or flat[i] == FLAG:
-            cells[m] = i
-            m += 1
-    return cells[:m]
+        if flat[i] != HIDDEN and flat[i] != FLAG:
+            continue
+        r, c = i // cols, i % cols
+        touches = False
+        for rr in range(max(r - 1, 0), min(r + 2, rows)):
+            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                touches = touches or flat[rr * cols + cc] >= 0
+        if touches:
+            front[n_front] = i
+            n_front += 1
+        else:
+            interior[n_interior] = i
+            n_interior += 1
+    cells = np.empty(n_front + n_interior, np.int64)
+    cells[:n_front] = front[:n_front]
+    cells[n_front:] = interior[:n_interior]
+    return cells, n_front
+
+
+@njit(cache=True)
+def _binomial(n, k):
+    """C(n, k) as a float (exact for the small values compared with a layout limit)."""
+    if k < 0 or k > n:
+        return 0.0
+    result = 1.0
+    for j in range(min(k, n - k)):
+        result = result * (n - j) / (j + 1)
+    return result
 
 
 @njit(cache=True)
 def enumerate_layouts(flat, rows, cols, mines, limit):
     """Every assignment of mines to the unknown cells that fits the numbers and the total.
 
+    Depth-first over the cells that touch a number (pruned as soon as a number can no longer be met), then,
+    for each such assignment, every way to put the remaining mines on the unconstrained cells.
+
     Returns (unknown cells, layouts as a (count, unknown) uint8 matrix, complete); ``complete`` is False
-    (and the matrix partial) when there are more than ``limit`` layouts.
+    (and the matrix partial) when there are more than ``limit`` layouts or the depth-first search takes more
+    than :data:`_ENUMERATION_STEPS` steps.
     """
     n = flat.shape[0]
-    unknown = _unknown_cells(flat)
+    unknown, n_front = _unknown_cells(flat, rows, cols)
     n_unknown = unknown.shape[0]
+    n_interior = n_unknown - n_front
     index_of = np.full(n, -1, np.int64)
     for u in range(n_unknown):
         index_of[unknown[u]] = u
@@ -82,16 +118,34 @@ def enumerate_layouts(flat, rows, cols, mines, limit):
     if left < 0 or left > n_unknown:
         return unknown, layouts[:0], True
     choice = np.full(n_unknown, -1, np.int64)
-    found = placed = 0
+    chosen = np.empty(n_interior, np.int64)
+    found = placed = steps = 0
     u = 0
     while u >= 0:
-        if u == n_unknown:
-            if placed == left:
-                if found == limit:
-                    return unknown, layouts, False
-                for v in range(n_unknown):
-                    layouts[found, v] = choice[v]
-                found += 1
+        steps += 1
+        if steps > _ENUMERATION_STEPS:
+            return unknown, layouts[:found], False
+        if u == n_front:  # the numbers are met: the remaining mines go anywhere in the interior
+            k = left - placed
+            if found + _binomial(n_interior, k) > limit:
+                return unknown, layouts[:found], False
+            if 0 <= k <= n_interior:
+                for j in range(k):
+                    chosen[j] = j
+                while True:
+                    for v in range(n_front):
+                        layouts[found, v] = choice[v]
+                    for j in range(k):
+                        layouts[found, n_front + chosen[j]] = 1
+                    found += 1
+                    j = k - 1  # next k-subset in lexicographic order
+                    while j >= 0 and chosen[j] == n_interior - k + j:
+                        j -= 1
+                    if j < 0:
+                        break
+                    chosen[j] += 1
+                    for q in range(j + 1, k):
+                        chosen[q] = chosen[q - 1] + 1
             u -= 1
             continue
         if choice[u] >= 0:  # undo the previous choice for this cell
@@ -171,19 +225,19 @@ def _split(subset, keys):
 def _search(values, subset, memo, salt, budget):
     """(win chance under best play from the layouts in ``subset``, unknown cell to reveal or -1).
 
-    See the module docstring. ``budget[0]`` counts down the nodes left to evaluate; at zero the search
-    gives up and returns a chance of -1.
+    See the module docstring. ``budget[0]`` counts down the work left (layouts times unknown cells looked
+    at, per position); below zero the search gives up and returns a chance of -1.
     """
     if subset.shape[0] == 1:
         return 1.0, -1
     key = _set_key(subset, salt)
     if key in memo:
         return memo[key], -1
-    budget[0] -= 1
-    if budget[0] < 0:
-        return _ABORTED, -1
     size = subset.shape[0]
     n_unknown = values.shape[1]
+    budget[0] -= size * n_unknown
+    if budget[0] < 0:
+        return _ABORTED, -1
     safe_count = np.zeros(n_unknown, np.int64)
     for s in subset:
         for u in range(n_unknown):
@@ -230,7 +284,7 @@ def _search(values, subset, memo, salt, budget):
 
 
 @njit(cache=True)
-def best_endgame_guess(flat, rows, cols, mines, limit, node_budget):
+def best_endgame_guess(flat, rows, cols, mines, limit, work_budget):
     """The move with the highest win chance once at most ``limit`` layouts remain.
 
     Returns (cell, win chance), or (-1, -1.0) when there are more layouts or the search ran out of budget.
@@ -244,7 +298,7 @@ def best_endgame_guess(flat, rows, cols, mines, limit, node_budget):
     for s in range(salt.shape[0]):
         state, salt[s] = splitmix64(state)
     memo = Dict.empty(key_type=types.int64, value_type=types.float64)
-    budget = np.full(1, node_budget, np.int64)
+    budget = np.full(1, work_budget, np.int64)
     chance, u = _search(values, np.arange(layouts.shape[0]), memo, salt, budget)
     if chance == _ABORTED or u < 0:
         return -1, _ABORTED

@@ -64,8 +64,8 @@ _INTERIOR_CANDIDATES = 4
 
 ENDGAME_LAYOUTS = 200
 """By default ``strong`` searches the endgame exactly once at most this many layouts fit the position."""
-ENDGAME_NODES = 20_000
-"""Positions the endgame search may evaluate before it gives up (a deterministic bound on its time)."""
+ENDGAME_WORK = 10_000_000
+"""Work the endgame search may do before it gives up: a deterministic bound on its time (tens of ms)."""
 
 
 @njit(cache=True)
@@ -238,7 +238,7 @@ def choose_guess(
     ``strong`` first tries the exact endgame search when at most ``endgame_layouts`` layouts fit.
     """
     if strength == STRONG and log_layouts <= math.log(endgame_layouts + 0.5):
-        cell, _ = best_endgame_guess(flat, rows, cols, mines, endgame_layouts, ENDGAME_NODES)
+        cell, _ = best_endgame_guess(flat, rows, cols, mines, endgame_layouts, ENDGAME_WORK)
         if cell >= 0:
             return cell, state
     lowest = 1.0

@@ -95,4 +95,4 @@ def test_too_many_layouts_or_too_little_budget_give_up() -> None:
     empty = np.full((5, 5), HIDDEN, np.int8)
     assert enumerate_layouts(empty.ravel(), 5, 5, 3, 100)[2] is False  # C(25, 3) = 2300 layouts
     assert best_endgame_guess(empty.ravel(), 5, 5, 3, 100, 10_000) == (-1, -1.0)
-    assert best_endgame_guess(empty.ravel(), 5, 5, 1, 100, 1)[0] == -1  # 25 layouts, one node allowed
+    assert best_endgame_guess(empty.ravel(), 5, 5, 1, 100, 1)[0] == -1  # 25 layouts, too little work allowed
