@@ -17,6 +17,7 @@ policy in plain Python for the tests.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,56 @@ def initial_state(seed: int | None) -> int:
     return int(np.random.default_rng(seed).integers(0, _STATE_LIMIT))
 
 
-class SolverAgent(Agent):
+class PlannedMovesAgent(Agent):
+    """What both solvers share: the first click, then the moves of one plan played without re-thinking.
+
+    A plan is every certainly safe cell of a position (they stay safe for the rest of the game, so they are
+    played in order without counting again, skipping those a flood already opened) or a single guess.
+    Subclasses say how a position is planned (:meth:`plan`).
+    """
+
+    def reset(self) -> None:
+        """Forget the planned moves of the previous game."""
+        self._pending: list[int] = []
+        self._previous: np.ndarray | None = None
+
+    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
+        """The next reveal: first click, the next planned cell, or the first cell of a new plan."""
+        self._notice_new_game(obs)
+        valid = valid_reveals(obs, info)
+        rows, cols = obs.shape
+        if np.isin(obs, (HIDDEN, FLAG)).all():
+            r, c = first_click_cell(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
+            if r * cols + c in valid:
+                return r * cols + c
+        queued = self._next_planned(obs, valid)
+        if queued is not None:
+            return queued
+        self._pending = self.plan(obs, info, valid)[::-1]
+        return self._pending.pop()
+
+    @abstractmethod
+    def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
+        """The certainly safe valid cells of a position in increasing order, or else one guess."""
+
+    def _next_planned(self, obs: np.ndarray, valid: np.ndarray) -> int | None:
+        """A planned cell that is still hidden and valid, if any."""
+        flat = obs.ravel()
+        allowed = set(valid.tolist())
+        while self._pending:
+            cell = self._pending.pop()
+            if cell in allowed and flat[cell] in (HIDDEN, FLAG):
+                return cell
+        return None
+
+    def _notice_new_game(self, obs: np.ndarray) -> None:
+        """Drop the plan if ``obs`` cannot follow the last position seen (a new game without reset)."""
+        if not follows(self._previous, obs):
+            self.reset()
+        self._previous = obs.copy()
+
+
+class SolverAgent(PlannedMovesAgent):
     """Plays with exact mine probabilities.
 
     Args:
@@ -99,26 +149,12 @@ class SolverAgent(Agent):
         self._state = np.uint64(initial_state(seed))
         self.reset()
 
-    def reset(self) -> None:
-        """Forget the queued safe cells of the previous game."""
-        self._pending_safe: list[int] = []
-        self._previous: np.ndarray | None = None
-
-    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
-        """The next reveal: first click, a certainly safe cell, or the best guess."""
-        self._notice_new_game(obs)
-        valid = valid_reveals(obs, info)
+    def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
+        """The compiled count's certainly safe cells, or its guess for the strength setting."""
         rows, cols = obs.shape
-        if np.isin(obs, (HIDDEN, FLAG)).all():
-            r, c = first_click_cell(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
-            if r * cols + c in valid:
-                return r * cols + c
-        queued = self._next_queued_safe(obs, valid)
-        if queued is not None:
-            return queued
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
-            return int(valid[0])
+            return [int(valid[0])]
         cells, state = kernels.decide(
             flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
             self.max_candidates, self.endgame_layouts, self._state,
@@ -126,8 +162,7 @@ class SolverAgent(Agent):
         self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
         if cells.size == 0:
             analyse(obs, int(info["mines"]))  # raises InconsistentBoard, saying what does not fit
-        self._pending_safe = cells[::-1].tolist()
-        return self._pending_safe.pop()
+        return cells.tolist()
 
     def play_compiled(
         self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: np.ndarray
@@ -149,19 +184,3 @@ class SolverAgent(Agent):
             rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
             self.margin, self.max_candidates, self.endgame_layouts,
         )  # fmt: skip
-
-    def _next_queued_safe(self, obs: np.ndarray, valid: np.ndarray) -> int | None:
-        """A safe cell found earlier that is still hidden and valid, if any."""
-        flat = obs.ravel()
-        allowed = set(valid.tolist())
-        while self._pending_safe:
-            cell = self._pending_safe.pop()
-            if cell in allowed and flat[cell] in (HIDDEN, FLAG):
-                return cell
-        return None
-
-    def _notice_new_game(self, obs: np.ndarray) -> None:
-        """Drop the queue if ``obs`` cannot follow the last position seen (a new game without reset)."""
-        if not follows(self._previous, obs):
-            self.reset()
-        self._previous = obs.copy()

@@ -9,8 +9,8 @@ version of its ``standard`` strength is what the tests check the compiled one ag
    probability), preferring the one whose revealed number most likely gives certain progress (at least one
    new certainly safe cell), then a seeded uniform choice.
 
-Certain-safe cells found by one analysis stay safe for the rest of the game, so they are queued and played
-without re-counting.
+Certain-safe cells found by one analysis stay safe for the rest of the game, so they are played in order
+without re-counting (:class:`agents.solver.PlannedMovesAgent`, shared with the compiled solver).
 """
 
 from __future__ import annotations
@@ -19,11 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
 from agents.probability import BoardAnalysis, analyse
-from agents.random_agent import follows, valid_reveals
-from agents.solver import first_click_cell
-from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN
+from agents.solver import PlannedMovesAgent
 from mine_env.kernels import neighbour_counts
 
 
@@ -42,7 +39,7 @@ def progress_chance(analysis: BoardAnalysis, cell: tuple[int, int]) -> float:
     )
 
 
-class ReferenceSolver(Agent):
+class ReferenceSolver(PlannedMovesAgent):
     """Plays the ``standard`` policy with exact mine probabilities, in plain Python.
 
     Args:
@@ -62,31 +59,13 @@ class ReferenceSolver(Agent):
         self.max_tie_candidates = max_tie_candidates
         self.reset()
 
-    def reset(self) -> None:
-        """Forget the queued safe cells of the previous game."""
-        self._pending_safe: list[int] = []
-        self._previous: np.ndarray | None = None
-
-    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
-        """The next reveal: first click, a certainly safe cell, or the best guess."""
-        self._notice_new_game(obs)
-        valid = valid_reveals(obs, info)
-        rows, cols = obs.shape
-        if np.isin(obs, (HIDDEN, FLAG)).all():
-            r, c = first_click_cell(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
-            if r * cols + c in valid:
-                return r * cols + c
-        queued = self._next_queued_safe(obs, valid)
-        if queued is not None:
-            return queued
+    def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
+        """Every certainly safe valid cell in increasing order, or else the guess."""
         analysis = analyse(obs, int(info["mines"]))
         valid_mask = np.zeros(obs.size, bool)
         valid_mask[valid] = True
         safe = np.flatnonzero(analysis.certain_safe.ravel() & valid_mask)
-        if safe.size:
-            self._pending_safe = safe[::-1].tolist()
-            return self._pending_safe.pop()
-        return self.choose_guess(analysis, valid)
+        return safe.tolist() if safe.size else [self.choose_guess(analysis, valid)]
 
     def choose_guess(self, analysis: BoardAnalysis, valid: np.ndarray) -> int:
         """The guess when no valid cell is certainly safe: safest, then most progress, then seeded."""
@@ -109,19 +88,3 @@ class ReferenceSolver(Agent):
         shuffled = self._rng.permutation(tied)
         order = np.argsort(around[shuffled], kind="stable")
         return shuffled[order[: self.max_tie_candidates]]
-
-    def _next_queued_safe(self, obs: np.ndarray, valid: np.ndarray) -> int | None:
-        """A safe cell found earlier that is still hidden and valid, if any."""
-        flat = obs.ravel()
-        allowed = set(valid.tolist())
-        while self._pending_safe:
-            cell = self._pending_safe.pop()
-            if cell in allowed and flat[cell] in (HIDDEN, FLAG):
-                return cell
-        return None
-
-    def _notice_new_game(self, obs: np.ndarray) -> None:
-        """Drop the queue if ``obs`` cannot follow the last position seen (a new game without reset)."""
-        if not follows(self._previous, obs):
-            self.reset()
-        self._previous = obs.copy()
