@@ -46,7 +46,6 @@ from mine_env.kernels import (
     META_SIZE,
     META_STATUS,
     PLAYING,
-    RULE_NONE,
     WON,
     new_game,
     reveal,
@@ -275,17 +274,8 @@ def decide(flat, rows, cols, mines, strength, margin, max_candidates, endgame_la
     consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
     if not consistent:
         return np.empty(0, np.int64), state
-    n_safe = 0
-    for i in range(flat.shape[0]):
-        if safe[i] and flat[i] == HIDDEN:
-            n_safe += 1
-    if n_safe:
-        cells = np.empty(n_safe, np.int64)
-        n_safe = 0
-        for i in range(flat.shape[0]):
-            if safe[i] and flat[i] == HIDDEN:
-                cells[n_safe] = i
-                n_safe += 1
+    cells = np.flatnonzero(safe & (flat == HIDDEN))
+    if cells.shape[0]:
         return cells, state
     cell, state = choose_guess(
         flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, endgame_layouts, state
@@ -309,7 +299,7 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margi
     stack = np.empty(n, np.int32)
     new_game(obs, mines, counts, meta, n_mines)
     meta[META_KEY] = key
-    start_game(mines, counts, meta, stack, rows, cols, n_mines, rule, -1 if rule == RULE_NONE else first_cell)
+    start_game(mines, counts, meta, stack, rows, cols, n_mines, rule, first_cell)  # as the env's first reveal
     reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
     steps = 1
     while meta[META_STATUS] == PLAYING:

@@ -12,7 +12,7 @@ from agents.solver_reference import ReferenceSolver, progress_chance
 from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
-from mine_env.constants import HIDDEN
+from mine_env.constants import HIDDEN, PRESETS
 from mine_env.spec import BoardSpec
 from tests.test_agents import info_for, random_position
 
@@ -109,8 +109,6 @@ def test_strong_guesses_within_the_margin_with_the_best_two_move_survival(
 @pytest.mark.parametrize("strength", STRENGTHS)
 @pytest.mark.parametrize(("preset", "rule"), [("beginner", "safe"), ("beginner", "opening"), ("intermediate", "none")])
 def test_compiled_games_make_the_same_moves_as_games_through_the_env(strength: str, preset: str, rule: str) -> None:
-    from mine_env.constants import PRESETS
-
     rows, cols, mines = PRESETS[preset]
     games = 12 if preset == "beginner" else 4
     suite = Suite(name="t", rows=rows, cols=cols, mines=mines, first_click=rule, games=games, base_seed=9)
