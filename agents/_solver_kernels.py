@@ -13,11 +13,14 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
   first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
   number the cell may show is added to the position and the position recounted exactly.
 * ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest,
-  and they are ranked by two-move survival: the chance the cell is safe and, whatever it shows, the best
-  next move (a certainly safe cell counts as 1) is safe too. Dead cells (that can show only one number, so
-  teach nothing) come last, and ties go to progress. Once at
-  most ``endgame_layouts`` layouts fit the position, the exact endgame search of :mod:`agents._endgame`
-  chooses instead (when it finishes within its node budget).
+  among them up to ``far_candidates`` cells two steps (in a row or column) from a number, whose number
+  would overlap the numbers already shown. They are ranked by two-move survival: the chance the cell is
+  safe and, whatever it shows, the best next move (a certainly safe cell counts as 1) is safe too. Dead
+  cells (that can show only one number, so teach nothing) come last, and ties go to progress. Before
+  that, a forced 50/50 (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed
+  at once when ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess
+  elsewhere. Once at most ``endgame_layouts`` layouts fit the position, the exact endgame search of
+  :mod:`agents._endgame` chooses instead (when it finishes within its work budget).
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
 pure function of the layout key and the agent's seed.
@@ -39,7 +42,7 @@ from agents._prob_kernels import (
     cells_from_boxes,
     combine_board,
 )
-from mine_env.constants import HIDDEN
+from mine_env.constants import HIDDEN, MINE
 from mine_env.kernels import (
     META_KEY,
     META_SAFE_LEFT,
@@ -59,7 +62,10 @@ STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRON
 TIE_TOLERANCE = 1e-9
 """Relative distance under which two probabilities (or scores) count as equal."""
 _INTERIOR_CANDIDATES = 4
-"""At most this many cells that touch no number enter a look-ahead: they are alike, bar their borders."""
+"""At most this many cells that touch no number enter a look-ahead by fewest hidden neighbours: they are
+alike, bar their borders (a corner opens a zero most often)."""
+FAR_CANDIDATES = 4
+"""By default ``strong`` also looks ahead at this many cells two steps from a number (and touching none)."""
 
 ENDGAME_LAYOUTS = 200
 """By default ``strong`` searches the endgame exactly once at most this many layouts fit the position."""
@@ -123,6 +129,17 @@ def _touches_number(flat, rows, cols, cell):
 
 
 @njit(cache=True)
+def _two_from_number(flat, rows, cols, cell):
+    """Whether a revealed number lies two steps from ``cell`` in its row or column."""
+    r, c = cell // cols, cell % cols
+    for dr, dc in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+        rr, cc = r + dr, c + dc
+        if 0 <= rr < rows and 0 <= cc < cols and flat[rr * cols + cc] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _uniform(state):
     """A float in [0, 1) from the stream; returns (new state, value)."""
     state, bits = splitmix64(state)
@@ -130,12 +147,12 @@ def _uniform(state):
 
 
 @njit(cache=True)
-def _candidates(flat, rows, cols, probability, bound, by_probability, limit, state):
+def _candidates(flat, rows, cols, probability, bound, by_probability, limit, far_limit, state):
     """Hidden cells with probability <= ``bound``, ordered and cut to ``limit``.
 
     Order: lowest probability first when ``by_probability``, then fewest hidden neighbours, then a seeded
-    random key. Cells touching no number are alike, so at most :data:`_INTERIOR_CANDIDATES` of them are
-    kept. Returns (cells, new state).
+    random key. Of the cells touching no number, the first :data:`_INTERIOR_CANDIDATES` are kept, and
+    after them up to ``far_limit`` that lie two steps from a number. Returns (cells, new state).
     """
     n = flat.shape[0]
     cells = np.empty(n, np.int64)
@@ -154,15 +171,18 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, sta
             ranked[j] = probability[cells[order[j]]]
         order = order[np.argsort(ranked, kind="mergesort")]
     chosen = np.empty(min(m, limit), np.int64)
-    taken = interior = 0
+    taken = interior = far = 0
     for j in range(m):
         if taken == chosen.shape[0]:
             break
         cell = cells[order[j]]
         if not _touches_number(flat, rows, cols, cell):
-            if interior == _INTERIOR_CANDIDATES:
+            if interior < _INTERIOR_CANDIDATES:
+                interior += 1
+            elif far < far_limit and _two_from_number(flat, rows, cols, cell):
+                far += 1
+            else:
                 continue
-            interior += 1
         chosen[taken] = cell
         taken += 1
     return chosen[:taken], state
@@ -213,6 +233,79 @@ def look_ahead(flat, rows, cols, mines, cell, mine_probability):
 
 
 @njit(cache=True)
+def _certain_mine_or_outside(flat, rows, cols, r, c, probability):
+    """Whether (r, c) lies off the board, is a shown mine or is a covered cell that is certainly a mine."""
+    if r < 0 or r >= rows or c < 0 or c >= cols:
+        return True
+    cell = r * cols + c
+    return flat[cell] == MINE or (flat[cell] < 0 and probability[cell] >= 1.0 - TIE_TOLERANCE)
+
+
+@njit(cache=True)
+def _one_mine_between(flat, rows, cols, probability, a, b):
+    """Whether a number next to both ``a`` and ``b`` says exactly one of them is a mine.
+
+    Its other covered neighbours must all be certain mines, so what it still misses is ``a`` or ``b``.
+    """
+    ra, ca, rb, cb = a // cols, a % cols, b // cols, b % cols
+    for r in range(max(max(ra, rb) - 1, 0), min(min(ra, rb) + 2, rows)):
+        for c in range(max(max(ca, cb) - 1, 0), min(min(ca, cb) + 2, cols)):
+            number = r * cols + c
+            if flat[number] < 0:
+                continue
+            missing, settled = int(flat[number]), True
+            for rr in range(max(r - 1, 0), min(r + 2, rows)):
+                for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                    cell = rr * cols + cc
+                    if cell in (a, b) or flat[cell] >= 0:
+                        continue
+                    if _certain_mine_or_outside(flat, rows, cols, rr, cc, probability):
+                        missing -= 1
+                    else:
+                        settled = False
+            if settled and missing == 1:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _forced_pair(flat, rows, cols, probability, a, b):
+    """Whether neighbours ``a`` and ``b`` are a 50/50 that no later reveal can settle.
+
+    One of them is a mine, and every cell next to only one of them is off the board or certainly a mine
+    (so never revealed): every number still to come sees both or neither.
+    """
+    ra, ca, rb, cb = a // cols, a % cols, b // cols, b % cols
+    for r in range(min(ra, rb) - 1, max(ra, rb) + 2):
+        for c in range(min(ca, cb) - 1, max(ca, cb) + 2):
+            next_to_a = abs(r - ra) <= 1 and abs(c - ca) <= 1
+            next_to_b = abs(r - rb) <= 1 and abs(c - cb) <= 1
+            if next_to_a != next_to_b and not _certain_mine_or_outside(flat, rows, cols, r, c, probability):
+                return False
+    return _one_mine_between(flat, rows, cols, probability, a, b)
+
+
+@njit(cache=True)
+def _half(p):
+    """Whether a mine probability is one half."""
+    return abs(p - 0.5) < TIE_TOLERANCE
+
+
+@njit(cache=True)
+def forced_fifty_fifty(flat, rows, cols, probability):
+    """A cell of the first forced 50/50 pair in row-major order (see :func:`_forced_pair`), or -1."""
+    for a in range(flat.shape[0]):
+        if flat[a] != HIDDEN or not _half(probability[a]):
+            continue
+        r, c = a // cols, a % cols
+        for b in (a + 1 if c + 1 < cols else -1, a + cols if r + 1 < rows else -1):
+            pair = b >= 0 and flat[b] == HIDDEN and _half(probability[b])
+            if pair and _forced_pair(flat, rows, cols, probability, a, b):
+                return a
+    return -1
+
+
+@njit(cache=True)
 def _pick(candidates, scores_by_rank, state):
     """A seeded uniform choice among the candidates best by each row of scores in turn (within tolerance)."""
     keep = np.ones(candidates.shape[0], np.bool_)
@@ -230,14 +323,20 @@ def _pick(candidates, scores_by_rank, state):
 
 @njit(cache=True)
 def choose_guess(
-    flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, endgame_layouts, state
-):
+    flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, far_candidates,
+    endgame_layouts, pairs_first, state,
+):  # fmt: skip
     """The guess in a position with no certainly safe cell; returns (cell, new state).
 
-    ``strong`` first tries the exact endgame search when at most ``endgame_layouts`` layouts fit.
+    ``strong`` first tries the exact endgame search when at most ``endgame_layouts`` layouts fit, then
+    (when ``pairs_first``) a forced 50/50.
     """
     if strength == STRONG and log_layouts <= math.log(endgame_layouts + 0.5):
         cell, _ = best_endgame_guess(flat, rows, cols, mines, endgame_layouts, ENDGAME_WORK)
+        if cell >= 0:
+            return cell, state
+    if strength == STRONG and pairs_first:
+        cell = forced_fifty_fifty(flat, rows, cols, probability)
         if cell >= 0:
             return cell, state
     lowest = 1.0
@@ -247,10 +346,12 @@ def choose_guess(
     tied = lowest + TIE_TOLERANCE * lowest
     if strength == STRONG:
         bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - margin))
-        candidates, state = _candidates(flat, rows, cols, probability, bound, True, max_candidates, state)
+        candidates, state = _candidates(
+            flat, rows, cols, probability, bound, True, max_candidates, far_candidates, state
+        )
     else:
         limit = 1 if strength == FAST else max_candidates
-        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
+        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, 0, state)
     if candidates.shape[0] == 1:
         return candidates[0], state
     # Rows: alive (not a dead cell), two-move survival, progress chance.
@@ -265,7 +366,9 @@ def choose_guess(
 
 
 @njit(cache=True)
-def decide(flat, rows, cols, mines, strength, margin, max_candidates, endgame_layouts, state):
+def decide(
+    flat, rows, cols, mines, strength, margin, max_candidates, far_candidates, endgame_layouts, pairs_first, state
+):
     """The solver's next move(s) in a position after the first click.
 
     Returns (cells, new state): every certainly safe hidden cell in increasing order when there is one,
@@ -278,15 +381,19 @@ def decide(flat, rows, cols, mines, strength, margin, max_candidates, endgame_la
     if cells.shape[0]:
         return cells, state
     cell, state = choose_guess(
-        flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, endgame_layouts, state
-    )
+        flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, far_candidates,
+        endgame_layouts, pairs_first, state,
+    )  # fmt: skip
     cells = np.empty(1, np.int64)
     cells[0] = cell
     return cells, state
 
 
 @njit(cache=True)
-def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates, endgame_layouts):
+def play_game(
+    rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates, far_candidates,
+    endgame_layouts, pairs_first,
+):  # fmt: skip
     """One whole game: the layout from ``key`` (as the env draws it), the solver's moves from ``state``.
 
     Returns (won, safe cells revealed, reveals made).
@@ -303,7 +410,10 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margi
     reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
     steps = 1
     while meta[META_STATUS] == PLAYING:
-        cells, state = decide(obs, rows, cols, n_mines, strength, margin, max_candidates, endgame_layouts, state)
+        cells, state = decide(
+            obs, rows, cols, n_mines, strength, margin, max_candidates, far_candidates, endgame_layouts,
+            pairs_first, state,
+        )  # fmt: skip
         if cells.shape[0] == 0:
             break
         for cell in cells:
@@ -316,7 +426,10 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, strength, margi
 
 
 @njit(cache=True)
-def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates, endgame_layouts):
+def play_games(
+    rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates, far_candidates,
+    endgame_layouts, pairs_first,
+):  # fmt: skip
     """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
     games = keys.shape[0]
     won = np.empty(games, np.bool_)
@@ -325,6 +438,6 @@ def play_games(rows, cols, n_mines, rule, first_cell, keys, states, strength, ma
     for g in range(games):
         won[g], revealed[g], steps[g] = play_game(
             rows, cols, n_mines, rule, first_cell, keys[g], states[g], strength, margin, max_candidates,
-            endgame_layouts,
+            far_candidates, endgame_layouts, pairs_first,
         )  # fmt: skip
     return won, revealed, steps

@@ -119,8 +119,12 @@ class SolverAgent(PlannedMovesAgent):
             candidates for the look-ahead.
         max_candidates: at most this many cells get the look-ahead (safest first, then fewest hidden
             neighbours).
+        far_candidates: ``strong`` only: besides the four cells touching no number that have the fewest
+            hidden neighbours, up to this many cells two steps from a number get the look-ahead.
         endgame_layouts: ``strong`` only: search the endgame exactly once at most this many layouts fit
             the position (0: never).
+        pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
+            can tell apart) as soon as one appears.
     """
 
     name = "solver"
@@ -132,7 +136,9 @@ class SolverAgent(PlannedMovesAgent):
         strength: str = DEFAULT_STRENGTH,
         margin: float = 0.1,
         max_candidates: int = 12,
+        far_candidates: int = kernels.FAR_CANDIDATES,
         endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
+        pairs_first: bool = True,
     ) -> None:
         if strength not in kernels.STRENGTHS:
             raise ValueError(f"unknown solver strength {strength!r}; expected one of {', '.join(STRENGTHS)}")
@@ -140,12 +146,16 @@ class SolverAgent(PlannedMovesAgent):
             raise ValueError(f"margin must lie in [0, 1), got {margin}")
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        if far_candidates < 0:
+            raise ValueError(f"far_candidates must be >= 0, got {far_candidates}")
         if endgame_layouts < 0:
             raise ValueError(f"endgame_layouts must be >= 0 (0: no endgame search), got {endgame_layouts}")
         self.strength = strength
         self.margin = float(margin)
         self.max_candidates = int(max_candidates)
+        self.far_candidates = int(far_candidates)
         self.endgame_layouts = int(endgame_layouts)
+        self.pairs_first = bool(pairs_first)
         self._state = np.uint64(initial_state(seed))
         self.reset()
 
@@ -157,7 +167,7 @@ class SolverAgent(PlannedMovesAgent):
             return [int(valid[0])]
         cells, state = kernels.decide(
             flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
-            self.max_candidates, self.endgame_layouts, self._state,
+            self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first, self._state,
         )  # fmt: skip
         self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
         if cells.size == 0:
@@ -182,5 +192,5 @@ class SolverAgent(PlannedMovesAgent):
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
         return kernels.play_games(
             rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
-            self.margin, self.max_candidates, self.endgame_layouts,
+            self.margin, self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first,
         )  # fmt: skip

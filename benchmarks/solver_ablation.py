@@ -31,12 +31,15 @@ from mine_env.board import layout_key
 from mine_env.constants import PRESETS
 from mine_env.spec import BoardSpec
 
+_STRONG_BARE = {"strength": "strong", "far_candidates": 0, "pairs_first": False}
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("fast: the safest cell", {"strength": "fast"}),
     ("standard: + certain progress among the safest", {"strength": "standard"}),
-    ("+ two-move survival instead of progress", {"strength": "strong", "margin": 0.0, "endgame_layouts": 0}),
-    ("+ candidates within 10% of the best safety", {"strength": "strong", "endgame_layouts": 0}),
-    ("+ exact endgame search (strong, the default)", {"strength": "strong"}),
+    ("+ two-move survival instead of progress", {**_STRONG_BARE, "margin": 0.0, "endgame_layouts": 0}),
+    ("+ candidates within 10% of the best safety", {**_STRONG_BARE, "endgame_layouts": 0}),
+    ("+ exact endgame search", _STRONG_BARE),
+    ("+ forced 50/50s guessed first", {"strength": "strong", "far_candidates": 0}),
+    ("+ cells two steps from a number (strong, the default)", {"strength": "strong"}),
 ]
 CHUNKS_PER_WORKER = 8
 

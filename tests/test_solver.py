@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from agents import _solver_kernels as kernels
+from agents._endgame import enumerate_layouts
 from agents.probability import InconsistentBoard, analyse
 from agents.solver import STRENGTHS, SolverAgent
 from agents.solver_reference import ReferenceSolver, progress_chance
 from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
-from mine_env.constants import HIDDEN, PRESETS
+from mine_env.constants import HIDDEN, MINE, PRESETS
 from mine_env.spec import BoardSpec
 from tests.test_agents import info_for, random_position
 
@@ -39,9 +40,13 @@ def positions() -> list[tuple[np.ndarray, int]]:
     return small + [(grid, 20) for grid in played_positions(8, 12, 20, games=8, seed=200)]
 
 
-def compiled_guess(grid: np.ndarray, mines: int, strength: str, seed: int = 0) -> int:
+def compiled_guess(grid: np.ndarray, mines: int, strength: str, seed: int = 0, pairs_first: bool = True) -> int:
+    """The compiled guess with the default settings, bar the endgame search."""
     flat = grid.astype(np.int8).ravel()
-    cells, _ = kernels.decide(flat, *grid.shape, mines, kernels.STRENGTHS[strength], 0.1, 12, 0, np.uint64(seed))
+    cells, _ = kernels.decide(
+        flat, *grid.shape, mines, kernels.STRENGTHS[strength], 0.1, 12, kernels.FAR_CANDIDATES, 0, pairs_first,
+        np.uint64(seed),
+    )  # fmt: skip
     assert cells.size == 1
     return int(cells[0])
 
@@ -97,13 +102,81 @@ def test_strong_guesses_within_the_margin_with_the_best_two_move_survival(
     for grid, mines in positions[:15]:
         probabilities = analyse(grid, mines).probabilities.ravel()
         hidden = grid.ravel() == HIDDEN
-        cell = compiled_guess(grid, mines, "strong")
+        cell = compiled_guess(grid, mines, "strong", pairs_first=False)
         assert 1 - probabilities[cell] >= (1 - probabilities[hidden].min()) * 0.9 - 1e-12
         _, survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, cell, probabilities[cell])
         assert survival <= 1 - probabilities[cell] + 1e-12
         fast_cell = compiled_guess(grid, mines, "fast")
         _, fast_survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, fast_cell, probabilities[fast_cell])
         assert survival >= fast_survival - 1e-12
+
+
+def forced_pairs_by_enumeration(grid: np.ndarray, mines: int) -> set[frozenset[int]] | None:
+    """Neighbour pairs with one mine in every layout and a mine in every layout on each cell next to only
+    one of them (None: too many layouts to list)."""
+    rows, cols = grid.shape
+    cells, layouts, complete = enumerate_layouts(grid.ravel(), rows, cols, mines, 20_000)
+    if not complete:
+        return None
+    column = {int(cell): layouts[:, j] for j, cell in enumerate(cells)}
+    always_mine = {cell for cell, mine in column.items() if mine.all()} | set(np.flatnonzero(grid.ravel() == MINE))
+    pairs = set()
+    for a in column:
+        for b in (a + 1, a + cols):
+            if b not in column or (b == a + 1 and b % cols == 0) or not (column[a] + column[b] == 1).all():
+                continue
+            (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+            one_sided = {
+                r * cols + c
+                for r in range(max(min(ra, rb) - 1, 0), min(max(ra, rb) + 2, rows))
+                for c in range(max(min(ca, cb) - 1, 0), min(max(ca, cb) + 2, cols))
+                if (max(abs(r - ra), abs(c - ca)) <= 1) != (max(abs(r - rb), abs(c - cb)) <= 1)
+            }
+            if one_sided <= always_mine:
+                pairs.add(frozenset((a, b)))
+    return pairs
+
+
+def test_a_found_forced_fifty_fifty_is_one_by_enumeration() -> None:
+    rng = np.random.default_rng(11)
+    found = 0
+    for _ in range(600):
+        _, grid = random_position(rng, 5, 6, 9)
+        probability = kernels.count_position(grid.ravel(), 5, 6, 9)[1]
+        cell = kernels.forced_fifty_fifty(grid.ravel(), 5, 6, probability)
+        pairs = forced_pairs_by_enumeration(grid, 9)
+        if cell < 0 or pairs is None:
+            continue
+        assert any(cell in pair for pair in pairs), grid
+        found += 1
+    assert found >= 10  # 17 of the 33 positions with a forced pair
+
+
+def test_strong_guesses_a_forced_fifty_fifty_before_a_safer_cell() -> None:
+    H = HIDDEN
+    grid = np.array([[1, 3, MINE, H, H, H, H, H], [H, H, MINE, H, H, H, H, H]], np.int8)
+    # (1,0) and (1,1): one mine, and only mines or the border lie next to just one of them; the ten cells
+    # on the right share one mine, so each is 90% safe.
+    assert compiled_guess(grid, 4, "fast") >= 3
+    assert compiled_guess(grid, 4, "strong") in (8, 9)
+    assert compiled_guess(grid, 4, "strong", pairs_first=False) >= 3
+    grid[0, 1] = 2  # now (1,2) need not be a mine: a later reveal there can settle the pair
+    grid[1, 2] = H
+    probability = kernels.count_position(grid.ravel(), 2, 8, 4)[1]
+    assert kernels.forced_fifty_fifty(grid.ravel(), 2, 8, probability) == -1
+
+
+def test_strong_looks_ahead_at_cells_two_steps_from_a_number() -> None:
+    grid = np.full((9, 9), HIDDEN, np.int8)
+    grid[4, 4] = 2  # one number in the middle: 8 cells touch it, the rest are alike
+    flat = grid.ravel()
+    probability = kernels.count_position(flat, 9, 9, 10)[1]
+    bound = probability[flat == HIDDEN].max()
+    near, _ = kernels._candidates(flat, 9, 9, probability, bound, True, 20, 0, np.uint64(1))
+    far, _ = kernels._candidates(flat, 9, 9, probability, bound, True, 20, 4, np.uint64(1))
+    two_steps = {2 * 9 + 4, 6 * 9 + 4, 4 * 9 + 2, 4 * 9 + 6}
+    assert len(far) == len(near) + 4
+    assert set(far.tolist()) - set(near.tolist()) == two_steps
 
 
 @pytest.mark.parametrize("strength", STRENGTHS)
@@ -133,6 +206,7 @@ def test_every_strength_wins_most_beginner_games() -> None:
         ({"strength": "wild"}, "unknown solver strength"),
         ({"margin": 1.0}, "margin"),
         ({"max_candidates": 0}, "max_cand"),
+        ({"far_candidates": -1}, "far_cand"),
     ],
 )
 def test_bad_solver_settings_are_refused(options: dict, message: str) -> None:
