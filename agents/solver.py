@@ -159,10 +159,19 @@ class SolverAgent(PlannedMovesAgent):
         self._state = np.uint64(initial_state(seed))
         self.reset()
 
+    def reset(self) -> None:
+        """Forget the previous game, so the next position planned is checked to fit."""
+        super().reset()
+        self._checked = False
+
     def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
         """The compiled count's certainly safe cells, or its guess for the strength setting."""
         rows, cols = obs.shape
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
+        if not self._checked:  # a position not reached by this game's reveals: check it fits
+            if not kernels.count_position(flat, rows, cols, int(info["mines"]))[0]:
+                analyse(obs, int(info["mines"]))  # raises InconsistentBoard, saying what does not fit
+            self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
         cells, state = kernels.decide(

@@ -1,10 +1,11 @@
 """What each idea of the solver's guess adds: every setting on the very same seeded games.
 
-Each row adds one idea to the row above (see agents/_solver_kernels.py); the last row is ``solver``, the
-default ``strong`` setting. Games are those of the suite ``minesweeper eval --preset P --first-click R
---games N --seed S`` plays, so the last row equals that command's ``solver`` result. The paired column
-compares each row with the one above on the same games (McNemar's exact test on the games only one of
-the two won). Milliseconds per game are compute time inside one worker process.
+Each row adds one idea to the row above (see agents/_solver_kernels.py). The row marked "the default" is
+``solver``, the default ``strong`` setting; the row after it is an option that is off by default. Games are
+those of the suite ``minesweeper eval --preset P --first-click R --games N --seed S`` plays, so the default
+row equals that command's ``solver`` result. The paired column compares each row with the one above on the
+same games (McNemar's exact test on the games only one of the two won). Milliseconds per game are compute
+time inside one worker process.
 
 Usage::
 
@@ -31,15 +32,15 @@ from mine_env.board import layout_key
 from mine_env.constants import PRESETS
 from mine_env.spec import BoardSpec
 
-_STRONG_BARE = {"strength": "strong", "far_candidates": 0, "pairs_first": False}
+_STRONG_BARE = {"strength": "strong", "pairs_first": False}
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("fast: the safest cell", {"strength": "fast"}),
     ("standard: + certain progress among the safest", {"strength": "standard"}),
     ("+ two-move survival instead of progress", {**_STRONG_BARE, "margin": 0.0, "endgame_layouts": 0}),
     ("+ candidates within 10% of the best safety", {**_STRONG_BARE, "endgame_layouts": 0}),
     ("+ exact endgame search", _STRONG_BARE),
-    ("+ forced 50/50s guessed first", {"strength": "strong", "far_candidates": 0}),
-    ("+ cells two steps from a number (strong, the default)", {"strength": "strong"}),
+    ("+ forced 50/50s guessed first (strong, the default)", {"strength": "strong"}),
+    ("+ 4 cells two steps from a number (an option, off by default)", {"strength": "strong", "far_candidates": 4}),
 ]
 CHUNKS_PER_WORKER = 8
 

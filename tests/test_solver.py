@@ -217,3 +217,22 @@ def test_bad_solver_settings_are_refused(options: dict, message: str) -> None:
 def test_one_seed_per_key() -> None:
     with pytest.raises(ValueError, match="one seed per key"):
         SolverAgent().play_compiled(9, 9, 10, "safe", np.arange(3), np.arange(2))
+
+
+def test_cells_one_number_clears_are_certainly_safe() -> None:
+    rng = np.random.default_rng(5)
+    found = 0
+    for _ in range(200):
+        _, grid = random_position(rng, 7, 9, 12)
+        quick = kernels.single_cell_safe(grid.ravel(), 7, 9)
+        safe = kernels.count_position(grid.ravel(), 7, 9, 12)[2]
+        assert safe[quick].all()
+        found += quick.size > 0
+    assert found > 50
+
+
+def test_a_position_that_does_not_fit_is_refused_even_when_one_number_clears_a_cell() -> None:
+    grid = np.array([[1, HIDDEN, 1, HIDDEN]], np.int8)  # the first 1 makes (0,1) a mine, so (0,3) is safe
+    assert kernels.single_cell_safe(grid.ravel(), 1, 4).tolist() == [3]
+    with pytest.raises(InconsistentBoard):
+        SolverAgent(seed=0).act(grid, info_for(grid, 3))  # three mines cannot fit in two covered cells
