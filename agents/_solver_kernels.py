@@ -8,19 +8,19 @@ here make the same moves (tested).
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
 
 * ``fast``: the safest cell; among equally safe cells the one with the fewest hidden neighbours (the
-  likeliest to open an area), then a seeded draw. One exact count per position, nothing more.
+  likeliest to open an area), then a seeded draw. At most one exact count per position, nothing more.
 * ``standard``: among the equally safe cells (at most ``max_candidates`` of them, fewest hidden neighbours
   first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
   number the cell may show is added to the position and the position recounted exactly.
-* ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest,
-  among them up to ``far_candidates`` cells two steps (in a row or column) from a number, whose number
-  would overlap the numbers already shown. They are ranked by two-move survival: the chance the cell is
-  safe and, whatever it shows, the best next move (a certainly safe cell counts as 1) is safe too. Dead
-  cells (that can show only one number, so teach nothing) come last, and ties go to progress. Before
-  that, a forced 50/50 (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed
-  at once when ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess
-  elsewhere. Once at most ``endgame_layouts`` layouts fit the position, the exact endgame search of
-  :mod:`agents._endgame` chooses instead (when it finishes within its work budget).
+* ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest
+  (and, as an option off by default, up to ``far_candidates`` cells two steps in a row or column from a
+  number, whose number would overlap the numbers already shown). They are ranked by two-move survival:
+  the chance the cell is safe and, whatever it shows, the best next move (a certainly safe cell counts
+  as 1) is safe too. Dead cells (that can show only one number, so teach nothing) come last, and ties go
+  to progress. Before that, a forced 50/50 (two neighbouring cells, one mine, that no later reveal can
+  tell apart) is guessed at once when ``pairs_first``: it must be guessed some day, and guessing it first
+  may spare a guess elsewhere. Once at most ``endgame_layouts`` layouts fit the position, the exact
+  endgame search of :mod:`agents._endgame` chooses instead (when it finishes within its work budget).
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
 pure function of the layout key and the agent's seed.
