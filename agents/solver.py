@@ -17,12 +17,15 @@ policy in plain Python for the tests.
 
 from __future__ import annotations
 
+import operator
 from abc import abstractmethod
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from agents import _solver_kernels as kernels
+from agents._seeding import numpy_first_draws
 from agents.base import Agent
 from agents.probability import analyse
 from agents.random_agent import follows, valid_reveals
@@ -31,6 +34,7 @@ from mine_env.kernels import RULE_CODES
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 _STATE_LIMIT = 2**63
+_SEED_LIMIT = 2**64
 
 STRENGTHS = tuple(kernels.STRENGTHS)
 """The strength settings, weakest first."""
@@ -58,6 +62,15 @@ def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
 def initial_state(seed: int | None) -> int:
     """The solver's random stream state for ``seed`` (None: fresh entropy), one draw of numpy's generator."""
     return int(np.random.default_rng(seed).integers(0, _STATE_LIMIT))
+
+
+def initial_states(seeds: Iterable[int]) -> np.ndarray:
+    """:func:`initial_state` of each (integer) seed, as uint64: in compiled code when every seed lies in
+    [0, 2**64), with the same values a hundred times faster, else seed by seed through numpy."""
+    values = [operator.index(seed) for seed in seeds]
+    if all(0 <= value < _SEED_LIMIT for value in values):
+        return numpy_first_draws(np.array(values, dtype=np.uint64))
+    return np.array([initial_state(value) for value in values], dtype=np.uint64)
 
 
 class PlannedMovesAgent(Agent):
@@ -196,7 +209,7 @@ class SolverAgent(PlannedMovesAgent):
         """
         r, c = first_click_cell(rows, cols, rule)
         keys = np.asarray(keys, dtype=np.int64)
-        states = np.array([initial_state(int(seed)) for seed in seeds], dtype=np.uint64)
+        states = initial_states(seeds)
         if states.shape != keys.shape:
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
         return kernels.play_games(

@@ -7,8 +7,9 @@ import pytest
 
 from agents import _solver_kernels as kernels
 from agents._endgame import enumerate_layouts
+from agents._seeding import numpy_first_draws
 from agents.probability import InconsistentBoard, analyse
-from agents.solver import STRENGTHS, SolverAgent
+from agents.solver import STRENGTHS, SolverAgent, initial_state, initial_states
 from agents.solver_reference import ReferenceSolver, progress_chance
 from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
@@ -212,6 +213,23 @@ def test_every_strength_wins_most_beginner_games() -> None:
 def test_bad_solver_settings_are_refused(options: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SolverAgent(**options)
+
+
+def test_compiled_seeding_equals_numpys_first_draw() -> None:
+    edges = [0, 1, 2**32 - 1, 2**32, 2**32 + 1, 2**63 - 1, 2**63, 2**64 - 1]
+    drawn = np.random.default_rng(3).integers(0, 2**64 - 1, size=300, dtype=np.uint64, endpoint=True)
+    seeds = edges + [int(seed) for seed in drawn] + list(range(200))
+    expected = np.array([initial_state(seed) for seed in seeds], dtype=np.uint64)
+    assert (numpy_first_draws(np.array(seeds, dtype=np.uint64)) == expected).all()
+    assert (initial_states(seeds) == expected).all()
+
+
+def test_seeds_outside_the_compiled_range_go_through_numpy() -> None:
+    assert initial_states([2**64 + 5, 7]).tolist() == [initial_state(2**64 + 5), initial_state(7)]
+    with pytest.raises(ValueError, match="non-negative"):
+        initial_states([3, -1])
+    with pytest.raises(TypeError):
+        initial_states([1.5])
 
 
 def test_one_seed_per_key() -> None:
