@@ -367,29 +367,39 @@ def choose_guess(
 
 
 @njit(cache=True)
-def _mark_neighbours(flat, rows, cols, cell, target, only_hidden, skip):
-    """Set ``target`` on the covered cells around ``cell`` (only the hidden ones, not in ``skip``, when
-    ``only_hidden``)."""
-    r, c = cell // cols, cell % cols
+def _covered_around(flat, rows, cols, r, c):
+    """Covered cells (hidden, flagged or shown mines) around (r, c)."""
+    total = 0
     for rr in range(max(r - 1, 0), min(r + 2, rows)):
         for cc in range(max(c - 1, 0), min(c + 2, cols)):
-            i = rr * cols + cc
-            if flat[i] < 0 and (not only_hidden or (flat[i] == HIDDEN and not skip[i])):
-                target[i] = True
+            total += flat[rr * cols + cc] < 0
+    return total
 
 
 @njit(cache=True)
-def _around(flat, rows, cols, cell, marked):
-    """(covered cells, marked covered cells) around ``cell``."""
-    r, c = cell // cols, cell % cols
-    covered = in_marked = 0
+def _mines_and_open_around(flat, rows, cols, r, c, mine):
+    """(cells marked in ``mine``, hidden cells not marked) around (r, c)."""
+    marked = unmarked = 0
     for rr in range(max(r - 1, 0), min(r + 2, rows)):
         for cc in range(max(c - 1, 0), min(c + 2, cols)):
             i = rr * cols + cc
-            if flat[i] < 0:
-                covered += 1
-                in_marked += marked[i]
-    return covered, in_marked
+            marked += mine[i]
+            unmarked += flat[i] == HIDDEN and not mine[i]
+    return marked, unmarked
+
+
+@njit(cache=True)
+def _mark_around(flat, rows, cols, r, c, target, skip):
+    """Set ``target`` on the covered cells around (r, c) that are not in ``skip``; returns how many were
+    newly set."""
+    newly = 0
+    for rr in range(max(r - 1, 0), min(r + 2, rows)):
+        for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            i = rr * cols + cc
+            if flat[i] < 0 and not skip[i] and not target[i]:
+                target[i] = True
+                newly += 1
+    return newly
 
 
 @njit(cache=True)
@@ -402,14 +412,22 @@ def single_cell_safe(flat, rows, cols):
     """
     n = flat.shape[0]
     mine = flat == MINE
-    for i in range(n):
-        if flat[i] > 0 and _around(flat, rows, cols, i, mine)[0] == flat[i]:
-            _mark_neighbours(flat, rows, cols, i, mine, False, mine)
+    nothing = np.zeros(n, np.bool_)
+    for r in range(rows):
+        for c in range(cols):
+            value = flat[r * cols + c]
+            if value > 0 and _covered_around(flat, rows, cols, r, c) == value:
+                _mark_around(flat, rows, cols, r, c, mine, nothing)
     safe = np.zeros(n, np.bool_)
-    for i in range(n):
-        if flat[i] >= 0 and _around(flat, rows, cols, i, mine)[1] == flat[i]:
-            _mark_neighbours(flat, rows, cols, i, safe, True, mine)
-    return np.flatnonzero(safe)
+    found = 0
+    for r in range(rows):
+        for c in range(cols):
+            value = flat[r * cols + c]
+            if value >= 0:
+                marked, unmarked = _mines_and_open_around(flat, rows, cols, r, c, mine)
+                if marked == value and unmarked:
+                    found += _mark_around(flat, rows, cols, r, c, safe, mine)
+    return np.flatnonzero(safe) if found else np.empty(0, np.int64)
 
 
 @njit(cache=True)

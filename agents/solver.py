@@ -197,7 +197,7 @@ class SolverAgent(PlannedMovesAgent):
         return cells.tolist()
 
     def play_compiled(
-        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: np.ndarray
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play one game per layout key without the env, with this agent's settings.
 
