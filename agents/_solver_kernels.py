@@ -5,6 +5,10 @@ evaluation runner calls :func:`play_games` to play whole suites without leaving 
 through the same :func:`decide`, so a game played move by move through the env and the same game played
 here make the same moves (tested).
 
+The exact count runs only when no cell is safe by one number alone or by two numbers together
+(:func:`local_safe`): safe cells revealed in any order lead to the same position before the next guess,
+so the shortcut changes no game, and it spares most counts that would only find safe cells.
+
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
 
 * ``fast``: the safest cell; among equally safe cells the one with the fewest hidden neighbours (the
@@ -377,38 +381,88 @@ def _covered_around(flat, rows, cols, r, c):
 
 
 @njit(cache=True)
-def _mines_and_open_around(flat, rows, cols, r, c, mine):
-    """(cells marked in ``mine``, hidden cells not marked) around (r, c)."""
+def _mines_and_unknown_around(flat, rows, cols, r, c, mine):
+    """(cells marked in ``mine``, covered cells not marked) around (r, c)."""
     marked = unmarked = 0
     for rr in range(max(r - 1, 0), min(r + 2, rows)):
         for cc in range(max(c - 1, 0), min(c + 2, cols)):
             i = rr * cols + cc
             marked += mine[i]
-            unmarked += flat[i] == HIDDEN and not mine[i]
+            unmarked += flat[i] < 0 and not mine[i]
     return marked, unmarked
 
 
 @njit(cache=True)
-def _mark_around(flat, rows, cols, r, c, target, skip):
-    """Set ``target`` on the covered cells around (r, c) that are not in ``skip``; returns how many were
-    newly set."""
+def _mark_around(flat, rows, cols, r, c, target, skip, only_hidden):
+    """Set ``target`` on the covered cells (only the hidden ones when ``only_hidden``) around (r, c) that
+    are not in ``skip``; returns how many were newly set."""
     newly = 0
     for rr in range(max(r - 1, 0), min(r + 2, rows)):
         for cc in range(max(c - 1, 0), min(c + 2, cols)):
             i = rr * cols + cc
-            if flat[i] < 0 and not skip[i] and not target[i]:
+            if flat[i] < 0 and (flat[i] == HIDDEN or not only_hidden) and not skip[i] and not target[i]:
                 target[i] = True
                 newly += 1
     return newly
 
 
 @njit(cache=True)
-def single_cell_safe(flat, rows, cols):
-    """Hidden cells that a single number proves safe, in increasing order: no count needed.
+def _shared_unknown(flat, rows, cols, ra, ca, rb, cb, mine):
+    """Covered cells not marked in ``mine`` next to both (ra, ca) and (rb, cb)."""
+    total = 0
+    for r in range(max(max(ra, rb) - 1, 0), min(min(ra, rb) + 2, rows)):
+        for c in range(max(max(ca, cb) - 1, 0), min(min(ca, cb) + 2, cols)):
+            i = r * cols + c
+            total += flat[i] < 0 and not mine[i]
+    return total
+
+
+@njit(cache=True)
+def _mark_beyond(flat, rows, cols, rb, cb, ra, ca, safe, mine):
+    """Set ``safe`` on the hidden cells around (rb, cb), not marked in ``mine``, that are not next to
+    (ra, ca); returns how many were newly set."""
+    newly = 0
+    for r in range(max(rb - 1, 0), min(rb + 2, rows)):
+        for c in range(max(cb - 1, 0), min(cb + 2, cols)):
+            i = r * cols + c
+            if flat[i] == HIDDEN and not mine[i] and not safe[i] and (abs(r - ra) > 1 or abs(c - ca) > 1):
+                safe[i] = True
+                newly += 1
+    return newly
+
+
+@njit(cache=True)
+def _pair_clears(flat, rows, cols, mine, unknown, missing, safe):
+    """The subset rule between two numbers a and b at most two cells apart: b's unknown cells (covered, not
+    marked as mines) outside a hold at most ``missing[b]`` minus the fewest mines a must put in the cells
+    they share, so they are safe when that is 0. Marks the hidden ones in ``safe``; returns how many were
+    newly marked."""
+    found = 0
+    for rb in range(rows):
+        for cb in range(cols):
+            b = rb * cols + cb
+            if unknown[b] == 0:
+                continue
+            for ra in range(max(rb - 2, 0), min(rb + 3, rows)):
+                for ca in range(max(cb - 2, 0), min(cb + 3, cols)):
+                    a = ra * cols + ca
+                    if a == b or unknown[a] == 0:
+                        continue
+                    shared = _shared_unknown(flat, rows, cols, ra, ca, rb, cb, mine)
+                    if 0 < shared < unknown[b] and missing[b] <= missing[a] - (unknown[a] - shared):
+                        found += _mark_beyond(flat, rows, cols, rb, cb, ra, ca, safe, mine)
+    return found
+
+
+@njit(cache=True)
+def local_safe(flat, rows, cols):
+    """Hidden cells that one number, or else two numbers together, prove safe, in increasing order: no
+    count needed.
 
     First every number with as many covered neighbours as its value marks them all as mines; then every
-    number with that many marked mines around it clears its other hidden neighbours. Flags are not
-    trusted; shown mines count as mines. Assumes the position fits (nothing here checks it).
+    number with that many marked mines around it clears its other hidden neighbours. When none does, the
+    subset rule between pairs of numbers (:func:`_pair_clears`) is tried. Flags are not trusted; shown
+    mines count as mines. Assumes the position fits (nothing here checks it).
     """
     n = flat.shape[0]
     mine = flat == MINE
@@ -417,16 +471,21 @@ def single_cell_safe(flat, rows, cols):
         for c in range(cols):
             value = flat[r * cols + c]
             if value > 0 and _covered_around(flat, rows, cols, r, c) == value:
-                _mark_around(flat, rows, cols, r, c, mine, nothing)
+                _mark_around(flat, rows, cols, r, c, mine, nothing, False)
     safe = np.zeros(n, np.bool_)
+    unknown = np.zeros(n, np.int64)
+    missing = np.zeros(n, np.int64)
     found = 0
     for r in range(rows):
         for c in range(cols):
-            value = flat[r * cols + c]
-            if value >= 0:
-                marked, unmarked = _mines_and_open_around(flat, rows, cols, r, c, mine)
-                if marked == value and unmarked:
-                    found += _mark_around(flat, rows, cols, r, c, safe, mine)
+            i = r * cols + c
+            if flat[i] >= 0:
+                marked, unknown[i] = _mines_and_unknown_around(flat, rows, cols, r, c, mine)
+                missing[i] = flat[i] - marked
+                if missing[i] == 0 and unknown[i]:
+                    found += _mark_around(flat, rows, cols, r, c, safe, mine, True)
+    if not found:
+        found = _pair_clears(flat, rows, cols, mine, unknown, missing, safe)
     return np.flatnonzero(safe) if found else np.empty(0, np.int64)
 
 
@@ -436,14 +495,15 @@ def decide(
 ):
     """The solver's next move(s) in a position after the first click.
 
-    Returns (cells, new state): the hidden cells one number alone proves safe when there are any (no count
-    needed), else every certainly safe hidden cell, else the single guess; all in increasing order, and
-    empty when no layout fits the position. Revealing certainly safe cells in any order reaches the same
-    position once none is left, so the shortcut changes no guess, only the order of the free reveals.
+    Returns (cells, new state): the hidden cells one number, or two together, prove safe when there are any
+    (:func:`local_safe`, no count needed), else every certainly safe hidden cell of the exact count, else
+    the single guess; all in increasing order, and empty when no layout fits the position. Revealing
+    certainly safe cells in any order reaches the same position once none is left, so the shortcut
+    changes no guess, only the order of the free reveals.
     The caller must know the position fits (the shortcut does not count); :class:`SolverAgent` checks
     each position it did not reach by its own reveals.
     """
-    cells = single_cell_safe(flat, rows, cols)
+    cells = local_safe(flat, rows, cols)
     if cells.shape[0]:
         return cells, state
     consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)

@@ -14,7 +14,7 @@ from agents.solver_reference import ReferenceSolver, progress_chance
 from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
-from mine_env.constants import HIDDEN, MINE, PRESETS
+from mine_env.constants import FLAG, HIDDEN, MINE, PRESETS
 from mine_env.spec import BoardSpec
 from tests.test_agents import info_for, random_position
 
@@ -237,20 +237,29 @@ def test_one_seed_per_key() -> None:
         SolverAgent().play_compiled(9, 9, 10, "safe", np.arange(3), np.arange(2))
 
 
-def test_cells_one_number_clears_are_certainly_safe() -> None:
+def test_cells_one_or_two_numbers_clear_are_certainly_safe_and_hidden() -> None:
     rng = np.random.default_rng(5)
     found = 0
-    for _ in range(200):
+    for _ in range(400):
         _, grid = random_position(rng, 7, 9, 12)
-        quick = kernels.single_cell_safe(grid.ravel(), 7, 9)
-        safe = kernels.count_position(grid.ravel(), 7, 9, 12)[2]
-        assert safe[quick].all()
+        flat = grid.ravel()
+        flat[(flat == HIDDEN) & (rng.random(flat.size) < 0.15)] = FLAG  # flags on mines and safe cells
+        quick = kernels.local_safe(flat, 7, 9)
+        safe = kernels.count_position(flat, 7, 9, 12)[2]
+        assert safe[quick].all() and (flat[quick] == HIDDEN).all()
         found += quick.size > 0
-    assert found > 50
+    assert found > 100
+
+
+def test_two_numbers_together_clear_what_neither_clears_alone() -> None:
+    grid = np.array([[HIDDEN] * 4, [1, 1, 1, 1], [0, 0, 0, 0]], np.int8)
+    # The left 1 puts its mine among the first two cells, which the second 1 also sees: its third is safe.
+    assert kernels.local_safe(grid.ravel(), 3, 4).tolist() == [1, 2]
+    assert kernels.count_position(grid.ravel(), 3, 4, 2)[2][:4].tolist() == [False, True, True, False]
 
 
 def test_a_position_that_does_not_fit_is_refused_even_when_one_number_clears_a_cell() -> None:
     grid = np.array([[1, HIDDEN, 1, HIDDEN]], np.int8)  # the first 1 makes (0,1) a mine, so (0,3) is safe
-    assert kernels.single_cell_safe(grid.ravel(), 1, 4).tolist() == [3]
+    assert kernels.local_safe(grid.ravel(), 1, 4).tolist() == [3]
     with pytest.raises(InconsistentBoard):
         SolverAgent(seed=0).act(grid, info_for(grid, 3))  # three mines cannot fit in two covered cells
