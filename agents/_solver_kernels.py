@@ -466,12 +466,11 @@ def local_safe(flat, rows, cols):
     """
     n = flat.shape[0]
     mine = flat == MINE
-    nothing = np.zeros(n, np.bool_)
     for r in range(rows):
         for c in range(cols):
             value = flat[r * cols + c]
             if value > 0 and _covered_around(flat, rows, cols, r, c) == value:
-                _mark_around(flat, rows, cols, r, c, mine, nothing, False)
+                _mark_around(flat, rows, cols, r, c, mine, mine, False)
     safe = np.zeros(n, np.bool_)
     unknown = np.zeros(n, np.int64)
     missing = np.zeros(n, np.int64)
