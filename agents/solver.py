@@ -2,7 +2,8 @@
 
 Policy, move by move:
 
-1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`);
+1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`),
+   or the cell given as ``first_cell``;
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
 3. otherwise a guess, chosen by the strength setting (details in :mod:`agents._solver_kernels`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
@@ -73,6 +74,15 @@ def initial_states(seeds: Iterable[int]) -> np.ndarray:
     return np.array([initial_state(value) for value in values], dtype=np.uint64)
 
 
+def _cell_pair(cell: tuple[int, int]) -> tuple[int, int]:
+    """``cell`` as a (row, col) pair of integers; a ValueError says what is wrong with anything else."""
+    try:
+        r, c = (operator.index(value) for value in cell)
+    except (TypeError, ValueError):
+        raise ValueError(f"first_cell must be a (row, col) pair of integers, got {cell!r}") from None
+    return r, c
+
+
 class PlannedMovesAgent(Agent):
     """What both solvers share: the first click, then the moves of one plan played without re-thinking.
 
@@ -92,7 +102,7 @@ class PlannedMovesAgent(Agent):
         valid = valid_reveals(obs, info)
         rows, cols = obs.shape
         if np.isin(obs, (HIDDEN, FLAG)).all():
-            r, c = first_click_cell(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
+            r, c = self.first_click(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
             if r * cols + c in valid:
                 return r * cols + c
         queued = self._next_planned(obs, valid)
@@ -100,6 +110,10 @@ class PlannedMovesAgent(Agent):
             return queued
         self._pending = self.plan(obs, info, valid)[::-1]
         return self._pending.pop()
+
+    def first_click(self, rows: int, cols: int, rule: str) -> tuple[int, int]:
+        """The cell clicked first on a board with nothing revealed: the best one for the rule."""
+        return first_click_cell(rows, cols, rule)
 
     @abstractmethod
     def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
@@ -138,6 +152,8 @@ class SolverAgent(PlannedMovesAgent):
             the position (0: never).
         pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
             can tell apart) as soon as one appears.
+        first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
+            (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
     """
 
     name = "solver"
@@ -152,6 +168,7 @@ class SolverAgent(PlannedMovesAgent):
         far_candidates: int = kernels.FAR_CANDIDATES,
         endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
         pairs_first: bool = True,
+        first_cell: tuple[int, int] | None = None,
     ) -> None:
         if strength not in kernels.STRENGTHS:
             raise ValueError(f"unknown solver strength {strength!r}; expected one of {', '.join(STRENGTHS)}")
@@ -169,8 +186,18 @@ class SolverAgent(PlannedMovesAgent):
         self.far_candidates = int(far_candidates)
         self.endgame_layouts = int(endgame_layouts)
         self.pairs_first = bool(pairs_first)
+        self.first_cell = None if first_cell is None else _cell_pair(first_cell)
         self._state = np.uint64(initial_state(seed))
         self.reset()
+
+    def first_click(self, rows: int, cols: int, rule: str) -> tuple[int, int]:
+        """``first_cell`` when one was given (it must lie on the board), else the best cell for the rule."""
+        if self.first_cell is None:
+            return first_click_cell(rows, cols, rule)
+        r, c = self.first_cell
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise ValueError(f"first_cell {self.first_cell} lies off the {rows}x{cols} board")
+        return r, c
 
     def reset(self) -> None:
         """Forget the previous game, so the next position planned is checked to fit."""
@@ -207,7 +234,7 @@ class SolverAgent(PlannedMovesAgent):
         Returns:
             (won, safe cells revealed, reveals made), one entry per game.
         """
-        r, c = first_click_cell(rows, cols, rule)
+        r, c = self.first_click(rows, cols, rule)
         keys = np.asarray(keys, dtype=np.int64)
         states = initial_states(seeds)
         if states.shape != keys.shape:

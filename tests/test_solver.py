@@ -15,6 +15,7 @@ from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
 from mine_env.constants import FLAG, HIDDEN, MINE, PRESETS
+from mine_env.env import MinesweeperEnv
 from mine_env.spec import BoardSpec
 from tests.test_agents import info_for, random_position
 
@@ -230,6 +231,40 @@ def test_seeds_outside_the_compiled_range_go_through_numpy() -> None:
         initial_states([3, -1])
     with pytest.raises(TypeError):
         initial_states([1.5])
+
+
+def test_a_given_first_cell_is_clicked_first_through_the_env_and_in_compiled_games() -> None:
+    env = MinesweeperEnv(rows=9, cols=9, mines=10, first_click="opening")
+    expected = []
+    for game in range(6):
+        agent = SolverAgent(seed=game, first_cell=(1, 6))
+        obs, info = env.reset(seed=100 + game)
+        assert agent.act(obs, info) == 1 * 9 + 6
+        agent.reset()
+        steps, done = 0, False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+            steps, done = steps + 1, terminated or truncated
+        expected.append((bool(info["is_success"]), int(info["revealed"]), steps))
+    keys = np.array([layout_key(100 + game) for game in range(6)], dtype=np.int64)
+    won, revealed, steps = SolverAgent(first_cell=(1, 6)).play_compiled(9, 9, 10, "opening", keys, range(6))
+    assert list(zip(won.tolist(), revealed.tolist(), steps.tolist(), strict=True)) == expected
+    assert SolverAgent(first_cell=None).first_click(9, 9, "opening") == (2, 2)
+
+
+@pytest.mark.parametrize(("first_cell", "message"), [((1,), "pair"), (("a", 2), "pair"), ((1.5, 2), "pair")])
+def test_a_malformed_first_cell_is_refused(first_cell: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SolverAgent(first_cell=first_cell)
+
+
+def test_a_first_cell_off_the_board_is_refused_when_played() -> None:
+    agent = SolverAgent(first_cell=(9, 0))
+    with pytest.raises(ValueError, match="off the 9x9 board"):
+        agent.play_compiled(9, 9, 10, "safe", np.arange(2), range(2))
+    grid = np.full((9, 9), HIDDEN, np.int8)
+    with pytest.raises(ValueError, match="off the 9x9 board"):
+        agent.act(grid, info_for(grid, 10))
 
 
 def test_one_seed_per_key() -> None:
