@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench solver-strength
+.PHONY: install install-dev demo test lint bench solver-strength solver-first-click
 
 install:
 	$(PIP) install -q -e .
@@ -36,4 +36,12 @@ solver-strength: install
 	for preset in beginner intermediate expert; do for rule in opening safe; do \
 	  minesweeper eval --agent solver --preset $$preset --first-click $$rule --games 100000 --seed 2026 \
 	    --workers 2 --no-oracle --no-progress --json $(STRENGTH_DIR)/$$preset-$$rule.json || exit 1; \
+	done; done
+
+# The first-click study of docs/SOLVER.md: 10,000 games per first cell, board and rule (about 35 minutes).
+solver-first-click: install
+	mkdir -p $(STRENGTH_DIR)
+	for preset in beginner intermediate expert; do for rule in safe opening; do \
+	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
+	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done

@@ -1,0 +1,96 @@
+"""Where to click first: the solver's win rate for each first-click cell, on the same layout keys.
+
+The first click is the one move the solver does not derive from a count; ``agents.solver.first_click_cell``
+fixes it per rule (a corner under ``safe``; (2, 2), or (3, 3) on expert, under ``opening``). This script
+plays the solver from other cells to check that choice. Each row is one first cell; the games are those of
+the suite ``minesweeper eval --preset P --first-click R --games N --seed S`` plays.
+
+Under ``safe`` and ``opening`` the mines avoid the first click (and, under ``opening``, its neighbours), so
+one layout key gives a different board for each first cell: rows share keys and agent seeds, not boards.
+The paired column still applies McNemar's exact test to the games only one of the two rows won (it needs
+independent pairs, not identical ones); it compares each row with the rule's default cell.
+
+Usage::
+
+    python benchmarks/first_click.py --preset expert --first-click safe --games 10000 --seed 2026
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+from solver_ablation import play_setting, warm_up
+
+from agents.solver import first_click_cell
+from eval.stats import mcnemar, wilson_interval
+from eval.suites import adhoc_suite
+from mine_env.constants import PRESETS
+from mine_env.spec import BoardSpec
+
+
+def candidate_cells(rows: int, cols: int) -> list[tuple[int, int]]:
+    """The diagonal from the corner to (4, 4), an edge cell two steps in, and the centre, without repeats."""
+    cells = [(d, d) for d in range(5)] + [(0, 2), (rows // 2, cols // 2)]
+    return [cell for i, cell in enumerate(cells) if cell not in cells[:i] and cell[0] < rows and cell[1] < cols]
+
+
+def parse_cell(text: str) -> tuple[int, int]:
+    """A ``row,col`` argument as a pair of integers."""
+    try:
+        r, c = (int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a cell is written row,col (e.g. 3,3), got {text!r}") from None
+    return r, c
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
+    parser.add_argument("--first-click", choices=("safe", "opening"), default="safe")
+    parser.add_argument("--cells", type=parse_cell, nargs="+", help="row,col cells to try (default: a set)")
+    parser.add_argument("--strength", choices=("fast", "standard", "strong"), default="strong")
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args()
+    rows, cols, mines = PRESETS[args.preset]
+    default = first_click_cell(rows, cols, args.first_click)
+    cells = args.cells or candidate_cells(rows, cols)
+    for r, c in cells:
+        if not (0 <= r < rows and 0 <= c < cols):
+            parser.error(f"cell {r},{c} lies off the {rows}x{cols} board")
+    cells = [default] + [cell for cell in cells if cell != default]
+    suite = adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
+    print(f"{suite.name}, solver {args.strength}: {args.games:,} games per first cell, the same layout keys\n")
+    print("| first cell | wins | win rate | Wilson 95% | vs the default cell (only default / only this, p) | ms/game |")
+    print("|---|---:|---:|---|---|---:|")
+    report, baseline = [], None
+    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=warm_up) as pool:
+        for cell in cells:
+            won, ms = play_setting(pool, suite, {"strength": args.strength, "first_cell": cell}, args.workers)
+            lo, hi = wilson_interval(int(won.sum()), won.size)
+            paired, label = "", f"({cell[0]}, {cell[1]})"
+            if baseline is None:
+                baseline, label = won, f"{label}, the default"
+            else:
+                test = mcnemar(int((baseline & ~won).sum()), int((won & ~baseline).sum()))
+                paired = f"{test.only_a} / {test.only_b}, p = {test.p_value_exact:.3g}"
+            print(
+                f"| {label} | {int(won.sum()):,} | {won.mean():.2%} | {lo:.2%} - {hi:.2%} | {paired} | {ms:.2f} |",
+                flush=True,
+            )
+            report.append({"first_cell": list(cell), "default": cell == default, "wins": int(won.sum()),
+                           "games": int(won.size), "win_rate": float(won.mean()), "ci95": [lo, hi],
+                           "ms_per_game": ms})  # fmt: skip
+    if args.json:
+        payload = {"suite": suite.to_dict(), "strength": args.strength, "rows": report}
+        args.json.write_text(json.dumps(payload, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
