@@ -38,7 +38,7 @@ solver-strength: install
 	    --workers 2 --no-oracle --no-progress --json $(STRENGTH_DIR)/$$preset-$$rule.json || exit 1; \
 	done; done
 
-# The first-click study of docs/SOLVER.md: 10,000 games per first cell, board and rule (about 35 minutes).
+# The first-click study of docs/SOLVER.md: 10,000 games per first cell, board and rule (about 20 minutes on 2 cores).
 solver-first-click: install
 	mkdir -p $(STRENGTH_DIR)
 	for preset in beginner intermediate expert; do for rule in safe opening; do \
