@@ -21,12 +21,10 @@ import argparse
 import json
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
-from pathlib import Path
 
-from solver_ablation import play_setting, warm_up
+from solver_ablation import add_suite_arguments, play_setting, result_row, warm_up
 
-from agents.solver import first_click_cell
-from eval.stats import mcnemar, wilson_interval
+from agents.solver import DEFAULT_STRENGTH, STRENGTHS, first_click_cell
 from eval.suites import adhoc_suite
 from mine_env.constants import PRESETS
 from mine_env.spec import BoardSpec
@@ -49,14 +47,9 @@ def parse_cell(text: str) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
-    parser.add_argument("--first-click", choices=("safe", "opening"), default="safe")
+    add_suite_arguments(parser, first_click="safe")
     parser.add_argument("--cells", type=parse_cell, nargs="+", help="row,col cells to try (default: a set)")
-    parser.add_argument("--strength", choices=("fast", "standard", "strong"), default="strong")
-    parser.add_argument("--games", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--strength", choices=STRENGTHS, default=DEFAULT_STRENGTH)
     args = parser.parse_args()
     rows, cols, mines = PRESETS[args.preset]
     default = first_click_cell(rows, cols, args.first_click)
@@ -73,20 +66,12 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=warm_up) as pool:
         for cell in cells:
             won, ms = play_setting(pool, suite, {"strength": args.strength, "first_cell": cell}, args.workers)
-            lo, hi = wilson_interval(int(won.sum()), won.size)
-            paired, label = "", f"({cell[0]}, {cell[1]})"
+            label = f"({cell[0]}, {cell[1]})" + (", the default" if baseline is None else "")
+            line, row = result_row(label, won, ms, baseline)
+            print(line, flush=True)
+            report.append({"first_cell": list(cell), "default": baseline is None, **row})
             if baseline is None:
-                baseline, label = won, f"{label}, the default"
-            else:
-                test = mcnemar(int((baseline & ~won).sum()), int((won & ~baseline).sum()))
-                paired = f"{test.only_a} / {test.only_b}, p = {test.p_value_exact:.3g}"
-            print(
-                f"| {label} | {int(won.sum()):,} | {won.mean():.2%} | {lo:.2%} - {hi:.2%} | {paired} | {ms:.2f} |",
-                flush=True,
-            )
-            report.append({"first_cell": list(cell), "default": cell == default, "wins": int(won.sum()),
-                           "games": int(won.size), "win_rate": float(won.mean()), "ci95": [lo, hi],
-                           "ms_per_game": ms})  # fmt: skip
+                baseline = won
     if args.json:
         payload = {"suite": suite.to_dict(), "strength": args.strength, "rows": report}
         args.json.write_text(json.dumps(payload, indent=2) + "\n")

@@ -72,14 +72,32 @@ def play_setting(pool: ProcessPoolExecutor, suite: Suite, settings: dict[str, An
     return won, 1000 * sum(seconds for _, seconds in results) / suite.games
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_suite_arguments(parser: argparse.ArgumentParser, first_click: str) -> None:
+    """The options the solver studies share: the suite (board, rule, games, seed), workers, a JSON file."""
     parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
-    parser.add_argument("--first-click", choices=("safe", "opening"), default="opening")
+    parser.add_argument("--first-click", choices=("safe", "opening"), default=first_click)
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the rows here")
+
+
+def result_row(label: str, won: np.ndarray, ms: float, versus: np.ndarray | None) -> tuple[str, dict[str, Any]]:
+    """A Markdown table row (wins, win rate, Wilson interval, McNemar against ``versus``, ms/game) and its data."""
+    wins = int(won.sum())
+    lo, hi = wilson_interval(wins, won.size)
+    paired = ""
+    if versus is not None:
+        test = mcnemar(int((versus & ~won).sum()), int((won & ~versus).sum()))
+        paired = f"{test.only_a} / {test.only_b}, p = {test.p_value_exact:.3g}"
+    line = f"| {label} | {wins:,} | {won.mean():.2%} | {lo:.2%} - {hi:.2%} | {paired} | {ms:.2f} |"
+    return line, {"wins": wins, "games": int(won.size), "win_rate": float(won.mean()), "ci95": [lo, hi],
+                  "ms_per_game": ms}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_suite_arguments(parser, first_click="opening")
     args = parser.parse_args()
     rows, cols, mines = PRESETS[args.preset]
     suite = adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
@@ -90,17 +108,9 @@ def main() -> None:
     with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=warm_up) as pool:
         for label, settings in SETTINGS:
             won, ms = play_setting(pool, suite, settings, args.workers)
-            lo, hi = wilson_interval(int(won.sum()), won.size)
-            paired = ""
-            if previous is not None:
-                test = mcnemar(int((previous & ~won).sum()), int((won & ~previous).sum()))
-                paired = f"{test.only_a} / {test.only_b}, p = {test.p_value_exact:.3g}"
-            print(
-                f"| {label} | {int(won.sum()):,} | {won.mean():.2%} | {lo:.2%} - {hi:.2%} | {paired} | {ms:.2f} |",
-                flush=True,
-            )
-            report.append({"setting": label, "options": settings, "wins": int(won.sum()), "games": int(won.size),
-                           "win_rate": float(won.mean()), "ci95": [lo, hi], "ms_per_game": ms})  # fmt: skip
+            line, row = result_row(label, won, ms, previous)
+            print(line, flush=True)
+            report.append({"setting": label, "options": settings, **row})
             previous = won
     if args.json:
         args.json.write_text(json.dumps({"suite": suite.to_dict(), "rows": report}, indent=2) + "\n")
