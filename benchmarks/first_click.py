@@ -19,15 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 
-from solver_ablation import add_suite_arguments, play_setting, result_row, warm_up
+from solver_ablation import add_suite_arguments, play_setting, result_row, suite_from, worker_pool
 
 from agents.solver import DEFAULT_STRENGTH, STRENGTHS, first_click_cell
-from eval.suites import adhoc_suite
 from mine_env.constants import PRESETS
-from mine_env.spec import BoardSpec
 
 
 def candidate_cells(rows: int, cols: int) -> list[tuple[int, int]]:
@@ -51,19 +47,19 @@ def main() -> None:
     parser.add_argument("--cells", type=parse_cell, nargs="+", help="row,col cells to try (default: a set)")
     parser.add_argument("--strength", choices=STRENGTHS, default=DEFAULT_STRENGTH)
     args = parser.parse_args()
-    rows, cols, mines = PRESETS[args.preset]
+    rows, cols, _ = PRESETS[args.preset]
     default = first_click_cell(rows, cols, args.first_click)
     cells = args.cells or candidate_cells(rows, cols)
     for r, c in cells:
         if not (0 <= r < rows and 0 <= c < cols):
             parser.error(f"cell {r},{c} lies off the {rows}x{cols} board")
     cells = [default] + [cell for cell in cells if cell != default]
-    suite = adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
+    suite = suite_from(args)
     print(f"{suite.name}, solver {args.strength}: {args.games:,} games per first cell, the same layout keys\n")
     print("| first cell | wins | win rate | Wilson 95% | vs the default cell (only default / only this, p) | ms/game |")
     print("|---|---:|---:|---|---|---:|")
     report, baseline = [], None
-    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=warm_up) as pool:
+    with worker_pool(args.workers) as pool:
         for cell in cells:
             won, ms = play_setting(pool, suite, {"strength": args.strength, "first_cell": cell}, args.workers)
             label = f"({cell[0]}, {cell[1]})" + (", the default" if baseline is None else "")

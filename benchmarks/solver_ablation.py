@@ -82,6 +82,17 @@ def add_suite_arguments(parser: argparse.ArgumentParser, first_click: str) -> No
     parser.add_argument("--json", type=Path, help="also write the rows here")
 
 
+def suite_from(args: argparse.Namespace) -> Suite:
+    """The suite the options of :func:`add_suite_arguments` name."""
+    rows, cols, mines = PRESETS[args.preset]
+    return adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes with the compiled kernels loaded before any timed game."""
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=warm_up)
+
+
 def result_row(label: str, won: np.ndarray, ms: float, versus: np.ndarray | None) -> tuple[str, dict[str, Any]]:
     """A Markdown table row (wins, win rate, Wilson interval, McNemar against ``versus``, ms/game) and its data."""
     wins = int(won.sum())
@@ -99,13 +110,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_suite_arguments(parser, first_click="opening")
     args = parser.parse_args()
-    rows, cols, mines = PRESETS[args.preset]
-    suite = adhoc_suite(BoardSpec(rows, cols, mines, args.first_click), args.games, args.seed)
+    suite = suite_from(args)
     print(f"{suite.name}: {args.games:,} games per setting, the same games for every row\n")
     print("| setting | wins | win rate | Wilson 95% | vs the row above (only above / only this, p) | ms/game |")
     print("|---|---:|---:|---|---|---:|")
     report, previous = [], None
-    with ProcessPoolExecutor(args.workers, mp_context=get_context("spawn"), initializer=warm_up) as pool:
+    with worker_pool(args.workers) as pool:
         for label, settings in SETTINGS:
             won, ms = play_setting(pool, suite, settings, args.workers)
             line, row = result_row(label, won, ms, previous)
