@@ -1,6 +1,7 @@
 """Print the Markdown table of docs/SOLVER.md from the JSON reports of `make solver-strength`.
 
-The ``ablation-*.json`` files of benchmarks/solver_ablation.py, kept in the same folder, are skipped.
+The ``ablation-*.json`` and ``first-click-*.json`` files of the two studies (benchmarks/solver_ablation.py,
+benchmarks/first_click.py), kept in the same folder, are skipped.
 
 Usage: python benchmarks/solver_table.py [docs/results/solver]
 """
@@ -33,7 +34,8 @@ def rows_of(report: dict) -> list[tuple[tuple, str]]:
 
 
 def main(folder: str = "docs/results/solver") -> None:
-    reports = [path for path in sorted(Path(folder).glob("*.json")) if not path.name.startswith("ablation-")]
+    studies = ("ablation-", "first-click-")
+    reports = [path for path in sorted(Path(folder).glob("*.json")) if not path.name.startswith(studies)]
     rows = [row for path in reports for row in rows_of(json.loads(path.read_text()))]
     header = ("board", "rule, first click", "agent", "games", "wins", "win rate", "Wilson 95%", "safe revealed")
     header += ("ms/game",)
