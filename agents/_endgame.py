@@ -1,6 +1,6 @@
 """Exact endgame search: once few layouts remain, the guess that maximises the chance of winning.
 
-With every layout that fits the position listed (at most a few hundred), a game is a small tree: a move
+With every layout that fits the position listed (at most a thousand by default), a game is a small tree: a move
 reveals a cell, which splits the remaining layouts by the number the cell shows (or ends the game when it
 is a mine). The win chance of a set ``S`` of layouts under best play is
 
