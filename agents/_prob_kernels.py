@@ -407,9 +407,7 @@ def _forward(sizes, cons, n_cons, targets):
                         same = same and rows_buffer[table[t, _ROW] + q] == row[q]
                     if same:
                         lo = min(table[t, _FWD_LO], table[s, _FWD_LO] + k)
-                        hi = max(
-                            table[t, _FWD_LO] + table[t, _FWD_LEN], table[s, _FWD_LO] + k + table[s, _FWD_LEN]
-                        )
+                        hi = max(table[t, _FWD_LO] + table[t, _FWD_LEN], table[s, _FWD_LO] + k + table[s, _FWD_LEN])
                         table[t, _FWD_LO] = lo
                         table[t, _FWD_LEN] = hi - lo
                         break
@@ -583,9 +581,7 @@ def _log_interior_weights(lowest, span, interior, mines_left):
         if anchored:  # valid rests form one run, each one less than the one before
             logs[x] = logs[x - 1] + math.log(rest + 1.0) - math.log(interior - rest)
         else:
-            logs[x] = (
-                math.lgamma(interior + 1.0) - math.lgamma(rest + 1.0) - math.lgamma(interior - rest + 1.0)
-            )
+            logs[x] = math.lgamma(interior + 1.0) - math.lgamma(rest + 1.0) - math.lgamma(interior - rest + 1.0)
             anchored = True
     return logs
 
@@ -632,9 +628,7 @@ def _prefixes(comp_lo, comp_span, comp_weight_start, weights):
 
 
 @njit(cache=True)
-def _outside_weights(
-    comp_span, comp_weight_start, weights, prefix, possible, prefix_len, interior_exp, interior_ok
-):
+def _outside_weights(comp_span, comp_weight_start, weights, prefix, possible, prefix_len, interior_exp, interior_ok):
     """O_c[m], the weight of the rest of the board when component c holds m more than its lowest total.
 
     With R_j[x] the weight of components j.. plus the unconstrained cells given x mines before component j,
@@ -871,9 +865,7 @@ def combine_board(
         allow), probability / certainly safe / certainly full per box, interior mine probability, interior
         certainly safe, interior certainly all mines, log of the number of layouts).
     """
-    prefix, possible, prefix_len, log_prefix, lowest_total = _prefixes(
-        comp_lo, comp_span, comp_weight_start, weights
-    )
+    prefix, possible, prefix_len, log_prefix, lowest_total = _prefixes(comp_lo, comp_span, comp_weight_start, weights)
     n_comp = comp_span.shape[0]
     n_boxes = comp_of_box.shape[0]
     width = prefix_len[n_comp]
@@ -887,9 +879,7 @@ def combine_board(
         log_total,
         safe_interior,
         full_interior,
-    ) = _interior_summary(
-        prefix[n_comp], possible[n_comp], width, log_interior, interior, mines_left, lowest_total
-    )
+    ) = _interior_summary(prefix[n_comp], possible[n_comp], width, log_interior, interior, mines_left, lowest_total)
     box_probability = np.empty(n_boxes, np.float64)
     box_safe = np.empty(n_boxes, np.bool_)
     box_full = np.empty(n_boxes, np.bool_)
@@ -977,6 +967,38 @@ def cells_from_boxes(
         else:
             probability[i], safe[i], mine[i] = 1.0 if known else 0.0, False, known
     return probability, safe, mine
+
+
+@njit(cache=True)
+def count_position(flat, rows, cols, mines):
+    """The exact count of an observation (flat int8, flags untrusted).
+
+    Returns (consistent, mine probability per cell, certainly safe per cell, log of the number of layouts);
+    the arrays are empty when no layout fits.
+    """
+    frontier = _frontier(flat, rows, cols, False)
+    status, n_known, constraint_cell, target, box_of_cell, interior = (
+        frontier[0],
+        frontier[2],
+        frontier[3],
+        frontier[4],
+        frontier[5],
+        frontier[6],
+    )
+    box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes = frontier[7:]
+    if status != STATUS_OK:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    comp_of_box, n_comp = _components(cons_boxes, cons_n_boxes, constraint_cell.shape[0], box_size.shape[0])
+    solved = _solve_components(
+        box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes, constraint_cell, target, comp_of_box, n_comp
+    )
+    if solved[0] != STATUS_OK:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    combined = combine_board(comp_of_box, *solved[2:], interior, mines - n_known)
+    if not combined[0]:
+        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
+    probability, safe, _ = cells_from_boxes(flat, False, box_of_cell, *combined[3:9])
+    return True, probability, safe, combined[9]
 
 
 def count_board(flat: np.ndarray, rows: int, cols: int, trust_flags: bool) -> tuple:

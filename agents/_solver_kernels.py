@@ -25,6 +25,10 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
   tell apart) is guessed at once when ``pairs_first``: it must be guessed some day, and guessing it first
   may spare a guess elsewhere. Once at most ``endgame_layouts`` layouts fit the position, the exact
   endgame search of :mod:`agents._endgame` chooses instead (when it finishes within its work budget).
+  With ``scoring="blended"`` (an option, off by default) the candidates are scored instead in the manner
+  of DavidNHill's solver: each next position by (4 x best + second best safety) / 5, raised for a cell
+  that may end up in a future 50/50 (:mod:`agents._long_term_risk`), with two swaps after the choice
+  (see :func:`_blended_guess`).
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
 pure function of the layout key and the agent's seed.
@@ -38,14 +42,8 @@ import numpy as np
 from numba import njit
 
 from agents._endgame import best_endgame_guess
-from agents._prob_kernels import (
-    STATUS_OK,
-    _components,
-    _frontier,
-    _solve_components,
-    cells_from_boxes,
-    combine_board,
-)
+from agents._long_term_risk import fifty_fifty_risk
+from agents._prob_kernels import count_position
 from mine_env.constants import HIDDEN, MINE
 from mine_env.kernels import (
     META_KEY,
@@ -62,6 +60,9 @@ from mine_env.kernels import (
 
 FAST, STANDARD, STRONG = 0, 1, 2
 STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRONG}
+SURVIVAL, BLENDED = 0, 1
+SCORINGS: dict[str, int] = {"survival": SURVIVAL, "blended": BLENDED}
+"""How ``strong`` scores its candidates (see the module docstring)."""
 
 TIE_TOLERANCE = 1e-9
 """Relative distance under which two probabilities (or scores) count as equal."""
@@ -72,6 +73,12 @@ FAR_CANDIDATES = 0
 """By default ``strong`` looks ahead at no cell two steps from a number: four of them gain 0.2 points on
 expert ``opening`` but lose 0.5 on intermediate ``safe`` (docs/SOLVER.md)."""
 
+FIFTY_FIFTY_WEIGHT = 0.9
+"""``blended`` scoring: how much of a candidate's long-term 50/50 risk is added back to its score."""
+SAFER_BY = 0.001
+"""``blended`` scoring: a candidate this much safer than the chosen cell, which the chosen cell would
+always prove safe, is played instead."""
+
 ENDGAME_LAYOUTS = 1000
 """By default ``strong`` searches the endgame exactly once at most this many layouts fit the position:
 from 1,000 rather than 200, expert gained 0.16 points under ``safe`` and 0.02 under ``opening`` on 10,000
@@ -80,38 +87,6 @@ ENDGAME_WORK = 100_000_000
 """Work the endgame search may do before it gives up: a deterministic bound on its time (under half a
 second per search on expert; tens of ms at the median). At a tenth of it most 1,000-layout searches
 give up and the gain is lost."""
-
-
-@njit(cache=True)
-def count_position(flat, rows, cols, mines):
-    """The exact count of an observation (flat int8, flags untrusted).
-
-    Returns (consistent, mine probability per cell, certainly safe per cell, log of the number of layouts);
-    the arrays are empty when no layout fits.
-    """
-    frontier = _frontier(flat, rows, cols, False)
-    status, n_known, constraint_cell, target, box_of_cell, interior = (
-        frontier[0],
-        frontier[2],
-        frontier[3],
-        frontier[4],
-        frontier[5],
-        frontier[6],
-    )
-    box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes = frontier[7:]
-    if status != STATUS_OK:
-        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
-    comp_of_box, n_comp = _components(cons_boxes, cons_n_boxes, constraint_cell.shape[0], box_size.shape[0])
-    solved = _solve_components(
-        box_size, box_cons, box_n_cons, cons_boxes, cons_n_boxes, constraint_cell, target, comp_of_box, n_comp
-    )
-    if solved[0] != STATUS_OK:
-        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
-    combined = combine_board(comp_of_box, *solved[2:], interior, mines - n_known)
-    if not combined[0]:
-        return False, np.empty(0, np.float64), np.empty(0, np.bool_), 0.0
-    probability, safe, _ = cells_from_boxes(flat, False, box_of_cell, *combined[3:9])
-    return True, probability, safe, combined[9]
 
 
 @njit(cache=True)
@@ -201,15 +176,24 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, far
 def look_ahead(flat, rows, cols, mines, cell, mine_probability):
     """What revealing ``cell`` leads to, by exact recounts of each number it may show.
 
-    Returns (chance it is safe and gives at least one certainly safe cell, chance it is safe and the best
-    next move is safe too: a certainly safe cell counts as 1, otherwise the next position's best safety,
-    how many numbers it may show: 1 for a dead cell, whose reveal teaches nothing).
+    Returns a tuple:
+
+    * the chance it is safe and gives at least one certainly safe cell (progress);
+    * two-move survival: the chance it is safe and the best next move is safe too (a certainly safe cell
+      counts as 1, otherwise the next position's best safety);
+    * how many numbers it may show (1 for a dead cell, whose reveal teaches nothing);
+    * blended survival: the same with each next position scored (4 x best + second best safety) / 5;
+    * the cell that is the single safest of the next position whatever the number, or -1;
+    * per cell, whether it is certainly safe whatever the number.
     """
     work = flat.copy()
     n = flat.shape[0]
     log_weight = np.full(9, -np.inf)
     progress = np.zeros(9, np.bool_)
     best_next = np.zeros(9, np.float64)
+    blend_next = np.zeros(9, np.float64)
+    always_safe = np.ones(n, np.bool_)
+    next_safest = -2  # -2: no number seen yet, -1: no single safest cell common to every number
     top = -np.inf
     for value in range(_hidden_neighbours(flat, rows, cols, cell) + 1):
         work[cell] = value
@@ -218,27 +202,38 @@ def look_ahead(flat, rows, cols, mines, cell, mine_probability):
             continue
         log_weight[value] = log_layouts
         top = max(top, log_layouts)
-        lowest = 1.0
+        best, second, safest = 0.0, 0.0, -1
         for i in range(n):
-            if work[i] == HIDDEN:
-                if safe[i]:
-                    progress[value] = True
-                lowest = min(lowest, probability[i])
-        best_next[value] = 1.0 if progress[value] else 1.0 - lowest
+            always_safe[i] = always_safe[i] and safe[i] and work[i] == HIDDEN
+            if work[i] != HIDDEN:
+                continue
+            progress[value] = progress[value] or safe[i]
+            safety = 1.0 - probability[i]
+            if safety > best:
+                best, second, safest = safety, best, i
+            elif safety > second:
+                second = safety
+        best_next[value] = 1.0 if progress[value] else best
+        blend_next[value] = (4.0 * best + second) / 5.0
+        single = safest if best > second + TIE_TOLERANCE else -1
+        next_safest = single if next_safest == -2 or next_safest == single else -1
     total = 0.0
     n_values = 0
     for value in range(9):
         if log_weight[value] > -np.inf:
             total += np.exp(log_weight[value] - top)
             n_values += 1
-    progress_chance = survival = 0.0
+    if n_values == 0:  # a certain mine: no number to see
+        always_safe[:] = False
+    progress_chance = survival = blended = 0.0
     for value in range(9):
         if log_weight[value] > -np.inf:
             share = (1.0 - mine_probability) * np.exp(log_weight[value] - top) / total
             survival += share * best_next[value]
+            blended += share * blend_next[value]
             if progress[value]:
                 progress_chance += share
-    return progress_chance, survival, n_values
+    return progress_chance, survival, n_values, blended, max(next_safest, -1), always_safe
 
 
 @njit(cache=True)
@@ -333,12 +328,12 @@ def _pick(candidates, scores_by_rank, state):
 @njit(cache=True)
 def choose_guess(
     flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, far_candidates,
-    endgame_layouts, pairs_first, state,
+    endgame_layouts, pairs_first, scoring, state,
 ):  # fmt: skip
     """The guess in a position with no certainly safe cell; returns (cell, new state).
 
     ``strong`` first tries the exact endgame search when at most ``endgame_layouts`` layouts fit, then
-    (when ``pairs_first``) a forced 50/50.
+    (when ``pairs_first``) a forced 50/50, then scores its candidates by ``scoring``.
     """
     if strength == STRONG and log_layouts <= math.log(endgame_layouts + 0.5):
         cell, _ = best_endgame_guess(flat, rows, cols, mines, endgame_layouts, ENDGAME_WORK)
@@ -363,15 +358,56 @@ def choose_guess(
         candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, 0, state)
     if candidates.shape[0] == 1:
         return candidates[0], state
+    if strength != STRONG:
+        progress = np.empty((1, candidates.shape[0]))
+        for j in range(candidates.shape[0]):
+            progress[0, j] = look_ahead(flat, rows, cols, mines, candidates[j], probability[candidates[j]])[0]
+        return _pick(candidates, progress, state)
+    if scoring == BLENDED:
+        return _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state)
     # Rows: alive (not a dead cell), two-move survival, progress chance.
     scores = np.empty((3, candidates.shape[0]))
     for j in range(candidates.shape[0]):
         cell = candidates[j]
-        progress, survival, n_values = look_ahead(flat, rows, cols, mines, cell, probability[cell])
-        scores[0, j], scores[1, j], scores[2, j] = n_values > 1, survival, progress
-    if strength == STRONG:
-        return _pick(candidates, scores, state)
-    return _pick(candidates, scores[2:], state)
+        progress_chance, survival, n_values, _, _, _ = look_ahead(flat, rows, cols, mines, cell, probability[cell])
+        scores[0, j], scores[1, j], scores[2, j] = n_values > 1, survival, progress_chance
+    return _pick(candidates, scores, state)
+
+
+@njit(cache=True)
+def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state):
+    """The ``blended`` scoring of ``strong``'s candidates; returns (cell, new state).
+
+    Score: blended survival (:func:`look_ahead`) times 1 + :data:`FIFTY_FIFTY_WEIGHT` x the cell's
+    long-term 50/50 risk over its safety (:func:`agents._long_term_risk.fifty_fifty_risk`); alive cells
+    first, ties to progress. Then two swaps: to a candidate at least :data:`SAFER_BY` safer that the
+    chosen cell would always prove safe, else to the candidate that would be the single safest cell
+    whatever the chosen one shows, when it is safer than the chosen one (it would be played next anyway).
+    """
+    m = candidates.shape[0]
+    scores = np.empty((3, m))
+    next_safest = np.empty(m, np.int64)
+    always_safe = np.empty((m, flat.shape[0]), np.bool_)
+    for j in range(m):
+        cell = candidates[j]
+        progress_chance, _, n_values, blended, next_safest[j], always_safe[j] = look_ahead(
+            flat, rows, cols, mines, cell, probability[cell]
+        )
+        risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell)
+        scores[0, j] = n_values > 1
+        scores[1, j] = blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
+        scores[2, j] = progress_chance
+    cell, state = _pick(candidates, scores, state)
+    chosen = np.flatnonzero(candidates == cell)[0]
+    for j in np.argsort(-scores[1]):
+        if probability[cell] - probability[candidates[j]] > SAFER_BY and always_safe[chosen, candidates[j]]:
+            return candidates[j], state
+    follow = next_safest[chosen]
+    if follow >= 0 and probability[follow] < probability[cell]:
+        for j in range(m):
+            if candidates[j] == follow:
+                return follow, state
+    return cell, state
 
 
 @njit(cache=True)
@@ -494,8 +530,9 @@ def local_safe(flat, rows, cols):
 
 @njit(cache=True)
 def decide(
-    flat, rows, cols, mines, strength, margin, max_candidates, far_candidates, endgame_layouts, pairs_first, state
-):
+    flat, rows, cols, mines, strength, margin, max_candidates, far_candidates, endgame_layouts, pairs_first,
+    scoring, state,
+):  # fmt: skip
     """The solver's next move(s) in a position after the first click.
 
     Returns (cells, new state): the hidden cells one number, or two together, prove safe when there are any
@@ -517,7 +554,7 @@ def decide(
         return cells, state
     cell, state = choose_guess(
         flat, rows, cols, mines, probability, log_layouts, strength, margin, max_candidates, far_candidates,
-        endgame_layouts, pairs_first, state,
+        endgame_layouts, pairs_first, scoring, state,
     )  # fmt: skip
     cells = np.empty(1, np.int64)
     cells[0] = cell
@@ -527,7 +564,7 @@ def decide(
 @njit(cache=True)
 def play_game(
     rows, cols, n_mines, rule, first_cell, key, state, strength, margin, max_candidates, far_candidates,
-    endgame_layouts, pairs_first,
+    endgame_layouts, pairs_first, scoring,
 ):  # fmt: skip
     """One whole game: the layout from ``key`` (as the env draws it), the solver's moves from ``state``.
 
@@ -547,7 +584,7 @@ def play_game(
     while meta[META_STATUS] == PLAYING:
         cells, state = decide(
             obs, rows, cols, n_mines, strength, margin, max_candidates, far_candidates, endgame_layouts,
-            pairs_first, state,
+            pairs_first, scoring, state,
         )  # fmt: skip
         if cells.shape[0] == 0:
             break
@@ -563,7 +600,7 @@ def play_game(
 @njit(cache=True)
 def play_games(
     rows, cols, n_mines, rule, first_cell, keys, states, strength, margin, max_candidates, far_candidates,
-    endgame_layouts, pairs_first,
+    endgame_layouts, pairs_first, scoring,
 ):  # fmt: skip
     """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
     games = keys.shape[0]
@@ -573,6 +610,6 @@ def play_games(
     for g in range(games):
         won[g], revealed[g], steps[g] = play_game(
             rows, cols, n_mines, rule, first_cell, keys[g], states[g], strength, margin, max_candidates,
-            far_candidates, endgame_layouts, pairs_first,
+            far_candidates, endgame_layouts, pairs_first, scoring,
         )  # fmt: skip
     return won, revealed, steps

@@ -152,6 +152,9 @@ class SolverAgent(PlannedMovesAgent):
             the position (0: never).
         pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
             can tell apart) as soon as one appears.
+        scoring: ``strong`` only: ``"survival"`` ranks the candidates by two-move survival; ``"blended"``
+            (an option) by a blend of the best and second-best next safety raised by long-term 50/50
+            risk (see :mod:`agents._solver_kernels`).
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
     """
@@ -168,6 +171,7 @@ class SolverAgent(PlannedMovesAgent):
         far_candidates: int = kernels.FAR_CANDIDATES,
         endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
         pairs_first: bool = True,
+        scoring: str = "survival",
         first_cell: tuple[int, int] | None = None,
     ) -> None:
         if strength not in kernels.STRENGTHS:
@@ -178,6 +182,8 @@ class SolverAgent(PlannedMovesAgent):
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
         if far_candidates < 0:
             raise ValueError(f"far_candidates must be >= 0, got {far_candidates}")
+        if scoring not in kernels.SCORINGS:
+            raise ValueError(f"unknown scoring {scoring!r}; expected one of {', '.join(kernels.SCORINGS)}")
         if endgame_layouts < 0:
             raise ValueError(f"endgame_layouts must be >= 0 (0: no endgame search), got {endgame_layouts}")
         self.strength = strength
@@ -186,6 +192,7 @@ class SolverAgent(PlannedMovesAgent):
         self.far_candidates = int(far_candidates)
         self.endgame_layouts = int(endgame_layouts)
         self.pairs_first = bool(pairs_first)
+        self.scoring = scoring
         self.first_cell = None if first_cell is None else _cell_pair(first_cell)
         self._state = np.uint64(initial_state(seed))
         self.reset()
@@ -216,7 +223,8 @@ class SolverAgent(PlannedMovesAgent):
             return [int(valid[0])]
         cells, state = kernels.decide(
             flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
-            self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first, self._state,
+            self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first,
+            kernels.SCORINGS[self.scoring], self._state,
         )  # fmt: skip
         self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
         if cells.size == 0:
@@ -242,4 +250,5 @@ class SolverAgent(PlannedMovesAgent):
         return kernels.play_games(
             rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
             self.margin, self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first,
+            kernels.SCORINGS[self.scoring],
         )  # fmt: skip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -9,9 +11,9 @@ from agents import _solver_kernels as kernels
 from agents._endgame import enumerate_layouts
 from agents._seeding import numpy_first_draws
 from agents.probability import InconsistentBoard, analyse
-from agents.solver import STRENGTHS, SolverAgent, initial_state, initial_states
+from agents.solver import SolverAgent, initial_state, initial_states
 from agents.solver_reference import ReferenceSolver, progress_chance
-from eval.runner import GamePlayer, resolve_agents
+from eval.runner import AgentSpec, GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
 from mine_env.constants import FLAG, HIDDEN, MINE, PRESETS
@@ -42,12 +44,14 @@ def positions() -> list[tuple[np.ndarray, int]]:
     return small + [(grid, 20) for grid in played_positions(8, 12, 20, games=8, seed=200)]
 
 
-def compiled_guess(grid: np.ndarray, mines: int, strength: str, seed: int = 0, pairs_first: bool = True) -> int:
+def compiled_guess(
+    grid: np.ndarray, mines: int, strength: str, seed: int = 0, pairs_first: bool = True, scoring: str = "survival"
+) -> int:
     """The compiled guess with the default settings, bar the endgame search."""
     flat = grid.astype(np.int8).ravel()
     cells, _ = kernels.decide(
         flat, *grid.shape, mines, kernels.STRENGTHS[strength], 0.1, 12, kernels.FAR_CANDIDATES, 0, pairs_first,
-        np.uint64(seed),
+        kernels.SCORINGS[scoring], np.uint64(seed),
     )  # fmt: skip
     assert cells.size == 1
     return int(cells[0])
@@ -106,11 +110,26 @@ def test_strong_guesses_within_the_margin_with_the_best_two_move_survival(
         hidden = grid.ravel() == HIDDEN
         cell = compiled_guess(grid, mines, "strong", pairs_first=False)
         assert 1 - probabilities[cell] >= (1 - probabilities[hidden].min()) * 0.9 - 1e-12
-        _, survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, cell, probabilities[cell])
+        survival = kernels.look_ahead(grid.ravel(), *grid.shape, mines, cell, probabilities[cell])[1]
         assert survival <= 1 - probabilities[cell] + 1e-12
         fast_cell = compiled_guess(grid, mines, "fast")
-        _, fast_survival, _ = kernels.look_ahead(grid.ravel(), *grid.shape, mines, fast_cell, probabilities[fast_cell])
+        fast_survival = kernels.look_ahead(grid.ravel(), *grid.shape, mines, fast_cell, probabilities[fast_cell])[1]
         assert survival >= fast_survival - 1e-12
+
+
+def test_blended_scoring_guesses_within_the_margin_and_blends_below_survival(
+    positions: list[tuple[np.ndarray, int]],
+) -> None:
+    for grid, mines in positions[:15]:
+        probabilities = analyse(grid, mines).probabilities.ravel()
+        hidden = grid.ravel() == HIDDEN
+        cell = compiled_guess(grid, mines, "strong", pairs_first=False, scoring="blended")
+        assert 1 - probabilities[cell] >= (1 - probabilities[hidden].min()) * 0.9 - 1e-12
+        for candidate in np.flatnonzero(hidden)[:6]:
+            outcome = kernels.look_ahead(grid.ravel(), *grid.shape, mines, candidate, probabilities[candidate])
+            survival, blended, always_safe = outcome[1], outcome[3], outcome[5]
+            assert blended <= survival + 1e-12
+            assert not always_safe[candidate] and not (always_safe & ~hidden).any()
 
 
 def forced_pairs_by_enumeration(grid: np.ndarray, mines: int) -> set[frozenset[int]] | None:
@@ -181,13 +200,21 @@ def test_strong_looks_ahead_at_cells_two_steps_from_a_number() -> None:
     assert set(far.tolist()) - set(near.tolist()) == two_steps
 
 
-@pytest.mark.parametrize("strength", STRENGTHS)
+SETTINGS = {
+    "fast": "solver-fast",
+    "standard": "solver-standard",
+    "strong": "solver",
+    "blended": AgentSpec("solver-blended", partial(SolverAgent, scoring="blended")),
+}
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
 @pytest.mark.parametrize(("preset", "rule"), [("beginner", "safe"), ("beginner", "opening"), ("intermediate", "none")])
-def test_compiled_games_make_the_same_moves_as_games_through_the_env(strength: str, preset: str, rule: str) -> None:
+def test_compiled_games_make_the_same_moves_as_games_through_the_env(setting: str, preset: str, rule: str) -> None:
     rows, cols, mines = PRESETS[preset]
     games = 12 if preset == "beginner" else 4
     suite = Suite(name="t", rows=rows, cols=cols, mines=mines, first_click=rule, games=games, base_seed=9)
-    agents = resolve_agents(["solver" if strength == "strong" else f"solver-{strength}"], suite.spec())
+    agents = resolve_agents([SETTINGS[setting]], suite.spec())
     compiled = GamePlayer(suite, agents, oracle=False).play_games(0, range(games))
     through_env = GamePlayer(suite, agents, oracle=True).play_games(0, range(games))
     for a, b in zip(compiled, through_env, strict=True):
@@ -209,6 +236,7 @@ def test_every_strength_wins_most_beginner_games() -> None:
         ({"margin": 1.0}, "margin"),
         ({"max_candidates": 0}, "max_cand"),
         ({"far_candidates": -1}, "far_cand"),
+        ({"scoring": "greedy"}, "unknown scoring"),
     ],
 )
 def test_bad_solver_settings_are_refused(options: dict, message: str) -> None:
