@@ -1,11 +1,11 @@
 """What each idea of the solver's guess adds: every setting on the very same seeded games.
 
 Each row adds one idea to the row above (see agents/_solver_kernels.py). The row marked "the default" is
-``solver``, the default ``strong`` setting; the row after it is an option that is off by default. Games are
-those of the suite ``minesweeper eval --preset P --first-click R --games N --seed S`` plays, so the default
-row equals that command's ``solver`` result. The paired column compares each row with the one above on the
-same games (McNemar's exact test on the games only one of the two won). Milliseconds per game are compute
-time inside one worker process.
+``solver``, the default ``strong`` setting; each row after it is an option, off by default, on top of the
+default. Games are those of the suite ``minesweeper eval --preset P --first-click R --games N --seed S``
+plays, so the default row equals that command's ``solver`` result. The paired column compares each row with
+the one above on the same games, and each option with the default (McNemar's exact test on the games only
+one of the two won). Milliseconds per game are compute time inside one worker process.
 
 Usage::
 
@@ -41,7 +41,10 @@ SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("+ exact endgame search", _STRONG_BARE),
     ("+ forced 50/50s guessed first (strong, the default)", {"strength": "strong"}),
     ("+ 4 cells two steps from a number (an option, off by default)", {"strength": "strong", "far_candidates": 4}),
+    ("+ blended scoring (an option, off by default)", {"strength": "strong", "scoring": "blended"}),
 ]
+DEFAULT_ROW = 5
+"""The index of the default setting in :data:`SETTINGS`; each row after it is an option on top of it."""
 CHUNKS_PER_WORKER = 8
 
 
@@ -114,14 +117,15 @@ def main() -> None:
     print(f"{suite.name}: {args.games:,} games per setting, the same games for every row\n")
     print("| setting | wins | win rate | Wilson 95% | vs the row above (only above / only this, p) | ms/game |")
     print("|---|---:|---:|---|---|---:|")
-    report, previous = [], None
+    report, previous, default = [], None, None
     with worker_pool(args.workers) as pool:
-        for label, settings in SETTINGS:
+        for index, (label, settings) in enumerate(SETTINGS):
             won, ms = play_setting(pool, suite, settings, args.workers)
-            line, row = result_row(label, won, ms, previous)
+            line, row = result_row(label, won, ms, default if index > DEFAULT_ROW else previous)
             print(line, flush=True)
             report.append({"setting": label, "options": settings, **row})
             previous = won
+            default = won if index == DEFAULT_ROW else default
     if args.json:
         args.json.write_text(json.dumps({"suite": suite.to_dict(), "rows": report}, indent=2) + "\n")
 
