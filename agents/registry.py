@@ -16,8 +16,10 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "solver": SolverAgent,
     "solver-standard": partial(SolverAgent, strength="standard"),
     "solver-fast": partial(SolverAgent, strength="fast"),
+    "solver-blended": partial(SolverAgent, scoring="blended"),
 }
-"""``solver`` plays at the ``strong`` setting; the two others are the cheaper settings (docs/SOLVER.md)."""
+"""``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings,
+``solver-blended`` is ``strong`` with the ``blended`` scoring option (docs/SOLVER.md)."""
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:
