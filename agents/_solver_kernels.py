@@ -18,17 +18,17 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
   number the cell may show is added to the position and the position recounted exactly.
 * ``strong``: the candidates are all cells whose safety is within ``margin`` (relative) of the safest
   (and, as an option off by default, up to ``far_candidates`` cells two steps in a row or column from a
-  number, whose number would overlap the numbers already shown). They are ranked by two-move survival:
-  the chance the cell is safe and, whatever it shows, the best next move (a certainly safe cell counts
-  as 1) is safe too. Dead cells (that can show only one number, so teach nothing) come last, and ties go
-  to progress. Before that, a forced 50/50 (two neighbouring cells, one mine, that no later reveal can
+  number, whose number would overlap the numbers already shown). By default (``scoring="blended"``, in
+  the manner of DavidNHill's solver) each is scored by what it leads to: each next position by
+  (4 x best + second best safety) / 5, a certainly safe cell counting as 1, raised for a cell that may
+  end up in a future 50/50 (:mod:`agents._long_term_risk`), with two swaps after the choice (see
+  :func:`_blended_guess`). With ``scoring="survival"`` (the default until 2026-11-22) they are ranked by
+  two-move survival instead: the chance the cell is safe and, whatever it shows, the best next move is
+  safe too. Either way dead cells (that can show only one number, so teach nothing) come last, and ties
+  go to progress. Before that, a forced 50/50 (two neighbouring cells, one mine, that no later reveal can
   tell apart) is guessed at once when ``pairs_first``: it must be guessed some day, and guessing it first
   may spare a guess elsewhere. Once at most ``endgame_layouts`` layouts fit the position, the exact
   endgame search of :mod:`agents._endgame` chooses instead (when it finishes within its work budget).
-  With ``scoring="blended"`` (an option, off by default) the candidates are scored instead in the manner
-  of DavidNHill's solver: each next position by (4 x best + second best safety) / 5, raised for a cell
-  that may end up in a future 50/50 (:mod:`agents._long_term_risk`), with two swaps after the choice
-  (see :func:`_blended_guess`).
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
 pure function of the layout key and the agent's seed.

@@ -16,10 +16,10 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "solver": SolverAgent,
     "solver-standard": partial(SolverAgent, strength="standard"),
     "solver-fast": partial(SolverAgent, strength="fast"),
-    "solver-blended": partial(SolverAgent, scoring="blended"),
+    "solver-survival": partial(SolverAgent, scoring="survival"),
 }
 """``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings,
-``solver-blended`` is ``strong`` with the ``blended`` scoring option (docs/SOLVER.md)."""
+``solver-survival`` is ``strong`` with the two-move survival scoring it had until 2026-11-22 (docs/SOLVER.md)."""
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:

@@ -7,8 +7,9 @@ Policy, move by move:
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
 3. otherwise a guess, chosen by the strength setting (details in :mod:`agents._solver_kernels`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
-   ``strong`` (the default) the near-safest cell with the best two-move survival, or, once few layouts
-   remain, the move with the best win chance by exhaustive search (:mod:`agents._endgame`).
+   ``strong`` (the default) the near-safest cell with the best score of what it leads to (a blend of the
+   best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
+   move with the best win chance by exhaustive search (:mod:`agents._endgame`).
 
 The counting and the guess run in compiled code (:func:`agents._solver_kernels.decide`); whole games can be
 played there too (:meth:`SolverAgent.play_compiled`), which is how the evaluation runner plays the solver
@@ -40,6 +41,9 @@ _SEED_LIMIT = 2**64
 STRENGTHS = tuple(kernels.STRENGTHS)
 """The strength settings, weakest first."""
 DEFAULT_STRENGTH = "strong"
+DEFAULT_SCORING = "blended"
+"""How ``strong`` ranks its candidates by default: on the 100k suites it won as many or more games than
+``"survival"`` on every board and rule (docs/SOLVER.md)."""
 
 
 def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
@@ -152,9 +156,9 @@ class SolverAgent(PlannedMovesAgent):
             the position (0: never).
         pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
             can tell apart) as soon as one appears.
-        scoring: ``strong`` only: ``"survival"`` ranks the candidates by two-move survival; ``"blended"``
-            (an option) by a blend of the best and second-best next safety raised by long-term 50/50
-            risk (see :mod:`agents._solver_kernels`).
+        scoring: ``strong`` only: ``"blended"`` (the default) ranks the candidates by a blend of the best
+            and second-best next safety raised by long-term 50/50 risk; ``"survival"`` by two-move
+            survival, the default until 2026-11-22 (see :mod:`agents._solver_kernels`).
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
     """
@@ -171,7 +175,7 @@ class SolverAgent(PlannedMovesAgent):
         far_candidates: int = kernels.FAR_CANDIDATES,
         endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
         pairs_first: bool = True,
-        scoring: str = "survival",
+        scoring: str = DEFAULT_SCORING,
         first_cell: tuple[int, int] | None = None,
     ) -> None:
         if strength not in kernels.STRENGTHS:

@@ -32,18 +32,18 @@ from mine_env.board import layout_key
 from mine_env.constants import PRESETS
 from mine_env.spec import BoardSpec
 
-_STRONG_BARE = {"strength": "strong", "pairs_first": False}
+_STRONG_BARE = {"strength": "strong", "scoring": "survival", "pairs_first": False}
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("fast: the safest cell", {"strength": "fast"}),
     ("standard: + certain progress among the safest", {"strength": "standard"}),
     ("+ two-move survival instead of progress", {**_STRONG_BARE, "margin": 0.0, "endgame_layouts": 0}),
     ("+ candidates within 10% of the best safety", {**_STRONG_BARE, "endgame_layouts": 0}),
     ("+ exact endgame search", _STRONG_BARE),
-    ("+ forced 50/50s guessed first (strong, the default)", {"strength": "strong"}),
+    ("+ forced 50/50s guessed first", {"strength": "strong", "scoring": "survival"}),
+    ("+ blended scoring instead of survival (strong, the default)", {"strength": "strong"}),
     ("+ 4 cells two steps from a number (an option, off by default)", {"strength": "strong", "far_candidates": 4}),
-    ("+ blended scoring (an option, off by default)", {"strength": "strong", "scoring": "blended"}),
 ]
-DEFAULT_ROW = 5
+DEFAULT_ROW = 6
 """The index of the default setting in :data:`SETTINGS`; each row after it is an option on top of it."""
 CHUNKS_PER_WORKER = 8
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pytest
 
@@ -13,7 +11,7 @@ from agents._seeding import numpy_first_draws
 from agents.probability import InconsistentBoard, analyse
 from agents.solver import SolverAgent, initial_state, initial_states
 from agents.solver_reference import ReferenceSolver, progress_chance
-from eval.runner import AgentSpec, GamePlayer, resolve_agents
+from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
 from mine_env.board import Board, layout_key
 from mine_env.constants import FLAG, HIDDEN, MINE, PRESETS
@@ -208,7 +206,7 @@ SETTINGS = {
     "fast": "solver-fast",
     "standard": "solver-standard",
     "strong": "solver",
-    "blended": AgentSpec("solver-blended", partial(SolverAgent, scoring="blended")),
+    "survival": "solver-survival",
 }
 
 
