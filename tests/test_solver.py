@@ -9,7 +9,7 @@ from agents import _solver_kernels as kernels
 from agents._endgame import enumerate_layouts
 from agents._seeding import numpy_first_draws
 from agents.probability import InconsistentBoard, analyse
-from agents.solver import SolverAgent, initial_state, initial_states
+from agents.solver import DEFAULT_SCORING, SolverAgent, initial_state, initial_states
 from agents.solver_reference import ReferenceSolver, progress_chance
 from eval.runner import GamePlayer, resolve_agents
 from eval.suites import Suite
@@ -43,7 +43,7 @@ def positions() -> list[tuple[np.ndarray, int]]:
 
 
 def compiled_guess(
-    grid: np.ndarray, mines: int, strength: str, seed: int = 0, pairs_first: bool = True, scoring: str = "survival"
+    grid: np.ndarray, mines: int, strength: str, seed: int = 0, pairs_first: bool = True, scoring: str = DEFAULT_SCORING
 ) -> int:
     """The compiled guess with the default settings, bar the endgame search."""
     flat = grid.astype(np.int8).ravel()
