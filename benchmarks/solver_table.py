@@ -12,9 +12,16 @@ import json
 import sys
 from pathlib import Path
 
+from agents.solver import first_click_cell
+
 BOARD_ORDER = {(9, 9, 10): 0, (16, 16, 40): 1, (16, 30, 99): 2}
 BOARD_NAMES = {(9, 9, 10): "beginner 9x9/10", (16, 16, 40): "intermediate 16x16/40", (16, 30, 99): "expert 16x30/99"}
-FIRST_CLICK = {"safe": "safe, corner (0,0)", "opening": "opening, (2,2) / expert (3,3)"}
+
+
+def rule_label(rows: int, cols: int, rule: str) -> str:
+    """The rule and the solver's first cell for it on this board, as the table names them."""
+    r, c = first_click_cell(rows, cols, rule)
+    return f"{rule}, corner ({r},{c})" if rule == "safe" else f"{rule}, ({r},{c})"
 
 
 def rows_of(report: dict) -> list[tuple[tuple, str]]:
@@ -25,7 +32,7 @@ def rows_of(report: dict) -> list[tuple[tuple, str]]:
     for result in report["results"]:
         lo, hi = result["ci95"]
         line = (
-            f"| {BOARD_NAMES.get(board, 'x'.join(map(str, board)))} | {FIRST_CLICK[suite['first_click']]} "
+            f"| {BOARD_NAMES.get(board, 'x'.join(map(str, board)))} | {rule_label(*board[:2], suite['first_click'])} "
             f"| {result['agent']} | {result['games']:,} | {result['wins']:,} | {result['win_rate']:.2%} "
             f"| {lo:.2%} - {hi:.2%} | {result['mean_safe_fraction']:.1%} | {result['time_per_game_ms']:.1f} |"
         )
