@@ -70,9 +70,9 @@ _INTERIOR_CANDIDATES = 4
 """At most this many cells that touch no number enter a look-ahead by fewest hidden neighbours: they are
 alike, bar their borders (a corner opens a zero most often)."""
 FAR_CANDIDATES = 0
-"""By default ``strong`` looks ahead at no cell two steps from a number: with the survival scoring four of
-them gained 0.2 points on expert ``opening`` but lost 0.5 on intermediate ``safe``; with the blended
-scoring they gain 0.1-0.2 points on expert ``safe``, not significantly (docs/SOLVER.md)."""
+"""By default ``strong`` looks ahead at no cell two steps from a number: with the blended scoring, four of
+them move the wins of every 100k suite by -0.01 to +0.06 points, none significantly, at 1.1-1.3x the time
+(docs/SOLVER.md, seventh tuning round)."""
 
 FIFTY_FIFTY_WEIGHT = 0.9
 """``blended`` scoring: how much of a candidate's long-term 50/50 risk is added back to its score."""
