@@ -1,7 +1,7 @@
 """Minesweeper policies: the shared :class:`Agent` interface and the three baselines.
 
 ``RandomAgent`` (uniform valid reveals), ``RuleAgent`` (the classic hand rules) and ``SolverAgent`` (exact
-mine probabilities, :mod:`agents.probability`).
+mine probabilities, :mod:`agents.analysis.probability`).
 """
 
 from agents.base import Agent

@@ -12,7 +12,7 @@ class Agent(ABC):
     """A Minesweeper policy that plays on the env's own observations.
 
     ``act`` receives the observation grid (``np.int8`` array of shape (rows, cols) with the codes of
-    :mod:`mine_env.constants`) and the step's ``info`` dict, which carries at least ``"mines"`` (the
+    :mod:`mine_env.engine.constants`) and the step's ``info`` dict, which carries at least ``"mines"`` (the
     total mine count) and ``"action_mask"`` (``np.int8``, 1 = valid). It returns a flat action index:
     ``a`` reveals cell ``(a // cols, a % cols)``.
     """

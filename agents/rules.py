@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
-from mine_env.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.constants import FLAG, HIDDEN, MINE
 
 _SUBSET_REACH = 2
 """Two numbers can share hidden neighbours only if they are at most two cells apart."""

@@ -5,13 +5,13 @@ Policy, move by move:
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`),
    or the cell given as ``first_cell``;
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
-3. otherwise a guess, chosen by the strength setting (details in :mod:`agents._solver_kernels`):
+3. otherwise a guess, chosen by the strength setting (details in :mod:`agents.analysis.solver_kernels`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
    ``strong`` (the default) the near-safest cell with the best score of what it leads to (a blend of the
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
-   move with the best win chance by exhaustive search (:mod:`agents._endgame`).
+   move with the best win chance by exhaustive search (:mod:`agents.analysis.endgame`).
 
-The counting and the guess run in compiled code (:func:`agents._solver_kernels.decide`); whole games can be
+The counting and the guess run in compiled code (:func:`agents.analysis.solver_kernels.decide`); whole games can be
 played there too (:meth:`SolverAgent.play_compiled`), which is how the evaluation runner plays the solver
 when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the ``standard``
 policy in plain Python for the tests.
@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from agents import _solver_kernels as kernels
-from agents._seeding import numpy_first_draws
+from agents.analysis import solver_kernels as kernels
+from agents.analysis.probability import analyse
 from agents.base import Agent
-from agents.probability import analyse
 from agents.random_agent import follows, valid_reveals
-from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, PRESETS
-from mine_env.kernels import RULE_CODES
+from agents.seeding import numpy_first_draws
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, PRESETS
+from mine_env.engine.rules import RULE_CODES
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 _STATE_LIMIT = 2**63
@@ -158,7 +158,7 @@ class SolverAgent(PlannedMovesAgent):
             can tell apart) as soon as one appears.
         scoring: ``strong`` only: ``"blended"`` (the default) ranks the candidates by a blend of the best
             and second-best next safety raised by long-term 50/50 risk; ``"survival"`` by two-move
-            survival, the default until 2026-11-22 (see :mod:`agents._solver_kernels`).
+            survival, the default until 2026-11-22 (see :mod:`agents.analysis.solver_kernels`).
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
     """

@@ -1,6 +1,6 @@
-"""The ``standard`` solver policy in plain Python on top of :func:`agents.probability.analyse`.
+"""The ``standard`` solver policy in plain Python on top of :func:`agents.analysis.probability.analyse`.
 
-:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`agents._solver_kernels`); this readable
+:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`agents.analysis.solver_kernels`); this readable
 version of its ``standard`` strength is what the tests check the compiled one against. Policy, move by move:
 
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`);
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.probability import BoardAnalysis, analyse
+from agents.analysis.probability import BoardAnalysis, analyse
 from agents.solver import PlannedMovesAgent
-from mine_env.kernels import neighbour_counts
+from mine_env.engine.rules import neighbour_counts
 
 
 def progress_chance(analysis: BoardAnalysis, cell: tuple[int, int]) -> float:

@@ -2,7 +2,7 @@
 
 The engines are timed on the classic boards in one run, so that their ratios are comparable:
 
-- ``reference``: the plain pure-Python step loop, :class:`mine_env.reference.ReferenceBoard`;
+- ``reference``: the plain pure-Python step loop, :class:`mine_env.engine.reference.ReferenceBoard`;
 - ``single``: one env through ``gym.make`` with its default wrappers (observation, mask and info included);
 - ``vector``: the native vector env of ``gym.make_vec(..., vectorization_mode="vector_entry_point")``,
   1024 boards by default, counting one step per board;
@@ -35,10 +35,10 @@ import gymnasium as gym
 import numpy as np
 
 import mine_env
-from mine_env.board import KEY_LIMIT
-from mine_env.constants import HIDDEN, PRESETS
-from mine_env.reference import ReferenceBoard
-from mine_env.spec import BoardSpec
+from mine_env.engine.board import KEY_LIMIT
+from mine_env.engine.constants import HIDDEN, PRESETS
+from mine_env.engine.reference import ReferenceBoard
+from mine_env.engine.spec import BoardSpec
 
 BOARDS = ("beginner", "intermediate", "expert")
 FIRST_CLICK = "opening"

@@ -20,9 +20,9 @@ from functools import partial
 
 import numpy as np
 
-from agents.probability import analyse, mine_probabilities
-from mine_env.constants import HIDDEN, PRESETS
-from mine_env.kernels import neighbour_counts
+from agents.analysis.probability import analyse, mine_probabilities
+from mine_env.engine.constants import HIDDEN, PRESETS
+from mine_env.engine.rules import neighbour_counts
 
 _TOOLLIB_HIDDEN = 10
 """ms-toollib's code for a hidden cell (11 is its flag; numbers are 0..8 in both conventions)."""

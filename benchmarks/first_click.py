@@ -23,7 +23,7 @@ import json
 from solver_ablation import add_suite_arguments, play_setting, result_row, suite_from, worker_pool
 
 from agents.solver import DEFAULT_STRENGTH, STRENGTHS, first_click_cell
-from mine_env.constants import PRESETS
+from mine_env.engine.constants import PRESETS
 
 
 def candidate_cells(rows: int, cols: int) -> list[tuple[int, int]]:

@@ -28,9 +28,9 @@ import numpy as np
 from agents.solver import SolverAgent
 from eval.stats import mcnemar, wilson_interval
 from eval.suites import Suite, adhoc_suite
-from mine_env.board import layout_key
-from mine_env.constants import PRESETS
-from mine_env.spec import BoardSpec
+from mine_env.engine.board import layout_key
+from mine_env.engine.constants import PRESETS
+from mine_env.engine.spec import BoardSpec
 
 _STRONG_BARE = {"strength": "strong", "scoring": "survival", "pairs_first": False}
 SETTINGS: list[tuple[str, dict[str, Any]]] = [

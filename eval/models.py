@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from mine_env.engine.spec import BoardSpec
 from mine_env.env import OBS_MODES, to_planes
-from mine_env.spec import BoardSpec
 
 REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
 """Keys every model's JSON file must have."""

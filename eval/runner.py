@@ -31,15 +31,15 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from agents.analysis.probability import safe_cells_and_probabilities
 from agents.base import Agent
-from agents.probability import safe_cells_and_probabilities
 from agents.registry import AGENTS, make_agent
 from agents.solver import SolverAgent
 from eval.metrics import GameRecord, paired_comparison, summarise
 from eval.suites import Suite
-from mine_env.board import layout_key
+from mine_env.engine.board import layout_key
+from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from mine_env.spec import BoardSpec
 
 Policy = Callable[[np.ndarray, dict[str, Any]], Any]
 """A plain policy function: ``policy(obs, info) -> action index``."""

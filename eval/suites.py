@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mine_env.constants import FIRST_CLICK_RULES, PRESETS
-from mine_env.spec import BoardSpec
+from mine_env.engine.constants import FIRST_CLICK_RULES, PRESETS
+from mine_env.engine.spec import BoardSpec
 
 SEEDING = "numpy.random.SeedSequence(base_seed, spawn_key=(game,)).generate_state(2, uint64) -> (env, agent)"
 """How the seeds of a game are derived, recorded in every report."""

@@ -3,13 +3,13 @@
 Importing it registers ``Minesweeper-v0`` and the preset ids with Gymnasium.
 """
 
-from mine_env.board import Board, BoardState
-from mine_env.constants import FIRST_CLICK_RULES, FLAG, HIDDEN, MINE, PRESETS
+from mine_env.engine.board import Board, BoardState
+from mine_env.engine.constants import FIRST_CLICK_RULES, FLAG, HIDDEN, MINE, PRESETS
+from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.spec import BoardSpec
+from mine_env.engine.textformat import TextBoard, parse_board, read_board
 from mine_env.env import MinesweeperEnv
 from mine_env.registration import ENV_IDS, register_envs
-from mine_env.rewards import RewardConfig
-from mine_env.spec import BoardSpec
-from mine_env.textformat import TextBoard, parse_board, read_board
 from mine_env.vector import MinesweeperVectorEnv
 
 register_envs()

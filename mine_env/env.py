@@ -1,4 +1,4 @@
-"""The Gymnasium environment: a thin adapter over :class:`mine_env.board.Board`."""
+"""The Gymnasium environment: a thin adapter over :class:`mine_env.engine.board.Board`."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from mine_env import kernels as k
-from mine_env.board import Board, draw_layout_key
-from mine_env.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
+from mine_env.engine import rules as k
+from mine_env.engine.board import Board, draw_layout_key
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
+from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import PygameWindow, render_ansi, render_rgb
-from mine_env.rewards import RewardConfig
-from mine_env.spec import BoardSpec
 
 OBS_MODES = ("grid", "planes", "dict")
 PLANE_CODES: tuple[int, ...] = (HIDDEN, FLAG, MINE, 0, 1, 2, 3, 4, 5, 6, 7, 8)
@@ -22,7 +22,7 @@ _PLANE_CODES = np.array(PLANE_CODES, dtype=np.int8).reshape(-1, 1, 1)
 
 
 _step_reward = getattr(k.step_reward, "py_func", k.step_reward)  # the plain function without the JIT
-"""The reward rule of :func:`mine_env.kernels.step_reward`, called as Python: on scalars, a compiled call's
+"""The reward rule of :func:`mine_env.engine.rules.step_reward`, called as Python: on scalars, a compiled call's
 dispatch costs more than the arithmetic."""
 
 
@@ -81,7 +81,7 @@ class MinesweeperEnv(gym.Env):
 
     ## Rewards
     +1.0 on the winning step, -1.0 on the losing step, 0.0 otherwise; all configurable through
-    ``rewards`` (:class:`~mine_env.rewards.RewardConfig`), including a progress shaping per newly
+    ``rewards`` (:class:`~mine_env.engine.rewards.RewardConfig`), including a progress shaping per newly
     revealed safe cell. Flag toggles earn nothing, so no reward can be farmed.
 
     ## Episode End

@@ -1,6 +1,6 @@
 """Drawing a board: text with coordinates, RGB images with the familiar colours, and a pygame window.
 
-Every function takes the player's grid (codes of :mod:`mine_env.constants`) and, once the game is over,
+Every function takes the player's grid (codes of :mod:`mine_env.engine.constants`) and, once the game is over,
 the layout, so the drawing shows every mine; the shown mine (code MINE) is the one that lost the game. pygame is
 imported only when a window is opened. The env's ``render_mode="human"`` and the ``minesweeper play --gui`` window
 draw boards with the same :func:`render_rgb`; the window adds the solver's mine chances with its ``hints`` overlay.
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mine_env.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.constants import FLAG, HIDDEN, MINE
 
 NUMBER_COLOURS: dict[int, tuple[int, int, int]] = {
     1: (0, 0, 255),

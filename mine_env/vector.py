@@ -1,4 +1,4 @@
-"""The native Gymnasium vector env: N boards in one :class:`~mine_env.batch.BatchEngine`.
+"""The native Gymnasium vector env: N boards in one :class:`~mine_env.engine.batch.BatchEngine`.
 
 ``gym.make_vec("Minesweeper-v0", num_envs=N, vectorization_mode="vector_entry_point", **kwargs)`` returns
 it. It autoresets in the same step: when board i ends, the returned observation is already its next
@@ -15,12 +15,12 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from mine_env.batch import BatchEngine
-from mine_env.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.spec import BoardSpec
 from mine_env.env import OBS_MODES, grid_space, planes_space, resolve_rewards, to_planes
 from mine_env.rendering import render_ansi, render_rgb
-from mine_env.rewards import RewardConfig
-from mine_env.spec import BoardSpec
 
 
 class MinesweeperVectorEnv(VectorEnv):

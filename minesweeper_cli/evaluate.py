@@ -18,7 +18,7 @@ from agents.registry import AGENTS
 from eval.report import markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
-from mine_env.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from minesweeper_cli.options import add_board_options, board_spec
 
 DEFAULT_GAMES = 1000

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from mine_env.constants import PRESETS
+from mine_env.engine.constants import PRESETS
+from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, render_rgb
-from mine_env.spec import BoardSpec
 from minesweeper_cli.session import GameSession, MovePacer
 
 MIN_WIDTH = 460

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from mine_env.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
-from mine_env.spec import BoardSpec
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
+from mine_env.engine.spec import BoardSpec
 
 
 def add_board_options(parser: argparse.ArgumentParser, default_preset: str | None = "beginner") -> None:

@@ -1,6 +1,6 @@
 """A game as people play it, shared by the terminal game and the pygame window.
 
-:class:`GameSession` wraps a :class:`mine_env.board.Board` with what a player needs beyond the rules: a
+:class:`GameSession` wraps a :class:`mine_env.engine.board.Board` with what a player needs beyond the rules: a
 timer that starts with the first reveal, the mines left to flag, a message about the last move, moves by
 an agent (one at a time, or every certain move at once in ``assist``), and the solver's mine chances for
 hints. It never raises on a player's move: a move the rules refuse changes nothing and says why in
@@ -8,7 +8,7 @@ hints. It never raises on a player's move: a move the rules refuse changes nothi
 
 Layouts come from the seed exactly as in :class:`mine_env.env.MinesweeperEnv`: game ``i`` of a session
 seeded with ``s`` has the layout key of the env's ``i``-th ``reset`` after ``reset(seed=s)``, so a seeded
-board in the terminal is the same board an agent meets in the env (see :func:`mine_env.board.layout_key`).
+board in the terminal is the same board an agent meets in the env (see :func:`mine_env.engine.board.layout_key`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from mine_env.board import Board, draw_layout_key
-from mine_env.constants import FLAG, HIDDEN, MINE
-from mine_env.spec import BoardSpec
+from mine_env.engine.board import Board, draw_layout_key
+from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.spec import BoardSpec
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
@@ -218,7 +218,7 @@ class GameSession:
 
     # ------------------------------------------------------------------ the solver's and the agent's moves
     def probabilities(self) -> np.ndarray | None:
-        """Mine chance of every cell (see :func:`agents.probability.mine_probabilities`), flags ignored.
+        """Mine chance of every cell (see :func:`agents.analysis.probability.mine_probabilities`), flags ignored.
 
         None before the layout is placed, once the game is over, and (with a message) if the solver fails.
         Computed once per position.
@@ -227,7 +227,7 @@ class GameSession:
             return None
         position = (self.games, self.board.safe_left)  # revealed cells only grow within a game
         if self._probabilities is None or self._probabilities[0] != position:
-            from agents.probability import mine_probabilities
+            from agents.analysis.probability import mine_probabilities
 
             try:
                 self._probabilities = (position, mine_probabilities(self.board.grid, self.spec.mines))

@@ -6,17 +6,17 @@ import argparse
 
 import numpy as np
 
-from agents.probability import analyse
+from agents.analysis.probability import analyse
 from agents.solver import SolverAgent
-from mine_env.constants import HIDDEN, MINE
-from mine_env.textformat import read_board
+from mine_env.engine.constants import HIDDEN, MINE
+from mine_env.engine.textformat import read_board
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "solve", help="print the exact mine probabilities of a board file and the recommended move"
     )
-    parser.add_argument("file", help="a board in the text format of mine_env.textformat")
+    parser.add_argument("file", help="a board in the text format of mine_env.engine.textformat")
     parser.add_argument("--trust-flags", action="store_true", help="take flags as mines")
     parser.set_defaults(func=run)
 

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from mine_env.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
 from minesweeper_cli.session import GameSession, MovePacer
 

@@ -18,8 +18,8 @@ import numpy as np
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
+from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv, to_planes
-from mine_env.spec import BoardSpec
 from train.dqn import random_valid_actions
 from train.vec_env import BatchVecEnv
 

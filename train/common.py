@@ -27,10 +27,10 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from mine_env.batch import BatchEngine
-from mine_env.constants import FIRST_CLICK_RULES
-from mine_env.rewards import RewardConfig
-from mine_env.spec import BoardSpec
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import FIRST_CLICK_RULES
+from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.spec import BoardSpec
 from train.networks import action_scores
 from train.vec_env import BatchVecEnv
 

@@ -33,7 +33,7 @@ from stable_baselines3.common.noise import ActionNoise
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
-from mine_env.constants import HIDDEN
+from mine_env.engine.constants import HIDDEN
 from train.common import Algorithm, RunConfig, option, script_main
 from train.networks import MaskedDQNPolicy, action_scores, hidden_cells, masked_argmax
 

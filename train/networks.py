@@ -25,7 +25,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
-from mine_env.constants import HIDDEN
+from mine_env.engine.constants import HIDDEN
 from mine_env.env import PLANE_CODES
 
 

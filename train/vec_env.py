@@ -1,4 +1,4 @@
-"""A stable-baselines3 ``VecEnv`` on the native batched engine (:class:`mine_env.batch.BatchEngine`).
+"""A stable-baselines3 ``VecEnv`` on the native batched engine (:class:`mine_env.engine.batch.BatchEngine`).
 
 All N boards step in one numba call, so the Python cost per step is one call plus the info dicts SB3
 wants. It follows SB3's conventions: same-step autoreset with ``infos[i]["terminal_observation"]``,
@@ -20,10 +20,10 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from mine_env.batch import BatchEngine
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.spec import BoardSpec
 from mine_env.env import grid_space
-from mine_env.rewards import RewardConfig
-from mine_env.spec import BoardSpec
 
 
 class BatchVecEnv(VecEnv):

@@ -1,0 +1,169 @@
+"""Opt-in wrappers that give a policy the exact solver's knowledge (the oracle).
+
+Nothing here is on by default, so "no solver help" is every result's default; a result that uses one of
+these wrappers says so. Each wrapper asks :mod:`agents.analysis.probability` for the exact mine probabilities of
+the position the agent sees (flags are not trusted), once per step.
+
+Example:
+    >>> import gymnasium as gym
+    >>> env = SafeCellMask(gym.make("Minesweeper-v0"))
+    >>> obs, info = env.reset(seed=0)
+    >>> int(info["action_mask"].sum())  # before the first click every hidden cell is allowed
+    81
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import RecordConstructorArgs
+
+from mine_env.engine.constants import HIDDEN
+from mine_env.env import MinesweeperEnv
+
+
+def _oracle(env: gym.Env) -> tuple[np.ndarray, np.ndarray]:
+    """(certainly safe cells, mine probabilities) of the position in ``env``, both (rows, cols)."""
+    from agents.analysis.probability import safe_cells_and_probabilities
+
+    base = _minesweeper(env)
+    return safe_cells_and_probabilities(base.board.grid_view, base.spec_board.mines)
+
+
+def _minesweeper(env: gym.Env) -> MinesweeperEnv:
+    base = env.unwrapped
+    if not isinstance(base, MinesweeperEnv):
+        raise ValueError(f"the oracle wrappers need a MinesweeperEnv, got {type(base).__name__}")
+    return base
+
+
+class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
+    """Whenever a certainly safe cell exists, only revealing such cells is allowed.
+
+    ``info["action_mask"]``, the ``action_mask`` of a dict observation and :meth:`action_masks` all carry
+    the narrowed mask; when no cell is certainly safe (a guess is due) the env's own mask stands.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        RecordConstructorArgs.__init__(self)
+        super().__init__(env)
+        _minesweeper(env)
+        self._cached: tuple[bytes, np.ndarray] | None = None
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        return self._narrow(obs, info)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, info = self._narrow(obs, info)
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The narrowed mask as bool (n_actions,)."""
+        base = _minesweeper(self.env)
+        return self._safe_mask(base.board.action_mask(base.flags)).astype(bool)
+
+    def _narrow(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        mask = self._safe_mask(info["action_mask"])
+        info = {**info, "action_mask": mask}
+        if isinstance(obs, dict) and "action_mask" in obs:
+            obs = {**obs, "action_mask": mask.copy()}
+        return obs, info
+
+    def _safe_mask(self, mask: np.ndarray) -> np.ndarray:
+        """The narrowed mask, counted once per position: ``step`` and ``action_masks`` both ask for it."""
+        board = _minesweeper(self.env).board
+        if board.status != "playing":
+            return mask
+        position = board.grid_view.tobytes()
+        if self._cached is None or self._cached[0] != position:
+            self._cached = (position, self._narrowed(mask))
+        return self._cached[1].copy()
+
+    def _narrowed(self, mask: np.ndarray) -> np.ndarray:
+        safe, _ = _oracle(self.env)
+        n_cells = safe.size
+        revealable_safe = safe.ravel() & (mask[:n_cells] == 1)  # a flagged safe cell cannot be revealed
+        if not revealable_safe.any():
+            return mask.copy()
+        narrowed = np.zeros_like(mask)
+        narrowed[:n_cells] = revealable_safe
+        return narrowed
+
+
+class MineProbabilityObservation(gym.ObservationWrapper, RecordConstructorArgs):
+    """Adds the exact mine probability of every cell to the observation.
+
+    With ``obs_mode="planes"`` it becomes one more channel (the last); otherwise the observation becomes a
+    dict with a ``"mine_probability"`` entry, float32 (rows, cols), beside the env's own (``"observation"``,
+    and ``"action_mask"`` in dict mode). Revealed cells have 0.0. Before the first click every cell has
+    mines / cells: the first-click rule's guarantee is not part of the count.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        RecordConstructorArgs.__init__(self)
+        super().__init__(env)
+        base = _minesweeper(env)
+        rows, cols = base.spec_board.rows, base.spec_board.cols
+        plane = spaces.Box(low=0.0, high=1.0, shape=(rows, cols), dtype=np.float32)
+        inner = env.observation_space
+        if base.obs_mode == "planes":
+            assert isinstance(inner, spaces.Box)
+            shape = (inner.shape[0] + 1, *inner.shape[1:])
+            self.observation_space = spaces.Box(low=0.0, high=1.0, shape=shape, dtype=np.float32)
+        elif isinstance(inner, spaces.Dict):
+            self.observation_space = spaces.Dict({**inner.spaces, "mine_probability": plane})
+        else:
+            self.observation_space = spaces.Dict({"observation": inner, "mine_probability": plane})
+
+    def observation(self, observation: Any) -> Any:
+        _, probabilities = _oracle(self.env)
+        plane = probabilities.astype(np.float32)
+        if _minesweeper(self.env).obs_mode == "planes":
+            return np.concatenate([observation, plane[None]], axis=0)
+        if isinstance(observation, dict):
+            return {**observation, "mine_probability": plane}
+        return {"observation": observation, "mine_probability": plane}
+
+
+class AvoidableRiskInfo(gym.Wrapper, RecordConstructorArgs):
+    """Says in ``info`` whether each move took a risk it could have avoided.
+
+    ``info["move_risk"]`` is the mine chance of the revealed cell before the move (for a chord, the largest
+    mine chance among the cells it opens: a lower bound of its risk; 0.0 for flag toggles and invalid
+    actions) and ``info["avoidable_risk"]`` is True when that chance was above zero while a certainly safe
+    cell existed.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        RecordConstructorArgs.__init__(self)
+        super().__init__(env)
+        _minesweeper(env)
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        risk, safe_exists = self._risk_before(int(action))
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        info = {**info, "move_risk": risk, "avoidable_risk": bool(risk > 0.0 and safe_exists)}
+        return obs, reward, terminated, truncated, info
+
+    def _risk_before(self, action: int) -> tuple[float, bool]:
+        base = _minesweeper(self.env)
+        board = base.board
+        reveal_action = 0 <= action < base.spec_board.n_cells
+        if board.status != "playing" or not reveal_action or not board.action_mask(base.flags)[action]:
+            return 0.0, False
+        safe, probabilities = _oracle(self.env)
+        return float(_opened_risk(board.grid_view, probabilities, action)), bool(safe.any())
+
+
+def _opened_risk(grid: np.ndarray, probabilities: np.ndarray, action: int) -> float:
+    row, col = divmod(action, grid.shape[1])
+    if grid[row, col] < 0:
+        return float(probabilities[row, col])
+    window = (slice(max(row - 1, 0), row + 2), slice(max(col - 1, 0), col + 2))
+    hidden = grid[window] == HIDDEN
+    return float(probabilities[window][hidden].max(initial=0.0))

@@ -1,0 +1,96 @@
+"""Board specifications: size, mine count and first-click rule, checked once with clear errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, MAX_SIDE, PRESETS
+
+
+def _largest_opening(rows: int, cols: int) -> int:
+    """Cells the ``opening`` rule keeps free in the worst case: a full 3x3 block where the board allows."""
+    return min(rows, 3) * min(cols, 3)
+
+
+def max_mines(rows: int, cols: int, first_click: str) -> int:
+    """The largest mine count a board can hold under a rule, whatever cell is clicked first.
+
+    At least one safe cell must remain, and the rule's protected cells must fit beside the mines.
+    """
+    n = rows * cols
+    if first_click == "opening":
+        return n - _largest_opening(rows, cols)
+    return n - 1
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A board size, its mine count and the first-click rule.
+
+    Args:
+        rows: Rows of the board, 1..MAX_SIDE.
+        cols: Columns of the board, 1..MAX_SIDE.
+        mines: Mines on the board, 0..:func:`max_mines`.
+        first_click: One of ``"safe"``, ``"opening"``, ``"none"``.
+    """
+
+    rows: int
+    cols: int
+    mines: int
+    first_click: str = DEFAULT_FIRST_CLICK
+
+    def __post_init__(self) -> None:
+        for name in ("rows", "cols", "mines"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | np.integer):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+            object.__setattr__(self, name, int(value))
+        for name in ("rows", "cols"):
+            value = getattr(self, name)
+            if not 1 <= value <= MAX_SIDE:
+                raise ValueError(f"{name} must be between 1 and {MAX_SIDE}, got {value}")
+        if self.first_click not in FIRST_CLICK_RULES:
+            raise ValueError(
+                f"unknown first_click rule {self.first_click!r}; expected one of {', '.join(FIRST_CLICK_RULES)}"
+            )
+        limit = max_mines(self.rows, self.cols, self.first_click)
+        if not 0 <= self.mines <= limit:
+            raise ValueError(
+                f"{self.mines} mines do not fit a {self.rows}x{self.cols} board under the "
+                f"{self.first_click!r} rule: expected 0..{limit}"
+            )
+
+    @property
+    def n_cells(self) -> int:
+        """Cells on the board."""
+        return self.rows * self.cols
+
+    @property
+    def n_safe(self) -> int:
+        """Cells without a mine: revealing all of them wins."""
+        return self.n_cells - self.mines
+
+    @classmethod
+    def from_options(
+        cls,
+        preset: str | None = None,
+        rows: int | None = None,
+        cols: int | None = None,
+        mines: int | None = None,
+        first_click: str = DEFAULT_FIRST_CLICK,
+    ) -> BoardSpec:
+        """Build a spec from a preset name, explicit sizes, or a preset with some sizes overridden.
+
+        With neither a preset nor all three sizes, the missing sizes come from the beginner preset.
+        """
+        if preset is not None and preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
+        base_rows, base_cols, base_mines = PRESETS[preset or "beginner"]
+        return cls(
+            rows=base_rows if rows is None else rows,
+            cols=base_cols if cols is None else cols,
+            mines=base_mines if mines is None else mines,
+            first_click=first_click,
+        )

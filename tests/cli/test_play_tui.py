@@ -1,0 +1,323 @@
+"""The terminal game: its reactions stepped directly, and the real ``minesweeper play`` driven through tmux.
+
+The tmux tests start the command in a detached tmux server of their own (fixed size), type keys and mouse
+clicks into it with ``send-keys`` and read the screen with ``capture-pane``. The seeded layouts are known
+in advance from :func:`mine_env.engine.board.layout_key`, so a test can play a whole game to a win.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mine_env.engine.board import Board, layout_key
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from mine_env.rendering import render_ansi
+from minesweeper_cli.main import main
+from minesweeper_cli.session import GameSession
+from minesweeper_cli.tui import BoardGeometry, TerminalGame, hint_text, watch_plain
+
+REPO = Path(__file__).resolve().parents[1]
+BEGINNER = BoardSpec(9, 9, 10, "opening")
+SEED = 3
+START = (4, 4)
+"""The first cell revealed in the scripted games."""
+
+
+def seeded_board(seed: int = SEED, first: tuple[int, int] = START) -> Board:
+    """The board a game seeded with ``seed`` shows after ``first`` is revealed."""
+    board = Board(BEGINNER, layout_key(seed))
+    board.reveal(*first)
+    return board
+
+
+def path_keys(start: tuple[int, int], end: tuple[int, int]) -> str:
+    """The hjkl keys that move the cursor from ``start`` to ``end``."""
+    dr, dc = end[0] - start[0], end[1] - start[1]
+    return ("j" * dr if dr > 0 else "k" * -dr) + ("l" * dc if dc > 0 else "h" * -dc)
+
+
+# ---------------------------------------------------------------------- the game stepped without a terminal
+def test_keys_move_the_cursor_within_the_board_and_reveal_flag_and_quit():
+    game = TerminalGame(GameSession(BEGINNER, seed=SEED))
+    for key in "kkhh":  # already in the corner: the cursor stays on the board
+        game.handle_key(ord(key))
+    assert game.cursor == (0, 0)
+    for key in "jjjjllll":
+        game.handle_key(ord(key))
+    assert game.cursor == START
+    game.handle_key(ord(" "))
+    assert game.session.grid[START] == 0
+    game.handle_key(ord("q"))
+    assert game.quit
+
+
+def test_unknown_keys_and_clicks_outside_the_board_only_earn_a_message():
+    game = TerminalGame(GameSession(BEGINNER, seed=SEED))
+    for key in (ord("z"), 0, 999, 27 + 1000):
+        game.handle_key(key)
+        assert "unknown key" in game.session.message
+    game.handle_click(0, 0, 1)
+    assert game.session.message == "that click was outside the board"
+    assert (game.session.grid == HIDDEN).all() and not game.quit
+
+
+def test_random_keys_and_clicks_never_crash_the_game():
+    rng = np.random.default_rng(0)
+    game = TerminalGame(GameSession(BoardSpec(6, 7, 6, "safe"), seed=1, agent="random"), delay=0.0)
+    keys = [ord(ch) for ch in "hjkl fcpatn+-=zZ?\t"] + [-1, 0, 410, 2**20]
+    for _ in range(400):
+        if rng.random() < 0.8:
+            game.handle_key(int(rng.choice(keys)))
+        else:
+            game.handle_click(int(rng.integers(-2, 20)), int(rng.integers(-2, 30)), int(rng.integers(0, 5)))
+        game.tick()
+        assert 0 <= game.cursor[0] < 6 and 0 <= game.cursor[1] < 7
+        assert len(game.lines()) > 10
+    assert not game.quit
+
+
+def test_clicks_map_screen_positions_to_cells():
+    geometry = BoardGeometry(16, 30, cell_width=2)
+    for row, col in [(0, 0), (15, 29), (7, 12)]:
+        assert geometry.cell_at(geometry.top + row, geometry.cell_x(col) + 1) == (row, col)
+    assert geometry.cell_at(geometry.top, geometry.cell_x(1) - 1) is None  # the space between two cells
+    assert geometry.cell_at(geometry.top + 16, geometry.cell_x(0)) is None
+    expert = BoardGeometry.fitting(16, 30, screen_width=80, hints=True)  # the classic 80-column terminal
+    assert expert.cell_width == 1 and expert.width < 80
+    assert [line[expert.cell_x(29)] for line in expert.header_lines()] == ["2", "9"]
+    assert BoardGeometry.fitting(16, 30, screen_width=200, hints=True).cell_width == 3
+    game = TerminalGame(GameSession(BEGINNER, seed=SEED))
+    board_geometry = game.geometry()
+    game.handle_click(board_geometry.top + 2, board_geometry.cell_x(3), 3)
+    assert game.session.mines_left == 9 and game.cursor == (2, 3)
+
+
+def test_the_screen_shows_coordinates_counters_and_the_win_banner():
+    session = GameSession(BEGINNER, seed=SEED)
+    game = TerminalGame(session)
+    session.click(*START)
+    board = seeded_board()
+    for row, col in np.argwhere(~board.layout):
+        if session.grid[row, col] == HIDDEN:
+            session.click(int(row), int(col))
+    text = [line for line, _ in game.lines()]
+    assert text[2].startswith("*** YOU WON")
+    board_lines = render_ansi(session.grid, session.shown_layout).splitlines()
+    assert text[3 : 3 + 10] == board_lines
+    assert "Mines left: 10" in text[1]
+
+
+def test_hints_replace_hidden_frontier_cells_with_their_chances():
+    session = GameSession(BEGINNER, seed=4)
+    game = TerminalGame(session)
+    game.handle_key(ord("p"))
+    assert "appear once the game is under way" in game._hint_legend()
+    session.click(*START)
+    chances, _ = session.frontier_hints()
+    texts = game._cell_texts(3)
+    for row, col in np.argwhere(~np.isnan(chances)):
+        assert texts[row][col].strip() == hint_text(chances[row, col])
+    assert hint_text(0.0) == "s" and hint_text(1.0) == "M" and hint_text(0.333) == "33%" and hint_text(0.999) == "99%"
+
+
+def test_watch_plain_prints_every_move_and_the_result():
+    class FirstHidden:
+        name = "first-hidden"
+
+        def reset(self) -> None:
+            pass
+
+        def act(self, obs, info):  # the first hidden cell: a poor but valid agent
+            return int(np.flatnonzero(info["action_mask"])[0])
+
+    session = GameSession(BoardSpec(5, 5, 3), seed=0, agent=FirstHidden())
+    out = io.StringIO()
+    won = watch_plain(session, 0.0, out)
+    text = out.getvalue()
+    assert session.is_over and won == (session.status == "won")
+    assert text.count("move ") == len(session.moves)
+    assert text.rstrip().endswith(f"in {len(session.moves)} moves ({session.agent_summary()})")
+    assert "\x1b" not in text
+
+
+# ---------------------------------------------------------------------- the real command in tmux
+def command_env() -> dict[str, str]:
+    """The environment of the commands the tests start: this checkout first on the import path."""
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+class TmuxGame:
+    """``minesweeper play ARGS`` running in a private, detached tmux server of a fixed size."""
+
+    def __init__(self, args: list[str], width: int = 100, height: int = 32) -> None:
+        self.socket = f"ms-play-test-{uuid.uuid4().hex[:8]}"
+        command = shlex.join([sys.executable, "-m", "minesweeper_cli.main", "play", *args])
+        size = ["-x", str(width), "-y", str(height)]
+        self._tmux("new-session", "-d", *size, f"{command}; echo EXITED $?; sleep 60", env=command_env())
+
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
+        command = ["tmux", "-L", self.socket, "-f", "/dev/null", *args]  # -f: no user config in the way
+        result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=10, check=True)
+        return result.stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self._tmux("send-keys", *(["-l"] if literal else []), *keys)
+
+    def click(self, y: int, x: int, button: int) -> None:
+        """A mouse press and release at screen (y, x), in the X10 encoding the terminal reports."""
+        self.keys(f"\x1b[M{chr(32 + button - 1)}{chr(33 + x)}{chr(33 + y)}", literal=True)
+        self.keys(f"\x1b[M{chr(32 + 3)}{chr(33 + x)}{chr(33 + y)}", literal=True)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        """The screen once it shows ``text``; fails with the last screen after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if time.monotonic() > deadline:
+                pytest.fail(f"{text!r} did not appear within {timeout} s; the screen was:\n{screen}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+
+
+@pytest.fixture(scope="module")
+def compiled_solver() -> None:
+    """Compile the solver's numba kernels in this process, where no time limit applies.
+
+    The commands the tests start then load them from numba's cache instead of compiling them (tens of
+    seconds on a fresh checkout) against the tests' time limits.
+    """
+    session = GameSession(BEGINNER, seed=SEED, mode="auto")
+    while not session.is_over:
+        assert session.agent_move() is not None, session.message
+
+
+@pytest.fixture
+def tmux_game(compiled_solver):
+    games: list[TmuxGame] = []
+
+    def start(*args: str) -> TmuxGame:
+        games.append(TmuxGame(list(args)))
+        return games[-1]
+
+    yield start
+    for game in games:
+        game.close()
+
+
+def board_lines(screen: str, rows: int = 9) -> list[str]:
+    """The board as drawn on the screen: the column header and the rows, trailing spaces removed."""
+    lines = screen.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.strip().startswith("0 1 2"))
+    return [line.rstrip() for line in lines[top : top + rows + 1]]
+
+
+@needs_tmux
+def test_tmux_a_seeded_game_played_from_the_first_move_to_a_win(tmux_game):
+    game = tmux_game("--seed", str(SEED))
+    game.wait_for("Mines left: 10")
+    board = Board(BEGINNER, layout_key(SEED))
+    keys, cursor = [], (0, 0)
+    for row, col in [START, *(tuple(int(v) for v in cell) for cell in np.argwhere(~seeded_board().layout))]:
+        if board.grid[row, col] == HIDDEN:
+            keys += [path_keys(cursor, (row, col)), "Space"]
+            cursor = (row, col)
+            board.reveal(row, col)
+    assert board.status == "won"
+    game.keys(*keys)
+    screen = game.wait_for("YOU WON")
+    assert board_lines(screen) == [line.rstrip() for line in render_ansi(board.grid, board.layout).splitlines()]
+    game.keys("q")
+    game.wait_for("EXITED 0")
+
+
+@needs_tmux
+def test_tmux_a_loss_flags_by_mouse_bad_input_and_a_new_game(tmux_game):
+    game = tmux_game("--seed", str(SEED))
+    game.wait_for("mode: manual")
+    game.keys("z")
+    game.wait_for("unknown key 'z'")
+    game.click(1, 60, 1)  # outside the board
+    game.wait_for("outside the board")
+    game.keys(path_keys((0, 0), START), "Space")
+    game.wait_for("you reveal (4, 4)")
+    board = seeded_board()  # what the screen shows now
+    mine = tuple(int(v) for v in np.argwhere(board.layout & (board.grid == HIDDEN))[0])
+    game.click(4 + mine[0], 2 + 2 * mine[1], 3)  # right click: a flag
+    screen = game.wait_for("Mines left: 9")
+    assert board_lines(screen)[1 + mine[0]][2 + 2 * mine[1]] == "F"
+    game.keys("f")  # the cursor followed the click: f takes the flag off again
+    game.wait_for("Mines left: 10")
+    game.keys("Space")
+    screen = game.wait_for("YOU LOST")
+    assert f"a mine at {mine}" in screen
+    assert board_lines(screen)[1 + mine[0]][2 + 2 * mine[1]] == "X"
+    game.keys("n")
+    screen = game.wait_for("Game 2")
+    assert all(set(line[2:].replace(" ", "")) == {"."} for line in board_lines(screen)[1:])
+    game.keys("q")
+    game.wait_for("EXITED 0")
+
+
+@needs_tmux
+def test_tmux_assist_shows_hints_and_auto_play_finishes_the_game(tmux_game):
+    game = tmux_game("--seed", "8", "--mode", "assist", "--delay", "0.02")  # assist leaves guesses here
+    game.wait_for("mode: assist")
+    game.keys(path_keys((0, 0), START), "Space")
+    game.wait_for("you reveal (4, 4)")
+    game.keys("p")
+    game.wait_for("hints: s safe, M mine")
+    game.keys("t")
+    screen = game.wait_for("*** YOU ")
+    assert "solver reveals" in screen or "assist" in screen
+
+
+# ---------------------------------------------------------------------- the command without a terminal
+def run_play(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "minesweeper_cli.main", "play", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=60, env=command_env())  # fmt: skip
+
+
+def test_an_agent_plays_in_plain_text_when_stdout_is_a_pipe(compiled_solver):
+    result = run_play("--agent", "solver", "--seed", "1", "--preset", "beginner")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("solver plays 9x9, 10 mines, first click opening")
+    assert "solver reveals" in result.stdout and ": certain" in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1].startswith(("solver won in", "solver lost in"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rows", "3", "--cols", "3", "--mines", "20"], "20 mines do not fit a 3x3 board"),
+        (["--mode", "manual"], "the manual mode needs an interactive terminal"),
+        (["--agent", "random", "--delay", "-1"], "--delay must be at least 0"),
+    ],
+)
+def test_bad_command_lines_end_with_a_message(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", *args])  # pytest's captured stdout is not a terminal, as in a pipe
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

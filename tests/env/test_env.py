@@ -1,0 +1,346 @@
+"""The Gymnasium env: checkers, scripted games on the hand board, seeding, pickling, rewards and bad input.
+
+The scripted games play the hand board of conftest.py (flags on, so flag actions are 20 + cell):
+
+      0 1 2 3 4          counts:  0 1 2 3 4
+   0  * . . . .                0  * 2 1 1 0
+   1  . . * . .                1  1 2 * 1 0
+   2  . . . . .                2  0 1 1 2 1
+   3  . . . . *                3  0 0 0 1 *
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import mine_env
+from mine_env import FLAG, HIDDEN, MINE, MinesweeperEnv
+from mine_env.env import PLANE_CODES
+from support import cell, flag, grid_from_rows, make_hand_env
+
+# SB3's checker advises on network choices (a 2-D int8 grid is no image, planes are small float images);
+# those are advice for the user's policy, not defects of the env. Any other warning fails the test.
+SB3_ADVICE = ("unconventional shape", "is an image but", "minimal resolution", "Treating image space as channels-last")
+
+ENV_VARIANTS = [{}, {"obs_mode": "planes"}, {"obs_mode": "dict"}, {"flags": True}, {"render_mode": "ansi"}]
+
+
+def play(env: gym.Env, actions: list[int]) -> list[tuple[Any, float, bool, bool, dict[str, Any]]]:
+    return [env.step(action) for action in actions]
+
+
+def random_valid_action(rng: np.random.Generator, info: dict[str, Any]) -> int:
+    return int(rng.choice(np.flatnonzero(info["action_mask"])))
+
+
+def as_grid(obs: Any) -> np.ndarray:
+    return obs["observation"] if isinstance(obs, dict) else obs
+
+
+# ----------------------------------------------------------------------------- checkers
+@pytest.mark.parametrize("env_id", list(mine_env.ENV_IDS))
+@pytest.mark.parametrize("kwargs", ENV_VARIANTS, ids=["default", "planes", "dict", "flags", "ansi"])
+def test_gymnasium_check_env_passes_without_warnings(env_id: str, kwargs: dict[str, Any]) -> None:
+    env = gym.make(env_id, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=False)
+    env.close()
+
+
+@pytest.mark.parametrize("env_id", list(mine_env.ENV_IDS))
+@pytest.mark.parametrize("kwargs", ENV_VARIANTS[:4], ids=["default", "planes", "dict", "flags"])
+def test_stable_baselines3_check_env_passes(env_id: str, kwargs: dict[str, Any]) -> None:
+    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")  # the train extra
+    env = gym.make(env_id, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sb3_checker.check_env(env.unwrapped, warn=True)
+    unexpected = [str(w.message) for w in caught if not any(advice in str(w.message) for advice in SB3_ADVICE)]
+    assert unexpected == []
+
+
+def test_the_env_can_be_made_by_module_path_without_importing_it_first() -> None:
+    env = gym.make("mine_env:Minesweeper-v0")
+    assert isinstance(env.unwrapped, MinesweeperEnv)
+    assert env.unwrapped.spec_board.mines == 10
+
+
+@pytest.mark.parametrize(
+    ("env_id", "shape", "mines"),
+    [("Minesweeper-Beginner-v0", (9, 9), 10), ("Minesweeper-Intermediate-v0", (16, 16), 40),
+     ("Minesweeper-Expert-v0", (16, 30), 99)],
+)  # fmt: skip
+def test_each_preset_id_has_its_board(env_id: str, shape: tuple[int, int], mines: int) -> None:
+    env = gym.make(env_id)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == shape and obs.dtype == np.int8 and info["mines"] == mines
+    assert env.action_space.n == shape[0] * shape[1]
+
+
+# ----------------------------------------------------------------------------- scripted games
+def test_a_winning_game_step_by_step(hand_env: gym.Env) -> None:
+    rewards, ends = [], []
+    for action in (cell(3, 0), cell(0, 4), cell(0, 1), cell(0, 2)):
+        _, reward, terminated, truncated, info = hand_env.step(action)
+        rewards.append(reward)
+        ends.append((terminated, truncated, info["is_success"]))
+    assert rewards == [0.0, 0.0, 0.0, 1.0]
+    assert ends == [(False, False, False)] * 3 + [(True, False, True)]
+    assert info["revealed"] == 17 and not info["action_mask"].any()
+
+
+def test_a_lost_game_shows_the_mine_and_costs_one(hand_env: gym.Env) -> None:
+    hand_env.step(cell(3, 0))
+    obs, reward, terminated, truncated, info = hand_env.step(cell(1, 2))
+    expected = grid_from_rows(
+        ". . . . .",
+        "1 2 X . .",
+        "0 1 1 2 .",
+        "0 0 0 1 .",
+    )
+    np.testing.assert_array_equal(obs, expected)
+    assert (reward, terminated, truncated, info["is_success"]) == (-1.0, True, False, False)
+    assert set(info) == {"mines", "action_mask", "first_click", "revealed", "flags", "is_success"}  # no layout
+
+
+def test_a_chord_on_a_satisfied_number_reveals_its_neighbours(hand_env: gym.Env) -> None:
+    hand_env.step(cell(0, 4))
+    _, reward, _, _, info = hand_env.step(flag(1, 2))
+    assert reward == 0.0 and info["flags"] == 1
+    obs, reward, terminated, _, _ = hand_env.step(cell(1, 3))  # reveal on a satisfied number = chord
+    expected = grid_from_rows(
+        ". . 1 1 0",
+        ". . F 1 0",
+        ". . 1 2 1",
+        ". . . . .",
+    )
+    np.testing.assert_array_equal(obs, expected)
+    assert (reward, terminated) == (0.0, False)
+
+
+def test_a_chord_with_a_wrong_flag_loses(hand_env: gym.Env) -> None:
+    hand_env.step(cell(0, 4))
+    hand_env.step(flag(0, 2))  # wrong: (1,2) is the mine next to (1,3)
+    obs, reward, terminated, _, _ = hand_env.step(cell(1, 3))
+    assert obs[1, 2] == MINE and obs[0, 2] == FLAG
+    assert (reward, terminated) == (-1.0, True)
+
+
+def test_flags_toggle_earn_nothing_and_cannot_go_on_revealed_cells(hand_env: gym.Env) -> None:
+    obs, reward, _, _, info = hand_env.step(flag(2, 2))
+    assert obs[2, 2] == FLAG and reward == 0.0 and info["flags"] == 1
+    assert info["action_mask"][cell(2, 2)] == 0 and info["action_mask"][flag(2, 2)] == 1
+    obs, reward, _, _, info = hand_env.step(flag(2, 2))
+    assert obs[2, 2] == HIDDEN and reward == 0.0 and info["flags"] == 0
+    hand_env.step(cell(2, 2))
+    before = hand_env.unwrapped.board.grid
+    obs, reward, terminated, _, info = hand_env.step(flag(2, 2))
+    np.testing.assert_array_equal(obs, before)
+    assert (reward, terminated, info["action_mask"][flag(2, 2)]) == (0.0, False, 0)
+
+
+def test_the_flood_fill_does_not_open_flagged_cells(hand_env: gym.Env) -> None:
+    hand_env.step(flag(3, 1))
+    obs, *_ = hand_env.step(cell(3, 0))
+    np.testing.assert_array_equal(obs[2:], grid_from_rows("0 1 . . .", "0 F . . ."))
+
+
+@pytest.mark.parametrize("action", [-1, 40, 10**6, cell(0, 1)])
+def test_invalid_actions_never_raise_and_change_nothing(action: int) -> None:
+    env = make_hand_env(flags=True, rewards={"invalid": -0.25})
+    env.step(cell(0, 1))
+    before = env.unwrapped.board.export_state()
+    obs, reward, terminated, truncated, info = env.step(action)
+    np.testing.assert_array_equal(obs.ravel(), before.obs)
+    assert (reward, terminated, truncated, info["is_success"]) == (-0.25, False, False, False)
+    assert env.unwrapped.board.steps == 1
+
+
+def test_flag_actions_are_invalid_without_flags() -> None:
+    env = make_hand_env()
+    assert env.action_space.n == 20
+    obs, reward, *_ = env.step(25)
+    assert (obs == HIDDEN).all() and reward == 0.0
+
+
+def test_stepping_a_finished_game_is_a_no_op(hand_env: gym.Env) -> None:
+    last = hand_env.step(cell(0, 0))
+    for action in (cell(3, 0), flag(2, 2), -5):
+        obs, reward, terminated, truncated, info = hand_env.step(action)
+        np.testing.assert_array_equal(obs, last[0])
+        assert (reward, terminated, truncated, info["is_success"]) == (0.0, True, False, False)
+
+
+def test_episodes_are_truncated_at_max_steps() -> None:
+    env = make_hand_env(flags=True, max_steps=3)
+    outcomes = [step[2:4] for step in play(env, [flag(0, 0), flag(0, 0), cell(3, 0)])]
+    assert outcomes == [(False, False), (False, False), (False, True)]
+
+
+def test_a_winning_step_is_terminated_not_truncated_even_at_the_limit() -> None:
+    env = make_hand_env(max_steps=4)
+    *_, (_, reward, terminated, truncated, info) = play(env, [cell(3, 0), cell(0, 4), cell(0, 1), cell(0, 2)])
+    assert (reward, terminated, truncated, info["is_success"]) == (1.0, True, False, True)
+
+
+def test_progress_shaping_pays_for_each_newly_revealed_cell() -> None:
+    env = make_hand_env(rewards={"progress": 0.5, "win": 10.0})
+    rewards = [step[1] for step in play(env, [cell(3, 0), cell(3, 1), cell(0, 4), cell(0, 1), cell(0, 2)])]
+    assert rewards == [5.0, 0.0, 2.5, 0.5, 10.0]  # 10 cells, an invalid re-reveal, 5 cells, 1 cell, the win
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_progress_rewards_sum_to_the_cells_revealed_before_the_end(seed: int) -> None:
+    env = gym.make("Minesweeper-v0", preset="intermediate", rewards={"progress": 1 / 216, "win": 1, "loss": -1})
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    shaped, revealed_before_end = 0.0, 0
+    while True:
+        revealed_before_end = info["revealed"]
+        _, reward, terminated, truncated, info = env.step(random_valid_action(rng, info))
+        if terminated or truncated:
+            assert reward == (1.0 if info["is_success"] else -1.0)
+            break
+        shaped += reward
+    assert shaped == pytest.approx(revealed_before_end / 216)
+
+
+def test_step_returns_exact_python_types_and_the_space_dtype() -> None:
+    for kwargs in ENV_VARIANTS[:4]:
+        env = gym.make("Minesweeper-v0", **kwargs)
+        obs, info = env.reset(seed=3)
+        assert env.observation_space.contains(obs)
+        for _ in range(5):
+            obs, reward, terminated, truncated, info = env.step(env.action_space.sample(mask=info["action_mask"]))
+            assert type(reward) is float and type(terminated) is bool and type(truncated) is bool
+            assert type(info["is_success"]) is bool and type(info["mines"]) is int
+            assert info["action_mask"].dtype == np.int8 and env.observation_space.contains(obs)
+            np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"].astype(bool))
+            if terminated or truncated:
+                obs, info = env.reset()
+
+
+def test_plane_and_dict_observations_encode_the_grid() -> None:
+    outcomes = {}
+    for mode in ("grid", "planes", "dict"):
+        env = gym.make("Minesweeper-v0", obs_mode=mode)
+        env.reset(seed=8)
+        outcomes[mode] = env.step(40)
+    grid, planes, both = (outcomes[mode][0] for mode in ("grid", "planes", "dict"))
+    np.testing.assert_array_equal(both["observation"], grid)
+    np.testing.assert_array_equal(both["action_mask"], outcomes["grid"][4]["action_mask"])
+    assert planes.shape == (len(PLANE_CODES), 9, 9) and (planes.sum(axis=0) == 1).all()
+    decoded = np.array(PLANE_CODES, dtype=np.int8)[planes.argmax(axis=0)]
+    np.testing.assert_array_equal(decoded, grid)
+
+
+# ----------------------------------------------------------------------------- seeding
+def rollout(env: gym.Env, seed: int, steps: int) -> list[tuple[Any, ...]]:
+    """Observations, rewards and ends of a seeded run, the actions drawn from a generator seeded alike."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    trajectory: list[tuple[Any, ...]] = [(obs.tobytes(),)]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(random_valid_action(rng, info))
+        trajectory.append((obs.tobytes(), reward, terminated, truncated, info["is_success"]))
+        if terminated or truncated:
+            obs, info = env.reset()
+            trajectory.append((obs.tobytes(),))
+    return trajectory
+
+
+@pytest.mark.parametrize("first_click", ["safe", "opening", "none"])
+def test_same_seed_and_actions_give_identical_trajectories(first_click: str) -> None:
+    first, second = (gym.make("Minesweeper-v0", first_click=first_click) for _ in range(2))
+    assert rollout(first, 42, 200) == rollout(second, 42, 200)
+    assert rollout(first, 42, 50) != rollout(first, 43, 50)
+
+
+def test_same_seed_and_first_cell_give_the_same_layout_and_other_cells_another() -> None:
+    layouts = []
+    for first in (0, 0, 40):
+        env = gym.make("Minesweeper-v0", preset="intermediate")
+        env.reset(seed=5)
+        env.step(first)
+        layouts.append(env.unwrapped.board.layout)
+    np.testing.assert_array_equal(layouts[0], layouts[1])
+    assert not np.array_equal(layouts[0], layouts[2])
+
+
+def test_reset_without_a_seed_draws_the_layout_from_np_random() -> None:
+    def layout_after_reset(env: gym.Env) -> np.ndarray:
+        env.reset()
+        return env.unwrapped.board.layout
+
+    first, second = (gym.make("Minesweeper-v0", first_click="none") for _ in range(2))
+    for env in (first, second):
+        env.reset()
+        env.unwrapped.np_random = np.random.default_rng(17)
+    np.testing.assert_array_equal(layout_after_reset(first), layout_after_reset(second))
+    unseeded = [layout_after_reset(gym.make("Minesweeper-v0", first_click="none")) for _ in range(2)]
+    assert not np.array_equal(*unseeded)  # fresh entropy for each unseeded env
+
+
+def test_pickled_envs_play_on_exactly_like_the_original() -> None:
+    env = gym.make("Minesweeper-v0", preset="intermediate", flags=True)
+    fresh = pickle.loads(pickle.dumps(env))
+    rng = np.random.default_rng(1)
+    obs, info = env.reset(seed=9)
+    fresh_obs, _ = fresh.reset(seed=9)
+    np.testing.assert_array_equal(obs, fresh_obs)
+    for _ in range(3):
+        obs, _, terminated, _, info = env.step(random_valid_action(rng, info))
+    mid_game = pickle.loads(pickle.dumps(env))
+    for _ in range(20):
+        action = random_valid_action(rng, info)
+        obs, reward, terminated, truncated, info = env.step(action)
+        again = mid_game.step(action)
+        np.testing.assert_array_equal(again[0], obs)
+        assert again[1:4] == (reward, terminated, truncated)
+        if terminated or truncated:
+            break
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rows": 3, "cols": 3, "mines": 9, "first_click": "safe"}, r"9 mines do not fit a 3x3 board under the 'safe'"),
+        ({"rows": 4, "cols": 4, "mines": 8}, r"8 mines do not fit a 4x4 board under the 'opening' rule: expected 0..7"),
+        ({"mines": -1}, "-1 mines do not fit"),
+        ({"first_click": "lucky"}, "unknown first_click rule 'lucky'"),
+        ({"preset": "huge"}, "unknown preset 'huge'"),
+        ({"rows": 0}, "rows must be between 1 and 256, got 0"),
+        ({"cols": -3}, "cols must be between 1 and 256, got -3"),
+        ({"rows": 257}, "rows must be between 1 and 256, got 257"),
+        ({"rows": 4.5}, "rows must be an integer, got 4.5"),
+        ({"cols": "9"}, "cols must be an integer, got '9'"),
+        ({"mines": True}, "mines must be an integer, got True"),
+        ({"obs_mode": "image"}, "unknown obs_mode 'image'"),
+        ({"render_mode": "svg"}, "unknown render_mode 'svg'"),
+        ({"rewards": {"bonus": 1.0}}, r"unknown reward option in \['bonus'\]"),
+        ({"rewards": {"win": "a lot"}}, "reward win must be a number, got 'a lot'"),
+        ({"rewards": 3}, "rewards must be a RewardConfig or a dict, got int"),
+        ({"max_steps": 0}, "max_steps must be at least 1, got 0"),
+    ],
+)
+def test_bad_options_raise_a_value_error_saying_what_is_wrong(kwargs: dict[str, Any], message: str) -> None:
+    with warnings.catch_warnings(), pytest.raises(ValueError, match=message):
+        warnings.simplefilter("ignore")  # gym.make warns about an unknown render mode before the env refuses it
+        gym.make("Minesweeper-v0", **kwargs)
+
+
+def test_numpy_integer_sizes_and_actions_are_accepted() -> None:
+    env = gym.make("Minesweeper-v0", rows=np.int64(5), cols=np.int32(6), mines=np.int16(4))
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (5, 6)
+    _, _, _, _, info = env.step(np.int64(14))
+    assert info["revealed"] >= 1

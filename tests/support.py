@@ -1,0 +1,101 @@
+"""Helpers every test module may import (``from support import ...``): the hand board, positions, envs.
+
+The one home of shared test helpers; ``conftest.py`` only turns some of them into fixtures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import mine_env  # registers the env ids
+from agents.base import Agent
+from mine_env.engine.board import Board
+from mine_env.engine.constants import FLAG, HIDDEN
+from mine_env.engine.rules import neighbour_counts
+
+# The hand board, 4 rows x 5 columns, 3 mines (*):
+#
+#       0 1 2 3 4
+#    0  * . . . .
+#    1  . . * . .
+#    2  . . . . .
+#    3  . . . . *
+HAND_BOARD_TEXT = """\
+mines: 3
+* . . . .
+. . * . .
+. . . . .
+. . . . *
+"""
+HAND_ROWS, HAND_COLS, HAND_MINES = 4, 5, 3
+HAND_MINE_CELLS = ((0, 0), (1, 2), (3, 4))
+
+# Mines around every cell, counted by hand from the picture above (a mine does not count itself).
+HAND_COUNTS = np.array(
+    [
+        [0, 2, 1, 1, 0],
+        [1, 2, 0, 1, 0],
+        [0, 1, 1, 2, 1],
+        [0, 0, 0, 1, 0],
+    ],
+    dtype=np.int8,
+)
+
+
+def grid_from_rows(*rows: str) -> np.ndarray:
+    """An expected grid written as text rows: ``.`` hidden, ``F`` flag, ``X`` shown mine, digits revealed."""
+    codes = {".": mine_env.HIDDEN, "F": mine_env.FLAG, "X": mine_env.MINE}
+    return np.array([[codes[ch] if ch in codes else int(ch) for ch in row.split()] for row in rows], dtype=np.int8)
+
+
+def cell(row: int, col: int, cols: int = HAND_COLS) -> int:
+    """The flat reveal action of a cell."""
+    return row * cols + col
+
+
+def flag(row: int, col: int, rows: int = HAND_ROWS, cols: int = HAND_COLS) -> int:
+    """The flat flag-toggle action of a cell (flags enabled)."""
+    return rows * cols + row * cols + col
+
+
+
+def make_hand_env(**kwargs: Any) -> gym.Env:
+    """A ``gym.make`` env of the hand board's size, reset, with the hand board put in its place."""
+    env = gym.make("Minesweeper-v0", rows=HAND_ROWS, cols=HAND_COLS, mines=HAND_MINES, first_click="none", **kwargs)
+    env.reset(seed=0)
+    env.unwrapped.board = Board.from_text(HAND_BOARD_TEXT)
+    return env
+
+
+def random_position(
+    rng: np.random.Generator, rows: int, cols: int, mines: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(layout, observation) with a random share of the safe cells revealed."""
+    layout = np.zeros(rows * cols, bool)
+    layout[rng.choice(rows * cols, mines, replace=False)] = True
+    layout = layout.reshape(rows, cols)
+    revealed = (rng.random((rows, cols)) < rng.uniform(0.2, 0.8)) & ~layout
+    grid = np.where(revealed, neighbour_counts(layout), HIDDEN).astype(np.int8)
+    return layout, grid
+
+
+def info_for(grid: np.ndarray, mines: int, first_click: str = "opening") -> dict[str, Any]:
+    """The env's info for an observation: every hidden cell is a valid reveal."""
+    mask = np.isin(grid, (HIDDEN, FLAG)).ravel().astype(np.int8)
+    return {"mines": mines, "action_mask": mask, "first_click": first_click}
+
+
+def play(agent: Agent, env: gym.Env, seed: int) -> tuple[bool, list[int]]:
+    """One game through the env: (won, actions taken)."""
+    obs, info = env.reset(seed=seed)
+    agent.reset()
+    actions = []
+    while True:
+        action = agent.act(obs, info)
+        actions.append(action)
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return bool(info["is_success"]), actions
