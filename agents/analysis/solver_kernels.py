@@ -46,16 +46,14 @@ from agents.analysis.endgame import best_endgame_guess
 from agents.analysis.long_term_risk import fifty_fifty_risk
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.rules import (
-    META_KEY,
-    META_SAFE_LEFT,
-    META_SIZE,
-    META_STATUS,
     PLAYING,
     WON,
-    new_game,
-    reveal,
+    game_status,
+    new_game_arrays,
+    open_game,
+    reveal_cell,
+    safe_left,
     splitmix64,
-    start_game,
 )
 
 FAST, STANDARD, STRONG = 0, 1, 2
@@ -572,30 +570,23 @@ def play_game(
     Returns (won, safe cells revealed, reveals made).
     """
     n = rows * cols
-    obs = np.empty(n, np.int8)
-    mines = np.empty(n, np.uint8)
-    counts = np.empty(n, np.int8)
-    meta = np.zeros(META_SIZE, np.int64)
-    stack = np.empty(n, np.int32)
-    new_game(obs, mines, counts, meta, n_mines)
-    meta[META_KEY] = key
-    start_game(mines, counts, meta, stack, rows, cols, n_mines, rule, first_cell)  # as the env's first reveal
-    reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
+    game = new_game_arrays(n)
+    open_game(game, rows, cols, n_mines, rule, key, first_cell)
     steps = 1
-    while meta[META_STATUS] == PLAYING:
+    while game_status(game.meta) == PLAYING:
         cells, state = decide(
-            obs, rows, cols, n_mines, strength, margin, max_candidates, far_candidates, endgame_layouts,
+            game.obs, rows, cols, n_mines, strength, margin, max_candidates, far_candidates, endgame_layouts,
             pairs_first, scoring, state,
         )  # fmt: skip
         if cells.shape[0] == 0:
             break
         for cell in cells:
-            if obs[cell] == HIDDEN:
-                reveal(obs, mines, counts, meta, stack, rows, cols, cell)
+            if game.obs[cell] == HIDDEN:
+                reveal_cell(game, rows, cols, cell)
                 steps += 1
-                if meta[META_STATUS] != PLAYING:
+                if game_status(game.meta) != PLAYING:
                     break
-    return meta[META_STATUS] == WON, n - n_mines - meta[META_SAFE_LEFT], steps
+    return game_status(game.meta) == WON, n - n_mines - safe_left(game.meta), steps
 
 
 @njit(cache=True)

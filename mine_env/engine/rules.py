@@ -17,14 +17,19 @@ A board's state is a handful of flat arrays (cell ``i`` is row ``i // cols``, co
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from mine_env.engine.constants import FLAG, HIDDEN, MAX_SIDE, MINE
-
-# First-click rules as integer codes (index into constants.FIRST_CLICK_RULES order is not relied on).
-RULE_NONE, RULE_SAFE, RULE_OPENING = 0, 1, 2
-RULE_CODES: dict[str, int] = {"none": RULE_NONE, "safe": RULE_SAFE, "opening": RULE_OPENING}
+from mine_env.engine.geometry import (  # noqa: F401  (the rule codes are re-exported: callers know them from here)
+    RULE_CODES,
+    RULE_NONE,
+    RULE_OPENING,
+    RULE_SAFE,
+    protected_block,
+)
 
 # Game status codes.
 READY, PLAYING, WON, LOST = 0, 1, 2, 3
@@ -69,21 +74,6 @@ def draw_below(state: np.uint64, bound: int) -> tuple[np.uint64, int]:
         value = bits & mask
         if value < np.uint64(bound):
             return state, int(value)
-
-
-@njit(cache=True)
-def protected_block(rows: int, cols: int, rule: int, first_cell: int) -> tuple[int, int, int, int]:
-    """The rectangle the first-click rule keeps free of mines, as row and column ranges [r0, r1) x [c0, c1).
-
-    Empty under the ``none`` rule (or before a first cell, ``first_cell < 0``), the first cell under
-    ``safe``, the first cell and its neighbours (clipped to the board) under ``opening``.
-    """
-    if rule == RULE_NONE or first_cell < 0:
-        return 0, 0, 0, 0
-    r, c = first_cell // cols, first_cell % cols
-    if rule == RULE_SAFE:
-        return r, r + 1, c, c + 1
-    return max(r - 1, 0), min(r + 2, rows), max(c - 1, 0), min(c + 2, cols)
 
 
 _COL_BITS = 8
@@ -380,3 +370,57 @@ def neighbour_counts(layout: np.ndarray) -> np.ndarray:
     counts = np.zeros(layout.size, dtype=np.int8)
     compute_counts(layout.ravel().astype(np.uint8), counts, rows, cols)
     return counts.reshape(rows, cols)
+
+
+class Game(NamedTuple):
+    """One board's state arrays, for compiled code that plays whole games (see :func:`new_game_arrays`).
+
+    Outside the engine, read the state through :func:`game_status` and :func:`safe_left`, never the slots
+    of ``meta``.
+    """
+
+    obs: np.ndarray
+    mines: np.ndarray
+    counts: np.ndarray
+    meta: np.ndarray
+    stack: np.ndarray
+
+
+@njit(cache=True)
+def new_game_arrays(n_cells: int) -> Game:
+    """Fresh state arrays for one board of ``n_cells`` cells (no game started yet)."""
+    return Game(
+        np.empty(n_cells, np.int8),
+        np.empty(n_cells, np.uint8),
+        np.empty(n_cells, np.int8),
+        np.zeros(META_SIZE, np.int64),
+        np.empty(n_cells, np.int32),
+    )
+
+
+@njit(cache=True)
+def open_game(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: int, first_cell: int) -> int:
+    """Start the game of layout ``key`` on ``game`` and reveal ``first_cell``, as the env's first reveal does;
+    returns the safe cells revealed."""
+    new_game(game.obs, game.mines, game.counts, game.meta, n_mines)
+    game.meta[META_KEY] = key
+    start_game(game.mines, game.counts, game.meta, game.stack, rows, cols, n_mines, rule, first_cell)
+    return reveal(game.obs, game.mines, game.counts, game.meta, game.stack, rows, cols, first_cell)
+
+
+@njit(cache=True)
+def reveal_cell(game: Game, rows: int, cols: int, cell: int) -> int:
+    """:func:`reveal` on a :class:`Game`; returns the safe cells revealed (0 on a mine)."""
+    return reveal(game.obs, game.mines, game.counts, game.meta, game.stack, rows, cols, cell)
+
+
+@njit(cache=True, inline="always")
+def game_status(meta: np.ndarray) -> int:
+    """The game's status code: READY, PLAYING, WON or LOST."""
+    return meta[META_STATUS]
+
+
+@njit(cache=True, inline="always")
+def safe_left(meta: np.ndarray) -> int:
+    """Safe cells still hidden: the game is won when none is left."""
+    return meta[META_SAFE_LEFT]
