@@ -20,8 +20,10 @@ demo:
 	$(PIP) install -q -e ".[train]"
 	$(PYTHON) -m eval.demo
 
+# ruff, then the layers of docs/ARCHITECTURE.md (import-linter's contracts in pyproject.toml).
 lint:
 	$(PYTHON) -m ruff check .
+	lint-imports
 
 test: install-dev lint
 	$(PYTHON) -m pytest
