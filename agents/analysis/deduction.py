@@ -16,8 +16,8 @@ Flags are not trusted; shown mines count as mines. Nothing here checks that the 
 :class:`agents.rules.RuleAgent` states the classic rules in plain Python and is the tested reference of this
 kernel, with this exact relation (tests/agents/test_solver.py):
 
-* every cell the one-number stage clears, RuleAgent clears too: it starts from the same two one-number
-  rules and applies them, with its subset rule, until nothing changes;
+* in a position that fits, every cell the one-number stage clears, RuleAgent clears too: it starts from the
+  same two one-number rules and applies them, with its subset rule, until nothing changes;
 * the two-number stage asks no containment, where RuleAgent's subset rule needs one number's unknown cells
   to lie inside the other's, so it clears cells RuleAgent cannot: in ``2 . . / . . 1`` (mines: 2) the 2
   puts a mine in the two cells it shares with the 1, so (0, 2) is safe, and no subset says so;
