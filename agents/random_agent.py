@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from mine_env.engine.geometry import cells_where, is_revealed
 
 
 def valid_reveals(obs: np.ndarray, info: dict[str, Any]) -> np.ndarray:
@@ -26,7 +27,7 @@ def follows(previous: np.ndarray | None, obs: np.ndarray) -> bool:
     """
     if previous is None or previous.shape != obs.shape:
         return previous is None
-    revealed = previous >= 0
+    revealed = cells_where(previous, is_revealed)
     return bool(np.array_equal(previous[revealed], obs[revealed]))
 
 

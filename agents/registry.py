@@ -16,10 +16,8 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "solver": SolverAgent,
     "solver-standard": partial(SolverAgent, strength="standard"),
     "solver-fast": partial(SolverAgent, strength="fast"),
-    "solver-survival": partial(SolverAgent, scoring="survival"),
 }
-"""``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings,
-``solver-survival`` is ``strong`` with the two-move survival scoring it had until 2026-11-22 (docs/SOLVER.md)."""
+"""``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings."""
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:

@@ -1,112 +1,118 @@
 """The classic hand rules of Minesweeper, as a baseline between random play and the exact solver.
 
-Rules, applied to a fixed point on every move:
+Rules, applied to a fixed point on every move (:func:`deduce`):
 
-* a number whose missing mines equal its undetermined hidden neighbours: all of them are mines;
-* a number already satisfied by its known mines: all its undetermined hidden neighbours are safe;
-* the subset rule between two numbers A and B within two cells of each other: when A's undetermined set is a
-  subset of B's, the cells of B outside A hold exactly (B's missing - A's missing) mines, so they are all
-  safe when that is 0 and all mines when it equals their number.
+* a number whose missing mines equal its undetermined covered neighbours: all of them are mines;
+* a number already satisfied by its known mines: all its undetermined covered neighbours are safe;
+* the subset rule between two numbers A and B: when A's undetermined set is a subset of B's, the cells of B
+  outside A hold exactly (B's missing - A's missing) mines, so they are all safe when that is 0 and all
+  mines when it equals their number.
 
 Deduced mines are remembered (the agent never flags through the env). When no rule yields a safe cell the
 agent guesses uniformly (seeded) among the valid hidden cells it has not deduced to be mines; its first move
 is such a guess too (no corner preference: this baseline shows what the rules alone are worth).
+
+:func:`deduce` is also the plain-Python reference of the solver's compiled deduction,
+:func:`agents.analysis.deduction.local_safe`: in a position that fits, every cell the kernel's one-number
+stage clears, :func:`deduce` clears too (tested); the kernel's two-number rule is more general than the
+subset rule, and :func:`deduce` chains its rules where the kernel makes one pass (the kernel's module
+docstring states the relation).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
-from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import cells_where, is_covered, is_known_mine, is_revealed, is_unknown, neighbours
 
-_SUBSET_REACH = 2
-"""Two numbers can share hidden neighbours only if they are at most two cells apart."""
-
-
-def _neighbours(rows: int, cols: int, r: int, c: int, reach: int = 1) -> list[tuple[int, int]]:
-    """Cells within Chebyshev distance ``reach`` of (r, c), the cell itself excluded."""
-    return [
-        (rr, cc)
-        for rr in range(max(r - reach, 0), min(r + reach + 1, rows))
-        for cc in range(max(c - reach, 0), min(c + reach + 1, cols))
-        if (rr, cc) != (r, c)
-    ]
+Constraint = tuple[frozenset[int], int]
+"""What one number still says: (its undetermined covered neighbours, the mines among them)."""
+Conclusions = tuple[set[int], set[int]]
+"""(cells proved safe, cells proved mines)."""
 
 
-class _Deductions:
-    """One fixed-point pass of the rules over a position, given the mines already deduced."""
+def _numbers(grid: np.ndarray) -> dict[int, tuple[int, list[int]]]:
+    """Each revealed number that has covered neighbours (hidden, flagged or shown mines): (value, those)."""
+    rows, cols = grid.shape
+    flat = grid.ravel()
+    covered = cells_where(flat, is_covered)
+    numbers = {}
+    for cell in np.flatnonzero(cells_where(flat, is_revealed)).tolist():
+        around = [other for other in neighbours(cell, rows, cols) if covered[other]]
+        if around:
+            numbers[cell] = (int(flat[cell]), around)
+    return numbers
 
-    def __init__(self, grid: np.ndarray, known_mines: set[int]) -> None:
-        self.grid = grid
-        self.rows, self.cols = grid.shape
-        flat = grid.ravel()
-        self.mines = set(known_mines) | {int(i) for i in np.flatnonzero(flat == MINE)}
-        self.safe: set[int] = set()
-        # Each number with its value and the cells around it that are not revealed (hidden, flagged or
-        # shown mines); numbers without such cells can teach nothing and are left out.
-        self.numbers: dict[tuple[int, int], tuple[int, list[int]]] = {}
-        for r, c in np.argwhere(grid >= 0):
-            around = [rr * self.cols + cc for rr, cc in _neighbours(self.rows, self.cols, int(r), int(c))]
-            unrevealed = [index for index in around if flat[index] in (HIDDEN, FLAG, MINE)]
-            if unrevealed:
-                self.numbers[(int(r), int(c))] = (int(grid[r, c]), unrevealed)
 
-    def _state(self, value: int, unrevealed: list[int]) -> tuple[frozenset[int], int]:
-        """(undetermined neighbours, mines still missing) of a number with the given unrevealed cells."""
-        undetermined = frozenset(i for i in unrevealed if i not in self.mines and i not in self.safe)
-        missing = value - sum(i in self.mines for i in unrevealed)
-        return undetermined, missing
+def _constraints(numbers: dict[int, tuple[int, list[int]]], mines: set[int], safe: set[int]) -> dict[int, Constraint]:
+    """The :data:`Constraint` of each number that still has undetermined neighbours."""
+    constraints = {}
+    for cell, (value, around) in numbers.items():
+        undetermined = frozenset(other for other in around if other not in mines and other not in safe)
+        if undetermined:
+            constraints[cell] = (undetermined, value - sum(other in mines for other in around))
+    return constraints
 
-    def _mark(self, cells: frozenset[int] | set[int], as_mines: bool) -> bool:
-        """Record cells as mines or safe; True when something new was learnt."""
-        target = self.mines if as_mines else self.safe
-        new = set(cells) - target
-        target.update(new)
-        return bool(new)
 
-    def _single_rules(self, states: dict[tuple[int, int], tuple[frozenset[int], int]]) -> bool:
-        """The two one-number rules."""
-        changed = False
-        for undetermined, missing in states.values():
-            if missing == len(undetermined):
-                changed |= self._mark(undetermined, as_mines=True)
-            elif missing == 0:
-                changed |= self._mark(undetermined, as_mines=False)
-        return changed
+def _one_number_rules(constraints: dict[int, Constraint]) -> Conclusions:
+    """The two one-number rules."""
+    safe: set[int] = set()
+    mines: set[int] = set()
+    for undetermined, missing in constraints.values():
+        if missing == len(undetermined):
+            mines |= undetermined
+        elif missing == 0:
+            safe |= undetermined
+    return safe, mines
 
-    def _subset_rule(self, states: dict[tuple[int, int], tuple[frozenset[int], int]]) -> bool:
-        """The two-number subset rule, over every pair of nearby numbers.
 
-        Facts read from ``states`` stay true while cells get marked, so one pass applies them all.
-        """
-        changed = False
-        for (r, c), (inner, inner_missing) in states.items():
-            for other in _neighbours(self.rows, self.cols, r, c, _SUBSET_REACH):
-                outer, outer_missing = states.get(other, (frozenset(), 0))
-                if len(outer) <= len(inner) or not inner <= outer:
-                    continue
-                rest = outer - inner
-                extra = outer_missing - inner_missing
-                if extra == 0:
-                    changed |= self._mark(rest, as_mines=False)
-                elif extra == len(rest):
-                    changed |= self._mark(rest, as_mines=True)
-        return changed
+def _subset_rule(constraints: dict[int, Constraint], rows: int, cols: int) -> Conclusions:
+    """The two-number subset rule, over every pair of numbers where one's undetermined set lies inside the
+    other's (so the other is next to each of its cells: one cell's neighbours name every such number)."""
+    safe: set[int] = set()
+    mines: set[int] = set()
+    for inner, inner_missing in constraints.values():
+        for other in neighbours(min(inner), rows, cols):
+            outer, outer_missing = constraints.get(other, (frozenset(), 0))
+            if len(outer) <= len(inner) or not inner <= outer:
+                continue
+            rest = outer - inner
+            extra = outer_missing - inner_missing
+            if extra == 0:
+                safe |= rest
+            elif extra == len(rest):
+                mines |= rest
+    return safe, mines
 
-    def run(self) -> None:
-        """Apply the rules until none teaches anything new."""
-        while True:
-            states = {}
-            for cell, (value, unrevealed) in self.numbers.items():
-                undetermined, missing = self._state(value, unrevealed)
-                if undetermined:
-                    states[cell] = (undetermined, missing)
-            if not self._single_rules(states) and not self._subset_rule(states):
-                return
+
+def _learn(conclusions: Conclusions, safe: set[int], mines: set[int]) -> bool:
+    """Add the conclusions to what is known; True when something new was learnt."""
+    new_safe, new_mines = conclusions
+    learnt = bool(new_safe - safe or new_mines - mines)
+    safe |= new_safe
+    mines |= new_mines
+    return learnt
+
+
+def deduce(grid: np.ndarray, known_mines: Iterable[int] = ()) -> Conclusions:
+    """The rules applied to ``grid`` until none teaches anything new: (certainly safe cells, certain mines),
+    as flat indices, given mines deduced before. Each round tries the one-number rules, and the subset rule
+    only when they teach nothing. Flags are not trusted; shown mines are mines."""
+    rows, cols = grid.shape
+    numbers = _numbers(grid)
+    mines = set(known_mines) | set(np.flatnonzero(cells_where(grid.ravel(), is_known_mine, False)).tolist())
+    safe: set[int] = set()
+    while True:
+        constraints = _constraints(numbers, mines, safe)
+        if not _learn(_one_number_rules(constraints), safe, mines) and not _learn(
+            _subset_rule(constraints, rows, cols), safe, mines
+        ):
+            return safe, mines
 
 
 class RuleAgent(Agent):
@@ -133,10 +139,9 @@ class RuleAgent(Agent):
 
         The mines are also remembered for later moves of the same game.
         """
-        deductions = _Deductions(obs, self.known_mines)
-        deductions.run()
-        self.known_mines = deductions.mines
-        return deductions.safe, deductions.mines
+        safe, mines = deduce(obs, self.known_mines)
+        self.known_mines = mines
+        return safe, mines
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         """A cell the rules prove safe, or a uniform guess among the cells not deduced to be mines."""
@@ -145,7 +150,7 @@ class RuleAgent(Agent):
         flat = obs.ravel()
         while self._pending_safe:
             cell = self._pending_safe.pop()
-            if cell in valid and flat[cell] in (HIDDEN, FLAG):
+            if cell in valid and is_unknown(int(flat[cell]), False):
                 return cell
         safe, mines = self.deduce(obs)
         safe_valid = sorted(safe & valid, reverse=True)

@@ -5,16 +5,17 @@ Policy, move by move:
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`),
    or the cell given as ``first_cell``;
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
-3. otherwise a guess, chosen by the strength setting (details in :mod:`agents.analysis.solver_kernels`):
+3. otherwise a guess, chosen by the strength setting (details in :mod:`agents.analysis.guess`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
    ``strong`` (the default) the near-safest cell with the best score of what it leads to (a blend of the
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
    move with the best win chance by exhaustive search (:mod:`agents.analysis.endgame`).
 
-The counting and the guess run in compiled code (:func:`agents.analysis.solver_kernels.decide`); whole games can be
-played there too (:meth:`SolverAgent.play_compiled`), which is how the evaluation runner plays the solver
-when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the ``standard``
-policy in plain Python for the tests.
+The counting and the guess run in compiled code (:func:`agents.analysis.guess.decide`, with every setting in
+one :class:`agents.analysis.guess.SolverSettings` record); whole games can be played there too
+(:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`), which is how the evaluation runner plays
+the solver when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the
+``standard`` policy in plain Python for the tests.
 """
 
 from __future__ import annotations
@@ -26,24 +27,25 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis import solver_kernels as kernels
+from agents.analysis.counting import count_position
+from agents.analysis.guess import ENDGAME_LAYOUTS, MARGIN, MAX_CANDIDATES, SolverSettings, decide
+from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
 from agents.analysis.probability import analyse
 from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
 from agents.seeding import numpy_first_draws
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, PRESETS
+from agents.solver_games import play_games
+from mine_env.engine.constants import DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
+from mine_env.engine.geometry import cells_where, is_unknown
 from mine_env.engine.rules import RULE_CODES
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 _STATE_LIMIT = 2**63
 _SEED_LIMIT = 2**64
 
-STRENGTHS = tuple(kernels.STRENGTHS)
+STRENGTHS = tuple(STRENGTH_CODES)
 """The strength settings, weakest first."""
 DEFAULT_STRENGTH = "strong"
-DEFAULT_SCORING = "blended"
-"""How ``strong`` ranks its candidates by default: on the 100k suites it won as many or more games than
-``"survival"`` on every board and rule (docs/SOLVER.md)."""
 
 
 def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
@@ -105,7 +107,7 @@ class PlannedMovesAgent(Agent):
         self._notice_new_game(obs)
         valid = valid_reveals(obs, info)
         rows, cols = obs.shape
-        if np.isin(obs, (HIDDEN, FLAG)).all():
+        if cells_where(obs, is_unknown, False).all():  # nothing revealed yet
             r, c = self.first_click(rows, cols, info.get("first_click", DEFAULT_FIRST_CLICK))
             if r * cols + c in valid:
                 return r * cols + c
@@ -129,7 +131,7 @@ class PlannedMovesAgent(Agent):
         allowed = set(valid.tolist())
         while self._pending:
             cell = self._pending.pop()
-            if cell in allowed and flat[cell] in (HIDDEN, FLAG):
+            if cell in allowed and is_unknown(int(flat[cell]), False):
                 return cell
         return None
 
@@ -150,17 +152,15 @@ class SolverAgent(PlannedMovesAgent):
             candidates for the look-ahead.
         max_candidates: at most this many cells get the look-ahead (safest first, then fewest hidden
             neighbours).
-        far_candidates: ``strong`` only: besides the four cells touching no number that have the fewest
-            hidden neighbours, up to this many cells two steps from a number get the look-ahead.
         endgame_layouts: ``strong`` only: search the endgame exactly once at most this many layouts fit
             the position (0: never).
         pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
             can tell apart) as soon as one appears.
-        scoring: ``strong`` only: ``"blended"`` (the default) ranks the candidates by a blend of the best
-            and second-best next safety raised by long-term 50/50 risk; ``"survival"`` by two-move
-            survival, the default until 2026-11-22 (see :mod:`agents.analysis.solver_kernels`).
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
+
+    The settings but the first cell are kept as one :class:`agents.analysis.guess.SolverSettings` record,
+    ``settings``, which the compiled code reads.
     """
 
     name = "solver"
@@ -170,33 +170,24 @@ class SolverAgent(PlannedMovesAgent):
         seed: int | None = None,
         *,
         strength: str = DEFAULT_STRENGTH,
-        margin: float = 0.1,
-        max_candidates: int = 12,
-        far_candidates: int = kernels.FAR_CANDIDATES,
-        endgame_layouts: int = kernels.ENDGAME_LAYOUTS,
+        margin: float = MARGIN,
+        max_candidates: int = MAX_CANDIDATES,
+        endgame_layouts: int = ENDGAME_LAYOUTS,
         pairs_first: bool = True,
-        scoring: str = DEFAULT_SCORING,
         first_cell: tuple[int, int] | None = None,
     ) -> None:
-        if strength not in kernels.STRENGTHS:
+        if strength not in STRENGTH_CODES:
             raise ValueError(f"unknown solver strength {strength!r}; expected one of {', '.join(STRENGTHS)}")
         if not 0.0 <= margin < 1.0:
             raise ValueError(f"margin must lie in [0, 1), got {margin}")
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
-        if far_candidates < 0:
-            raise ValueError(f"far_candidates must be >= 0, got {far_candidates}")
-        if scoring not in kernels.SCORINGS:
-            raise ValueError(f"unknown scoring {scoring!r}; expected one of {', '.join(kernels.SCORINGS)}")
         if endgame_layouts < 0:
             raise ValueError(f"endgame_layouts must be >= 0 (0: no endgame search), got {endgame_layouts}")
         self.strength = strength
-        self.margin = float(margin)
-        self.max_candidates = int(max_candidates)
-        self.far_candidates = int(far_candidates)
-        self.endgame_layouts = int(endgame_layouts)
-        self.pairs_first = bool(pairs_first)
-        self.scoring = scoring
+        self.settings = SolverSettings(
+            STRENGTH_CODES[strength], float(margin), int(max_candidates), int(endgame_layouts), bool(pairs_first)
+        )
         self.first_cell = None if first_cell is None else _cell_pair(first_cell)
         self._state = np.uint64(initial_state(seed))
         self.reset()
@@ -218,27 +209,25 @@ class SolverAgent(PlannedMovesAgent):
     def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
         """The compiled count's certainly safe cells, or its guess for the strength setting."""
         rows, cols = obs.shape
+        mines = int(info["mines"])
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
         if not self._checked:  # a position not reached by this game's reveals: check it fits
-            if not kernels.count_position(flat, rows, cols, int(info["mines"]))[0]:
-                analyse(obs, int(info["mines"]))  # raises InconsistentBoard, saying what does not fit
+            if not count_position(flat, rows, cols, mines)[0]:
+                analyse(obs, mines)  # raises InconsistentBoard, saying what does not fit
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        cells, state = kernels.decide(
-            flat, rows, cols, int(info["mines"]), kernels.STRENGTHS[self.strength], self.margin,
-            self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first,
-            kernels.SCORINGS[self.scoring], self._state,
-        )  # fmt: skip
+        cells, state = decide(flat, rows, cols, mines, self.settings, self._state)
         self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
         if cells.size == 0:
-            analyse(obs, int(info["mines"]))  # raises InconsistentBoard, saying what does not fit
+            analyse(obs, mines)  # raises InconsistentBoard, saying what does not fit
         return cells.tolist()
 
     def play_compiled(
         self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play one game per layout key without the env, with this agent's settings.
+        """Play one game per layout key without the env, with this agent's settings
+        (:func:`agents.solver_games.play_games`).
 
         Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
         key is ``keys[g]`` move by move (tested), in a fraction of the time.
@@ -251,8 +240,4 @@ class SolverAgent(PlannedMovesAgent):
         states = initial_states(seeds)
         if states.shape != keys.shape:
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
-        return kernels.play_games(
-            rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, kernels.STRENGTHS[self.strength],
-            self.margin, self.max_candidates, self.far_candidates, self.endgame_layouts, self.pairs_first,
-            kernels.SCORINGS[self.scoring],
-        )  # fmt: skip
+        return play_games(rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, self.settings)

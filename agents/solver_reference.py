@@ -1,7 +1,7 @@
 """The ``standard`` solver policy in plain Python on top of :func:`agents.analysis.probability.analyse`.
 
-:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`agents.analysis.solver_kernels`); this readable
-version of its ``standard`` strength is what the tests check the compiled one against. Policy, move by move:
+:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`agents.analysis.guess`); this readable version
+of its ``standard`` strength is what the tests check the compiled one against. Policy, move by move:
 
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`);
 2. any certainly safe cell (exact counting, so never a mine);

@@ -1,11 +1,10 @@
 """What each idea of the solver's guess adds: every setting on the very same seeded games.
 
-Each row adds one idea to the row above (see agents/_solver_kernels.py). The row marked "the default" is
-``solver``, the default ``strong`` setting; each row after it is an option, off by default, on top of the
-default. Games are those of the suite ``minesweeper eval --preset P --first-click R --games N --seed S``
-plays, so the default row equals that command's ``solver`` result. The paired column compares each row with
-the one above on the same games, and each option with the default (McNemar's exact test on the games only
-one of the two won). Milliseconds per game are compute time inside one worker process.
+Each row adds one idea to the row above (see agents/analysis/guess.py), up to the last, ``solver``: the
+default ``strong`` setting. Games are those of the suite ``minesweeper eval --preset P --first-click R
+--games N --seed S`` plays, so the last row equals that command's ``solver`` result. The paired column
+compares each row with the one above on the same games (McNemar's exact test on the games only one of the
+two won). Milliseconds per game are compute time inside one worker process.
 
 Usage::
 
@@ -32,19 +31,15 @@ from mine_env.engine.board import layout_key
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
 
-_STRONG_BARE = {"strength": "strong", "scoring": "survival", "pairs_first": False}
+_STRONG_BARE = {"strength": "strong", "margin": 0.0, "endgame_layouts": 0, "pairs_first": False}
 SETTINGS: list[tuple[str, dict[str, Any]]] = [
     ("fast: the safest cell", {"strength": "fast"}),
     ("standard: + certain progress among the safest", {"strength": "standard"}),
-    ("+ two-move survival instead of progress", {**_STRONG_BARE, "margin": 0.0, "endgame_layouts": 0}),
-    ("+ candidates within 10% of the best safety", {**_STRONG_BARE, "endgame_layouts": 0}),
-    ("+ exact endgame search", _STRONG_BARE),
-    ("+ forced 50/50s guessed first", {"strength": "strong", "scoring": "survival"}),
-    ("+ blended scoring instead of survival (strong, the default)", {"strength": "strong"}),
-    ("+ 4 cells two steps from a number (an option, off by default)", {"strength": "strong", "far_candidates": 4}),
+    ("strong: + blended scoring instead of progress", _STRONG_BARE),
+    ("+ candidates within 10% of the best safety", {**_STRONG_BARE, "margin": 0.1}),
+    ("+ exact endgame search", {"strength": "strong", "pairs_first": False}),
+    ("+ forced 50/50s guessed first (strong, the default)", {"strength": "strong"}),
 ]
-DEFAULT_ROW = 6
-"""The index of the default setting in :data:`SETTINGS`; each row after it is an option on top of it."""
 CHUNKS_PER_WORKER = 8
 
 
@@ -117,15 +112,14 @@ def main() -> None:
     print(f"{suite.name}: {args.games:,} games per setting, the same games for every row\n")
     print("| setting | wins | win rate | Wilson 95% | vs the row above (only above / only this, p) | ms/game |")
     print("|---|---:|---:|---|---|---:|")
-    report, previous, default = [], None, None
+    report, previous = [], None
     with worker_pool(args.workers) as pool:
-        for index, (label, settings) in enumerate(SETTINGS):
+        for label, settings in SETTINGS:
             won, ms = play_setting(pool, suite, settings, args.workers)
-            line, row = result_row(label, won, ms, default if index > DEFAULT_ROW else previous)
+            line, row = result_row(label, won, ms, previous)
             print(line, flush=True)
             report.append({"setting": label, "options": settings, **row})
             previous = won
-            default = won if index == DEFAULT_ROW else default
     if args.json:
         args.json.write_text(json.dumps({"suite": suite.to_dict(), "rows": report}, indent=2) + "\n")
 

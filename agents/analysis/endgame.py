@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import block, is_known_mine, is_revealed, is_unknown
 from mine_env.engine.rules import splitmix64
 
 _ABORTED = -1.0
@@ -42,13 +42,13 @@ def _unknown_cells(flat, rows, cols):
     interior = np.empty(n, np.int64)
     n_front = n_interior = 0
     for i in range(n):
-        if flat[i] != HIDDEN and flat[i] != FLAG:
+        if not is_unknown(flat[i], False):
             continue
-        r, c = i // cols, i % cols
+        r0, r1, c0, c1 = block(i // cols, i % cols, rows, cols)
         touches = False
-        for rr in range(max(r - 1, 0), min(r + 2, rows)):
-            for cc in range(max(c - 1, 0), min(c + 2, cols)):
-                touches = touches or flat[rr * cols + cc] >= 0
+        for rr in range(r0, r1):
+            for cc in range(c0, c1):
+                touches = touches or is_revealed(flat[rr * cols + cc])
         if touches:
             front[n_front] = i
             n_front += 1
@@ -97,16 +97,16 @@ def enumerate_layouts(flat, rows, cols, mines, limit):
     cell_n_numbers = np.zeros(n_unknown, np.int64)
     known_mines = 0
     for i in range(n):
-        if flat[i] == MINE:
+        if is_known_mine(flat[i], False):
             known_mines += 1
-        if flat[i] < 0:
+        if not is_revealed(flat[i]):
             continue
-        r, c = i // cols, i % cols
         missing[i] = flat[i]
-        for rr in range(max(r - 1, 0), min(r + 2, rows)):
-            for cc in range(max(c - 1, 0), min(c + 2, cols)):
+        r0, r1, c0, c1 = block(i // cols, i % cols, rows, cols)
+        for rr in range(r0, r1):
+            for cc in range(c0, c1):
                 j = rr * cols + cc
-                if flat[j] == MINE:
+                if is_known_mine(flat[j], False):
                     missing[i] -= 1
                 elif index_of[j] >= 0:
                     open_cells[i] += 1
@@ -180,17 +180,16 @@ def _shown_values(flat, rows, cols, unknown, layouts):
         index_of[unknown[u]] = u
     values = np.empty((count, n_unknown), np.int8)
     for u in range(n_unknown):
-        cell = unknown[u]
-        r, c = cell // cols, cell % cols
+        r0, r1, c0, c1 = block(unknown[u] // cols, unknown[u] % cols, rows, cols)
         for s in range(count):
             if layouts[s, u]:
                 values[s, u] = -1
                 continue
             around = 0
-            for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                for cc in range(max(c - 1, 0), min(c + 2, cols)):
+            for rr in range(r0, r1):
+                for cc in range(c0, c1):
                     j = rr * cols + cc
-                    if flat[j] == MINE or (index_of[j] >= 0 and layouts[s, index_of[j]]):
+                    if is_known_mine(flat[j], False) or (index_of[j] >= 0 and layouts[s, index_of[j]]):
                         around += 1
             values[s, u] = around
     return values

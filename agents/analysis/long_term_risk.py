@@ -1,8 +1,8 @@
 """Long-term risk: how often a hidden cell ends up in a 50/50 that no later reveal can settle.
 
 A guess that reveals such a cell now, while it can still be told apart from its partner, may spare a blind
-50/50 later. The ``blended`` scoring of :mod:`agents.analysis.solver_kernels` raises a candidate's score by this
-risk (an idea of DavidNHill's JSMinesweeper solver; the code here is our own).
+50/50 later. The ``strong`` guess of :mod:`agents.analysis.guess` raises a candidate's score by this risk
+(an idea of DavidNHill's JSMinesweeper solver; the code here is our own).
 
 Two shapes are looked for, each by one exact recount of the position with the cells the shape needs set
 as mines:
@@ -25,6 +25,7 @@ from numba import njit
 
 from agents.analysis.counting import count_position
 from mine_env.engine.constants import HIDDEN, MINE
+from mine_env.engine.geometry import is_known_mine, is_revealed
 
 PAIR_MISSING = 4
 """A pair counts if its mine plus the flanking cells that still have to be mines are at most this many."""
@@ -55,9 +56,9 @@ def _mines_to_place(flat, probability, rows, cols, at_rows, at_cols, out):
         if r < 0 or r >= rows or c < 0 or c >= cols:
             continue
         cell = r * cols + c
-        if flat[cell] >= 0:
+        if is_revealed(flat[cell]):
             return -1
-        if flat[cell] == MINE or probability[cell] >= _CERTAIN:
+        if is_known_mine(flat[cell], False) or probability[cell] >= _CERTAIN:
             continue
         out[found] = cell
         found += 1
@@ -133,7 +134,7 @@ def fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell):
     docstring), at most its chance of being a mine and of being safe."""
     mines_left = mines
     for i in range(flat.shape[0]):
-        if flat[i] == MINE or (flat[i] == HIDDEN and probability[i] >= _CERTAIN):
+        if is_known_mine(flat[i], False) or (flat[i] == HIDDEN and probability[i] >= _CERTAIN):
             mines_left -= 1
     r, c = cell // cols, cell % cols
     risk = 0.0

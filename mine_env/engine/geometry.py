@@ -19,6 +19,9 @@ a shown mine (or a flag that is trusted), *revealed* when it shows a number.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 from numba import njit
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
@@ -112,3 +115,9 @@ def neighbours(cell: int, rows: int, cols: int) -> list[int]:
         for cc in range(c - 1, c + 2)
         if 0 <= rr < rows and 0 <= cc < cols and (rr, cc) != (r, c)
     ]
+
+
+def cells_where(grid: np.ndarray, meaning: Callable[..., bool], *args: bool) -> np.ndarray:
+    """Bool mask (``grid``'s shape) of the cells whose code has ``meaning``, one of the tests above, given its
+    further arguments (``trust_flags``): plain Python for Python callers, each distinct code asked once."""
+    return np.isin(grid, [code for code in np.unique(grid).tolist() if meaning(code, *args)])

@@ -97,36 +97,6 @@ def test_memory_is_dropped_when_a_new_game_starts_without_reset(agent_class: typ
     assert moves > 10
 
 
-def test_rule_agent_is_never_wrong_when_it_claims_certainty() -> None:
-    rng = np.random.default_rng(3)
-    claims = 0
-    for _ in range(150):
-        layout, grid = random_position(rng, 9, 9, 15)
-        probabilities = analyse(grid, 15).probabilities.ravel()
-        safe, mines = RuleAgent(seed=0).deduce(grid)
-        assert all(probabilities[cell] == 0.0 and not layout.flat[cell] for cell in safe)
-        assert all(probabilities[cell] == 1.0 and layout.flat[cell] for cell in mines)
-        claims += len(safe) + len(mines)
-    assert claims > 100
-
-
-def test_rule_agent_uses_the_subset_rule() -> None:
-    # The left 1 sees {a, b}, the 2 sees {a, b, c}: c must be the 2's second mine.
-    grid = np.array([[HIDDEN, HIDDEN, HIDDEN], [1, 2, 1], [0, 0, 0]], np.int8)
-    safe, mines = RuleAgent(seed=0).deduce(grid)
-    assert mines == {0, 2}
-    assert safe == {1}
-
-
-def test_rule_agent_keeps_its_deduced_mines_until_reset() -> None:
-    agent = RuleAgent(seed=0)
-    grid = np.array([[HIDDEN, 1, 0]], np.int8)
-    agent.deduce(grid)
-    assert agent.known_mines == {0}
-    agent.reset()
-    assert agent.known_mines == set()
-
-
 def test_progress_chance_counts_a_zero_as_progress() -> None:
     analysis = analyse(np.full((5, 5), HIDDEN, np.int8), 2)
     corner_zero = analysis.value_distribution((0, 0))[1]
@@ -168,6 +138,7 @@ def test_unknown_first_click_rule_is_refused() -> None:
 # ----------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.statistical
 @pytest.mark.parametrize(
     ("agent_class", "low", "high"), [(RandomAgent, 0, 2), (RuleAgent, 30, 50), (SolverAgent, 41, 50)]
 )

@@ -81,18 +81,18 @@ def small_positions() -> list[tuple[np.ndarray, int]]:
 @pytest.mark.parametrize(("grid", "mines"), small_positions())
 def test_the_endgame_move_has_the_best_win_chance(grid: np.ndarray, mines: int) -> None:
     layouts = brute_layouts(grid, mines)
-    unknown, found, complete = enumerate_layouts(grid.ravel(), *grid.shape, mines, 100)
+    unknown, found, complete = enumerate_layouts(grid.ravel(), *grid.shape, mines, limit=100)
     assert complete
     assert {frozenset(unknown[row.astype(bool)].tolist()) for row in found} == set(layouts)
     assert len(found) == round(math.exp(analyse(grid, mines).log_layouts))
     chances = reference_win_chance(grid, layouts)
-    cell, chance = best_endgame_guess(grid.ravel(), *grid.shape, mines, 100, 100_000)
+    cell, chance = best_endgame_guess(grid.ravel(), *grid.shape, mines, limit=100, work_budget=100_000)
     assert chance == pytest.approx(max(chances.values()), abs=1e-12)
     assert chances[cell] == pytest.approx(chance, abs=1e-12)
 
 
 def test_too_many_layouts_or_too_little_budget_give_up() -> None:
-    empty = np.full((5, 5), HIDDEN, np.int8)
-    assert enumerate_layouts(empty.ravel(), 5, 5, 3, 100)[2] is False  # C(25, 3) = 2300 layouts
-    assert best_endgame_guess(empty.ravel(), 5, 5, 3, 100, 10_000) == (-1, -1.0)
-    assert best_endgame_guess(empty.ravel(), 5, 5, 1, 100, 1)[0] == -1  # 25 layouts, too little work allowed
+    empty = np.full((5, 5), HIDDEN, np.int8).ravel()
+    assert enumerate_layouts(empty, 5, 5, mines=3, limit=100)[2] is False  # C(25, 3) = 2300 layouts
+    assert best_endgame_guess(empty, 5, 5, mines=3, limit=100, work_budget=10_000) == (-1, -1.0)
+    assert best_endgame_guess(empty, 5, 5, mines=1, limit=100, work_budget=1)[0] == -1  # 25 layouts, little work

@@ -10,6 +10,7 @@ from agents.analysis.counting import count_position
 from agents.analysis.endgame import enumerate_layouts
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.rules import neighbour_counts
+from support import grid_from_rows
 
 ROWS, COLS, MINES = 5, 6, 7
 
@@ -54,6 +55,7 @@ def share_by_enumeration(flat, cells, layouts, mines_at, safe_at, flanks, most_m
     return float(hit.mean())
 
 
+@pytest.mark.slow
 def test_pair_and_box_shares_equal_counts_over_every_layout() -> None:
     checked = 0
     for flat, cells, layouts in enumerated_positions(6, seed=11):
@@ -98,9 +100,10 @@ def test_a_pair_closed_by_the_border_and_shown_mines_is_a_fifty_fifty_in_every_l
     # The pair (0, 0)-(0, 1): off the board on the left, shown mines on the right, and both numbers below
     # see both cells. One of the two is the last mine, so the left one is the mine of the pair in half the
     # layouts, and so is the right one.
-    grid = np.array([[HIDDEN, HIDDEN, MINE], [1, 3, MINE]], np.int8)
-    flat = grid.ravel()
-    _, probability, _, log_layouts = count_position(flat, 2, 3, 3)
-    assert risk.pair_share(flat, 2, 3, 3, probability, log_layouts, 1, 0, 0, False) == pytest.approx(0.5)
-    assert risk.fifty_fifty_risk(flat, 2, 3, 3, probability, log_layouts, 0) == pytest.approx(0.5)
-    assert risk.fifty_fifty_risk(flat, 2, 3, 3, probability, log_layouts, 1) == pytest.approx(0.5)
+    grid = grid_from_rows(". . X", "1 3 X")
+    flat, (rows, cols), mines = grid.ravel(), grid.shape, 3
+    _, probability, _, log_layouts = count_position(flat, rows, cols, mines)
+    pair = risk.pair_share(flat, rows, cols, mines, probability, log_layouts, mines_left=1, r=0, c=0, vertical=False)
+    assert pair == pytest.approx(0.5)
+    for cell in (0, 1):
+        assert risk.fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell) == pytest.approx(0.5)

@@ -1,0 +1,262 @@
+"""The solver's policy in compiled code: certain cells first, else a guess by the strength setting.
+
+:class:`agents.solver.SolverAgent` calls :func:`decide` once per position it has to think about, and
+:func:`agents.solver_games.play_games` calls it in whole games played without leaving compiled code, so a
+game played move by move through the env and the same game played there make the same moves (tested).
+Every setting travels as one :class:`SolverSettings` record.
+
+The guess rules, by strength (see docs/SOLVER.md for what each adds):
+
+* ``fast``: the safest cell; among equally safe cells the one with the fewest hidden neighbours (the
+  likeliest to open an area), then a seeded draw. At most one exact count per position, nothing more.
+* ``standard``: among the equally safe cells (at most ``max_candidates`` of them, fewest hidden neighbours
+  first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
+  number the cell may show is added to the position and the position recounted exactly
+  (:func:`agents.analysis.lookahead.look_ahead`).
+* ``strong``: once at most ``endgame_layouts`` layouts fit the position, the exact endgame search of
+  :mod:`agents.analysis.endgame` chooses (when it finishes within its work budget). Else a forced 50/50
+  (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed at once when
+  ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess elsewhere. Else the
+  candidates are all cells whose safety is within ``margin`` (relative) of the safest, scored in the manner
+  of DavidNHill's solver by what they lead to (:func:`_blended_guess`): each next position by
+  (4 x best + second best safety) / 5, a certainly safe cell counting as 1, raised for a cell that may end
+  up in a future 50/50 (:mod:`agents.analysis.long_term_risk`), with two swaps after the choice. Dead cells
+  (that can show only one number, so teach nothing) come last, and ties go to progress.
+
+The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
+pure function of the layout key and the agent's seed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from agents.analysis.counting import count_position
+from agents.analysis.deduction import local_safe
+from agents.analysis.endgame import best_endgame_guess
+from agents.analysis.long_term_risk import fifty_fifty_risk
+from agents.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_neighbours, look_ahead
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.geometry import block, is_revealed
+from mine_env.engine.rules import splitmix64
+
+FAST, STANDARD, STRONG = 0, 1, 2
+STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRONG}
+"""The strength settings by name, weakest first."""
+
+MARGIN = 0.1
+"""``strong``: cells whose safety is within this fraction of the best safety are candidates."""
+MAX_CANDIDATES = 12
+"""At most this many cells get the look-ahead (safest first, then fewest hidden neighbours)."""
+ENDGAME_LAYOUTS = 1000
+"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position:
+from 1,000 rather than 200, expert gained 0.16 points under ``safe`` and 0.02 under ``opening`` on 10,000
+tuning games each (docs/SOLVER.md)."""
+ENDGAME_WORK = 100_000_000
+"""Work the endgame search may do before it gives up: a deterministic bound on its time (under half a
+second per search on expert; tens of ms at the median). At a tenth of it most 1,000-layout searches
+give up and the gain is lost."""
+_INTERIOR_CANDIDATES = 4
+"""At most this many cells that touch no number enter a look-ahead by fewest hidden neighbours: they are
+alike, bar their borders (a corner opens a zero most often)."""
+FIFTY_FIFTY_WEIGHT = 0.9
+"""How much of a candidate's long-term 50/50 risk is added back to its score."""
+SAFER_BY = 0.001
+"""A candidate this much safer than the chosen cell, which the chosen cell would always prove safe, is
+played instead."""
+
+
+class SolverSettings(NamedTuple):
+    """Every setting of the solver's policy, in one record that compiled code reads by name.
+
+    Build one with plain Python values (int, float, int, int, bool), as :data:`PRESETS` and
+    :class:`agents.solver.SolverAgent` do, so that every record has the same compiled type.
+    """
+
+    strength: int
+    """:data:`FAST`, :data:`STANDARD` or :data:`STRONG`."""
+    margin: float = MARGIN
+    """``strong`` only: candidates are the cells whose safety is within this fraction of the best."""
+    max_candidates: int = MAX_CANDIDATES
+    """At most this many cells get the look-ahead."""
+    endgame_layouts: int = ENDGAME_LAYOUTS
+    """``strong`` only: search the endgame exactly once at most this many layouts fit (0: never)."""
+    pairs_first: bool = True
+    """``strong`` only: guess a forced 50/50 as soon as one appears."""
+
+
+PRESETS: dict[str, SolverSettings] = {name: SolverSettings(code) for name, code in STRENGTHS.items()}
+"""The default settings of each strength: what ``SolverAgent(strength=name)`` plays."""
+
+
+@njit(cache=True)
+def _uniform(state):
+    """A float in [0, 1) from the stream; returns (new state, value)."""
+    state, bits = splitmix64(state)
+    return state, float(bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _touches_number(flat, rows, cols, cell):
+    """Whether a revealed number lies next to ``cell``."""
+    r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)
+    for rr in range(r0, r1):
+        for cc in range(c0, c1):
+            if is_revealed(flat[rr * cols + cc]):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _candidates(flat, rows, cols, probability, bound, by_probability, limit, state):
+    """Hidden cells with probability <= ``bound``, ordered and cut to ``limit``.
+
+    Order: lowest probability first when ``by_probability``, then fewest hidden neighbours, then a seeded
+    random key. Of the cells touching no number, only the first :data:`_INTERIOR_CANDIDATES` are kept.
+    Returns (cells, new state).
+    """
+    n = flat.shape[0]
+    cells = np.empty(n, np.int64)
+    keys = np.empty(n, np.float64)
+    m = 0
+    for i in range(n):
+        if flat[i] == HIDDEN and probability[i] <= bound:
+            state, noise = _uniform(state)
+            cells[m] = i
+            keys[m] = hidden_neighbours(flat, rows, cols, i) + noise
+            m += 1
+    order = np.argsort(keys[:m], kind="mergesort")
+    if by_probability:
+        ranked = np.empty(m, np.float64)
+        for j in range(m):
+            ranked[j] = probability[cells[order[j]]]
+        order = order[np.argsort(ranked, kind="mergesort")]
+    chosen = np.empty(min(m, limit), np.int64)
+    taken = interior = 0
+    for j in range(m):
+        if taken == chosen.shape[0]:
+            break
+        cell = cells[order[j]]
+        if not _touches_number(flat, rows, cols, cell):
+            if interior == _INTERIOR_CANDIDATES:
+                continue
+            interior += 1
+        chosen[taken] = cell
+        taken += 1
+    return chosen[:taken], state
+
+
+@njit(cache=True)
+def _pick(candidates, scores_by_rank, state):
+    """A seeded uniform choice among the candidates best by each row of scores in turn (within tolerance)."""
+    keep = np.ones(candidates.shape[0], np.bool_)
+    for scores in scores_by_rank:
+        best = -np.inf
+        for j in range(candidates.shape[0]):
+            if keep[j]:
+                best = max(best, scores[j])
+        for j in range(candidates.shape[0]):
+            keep[j] = keep[j] and scores[j] >= best - TIE_TOLERANCE * abs(best)
+    kept = np.flatnonzero(keep)
+    state, noise = _uniform(state)
+    return candidates[kept[int(noise * kept.shape[0])]], state
+
+
+@njit(cache=True)
+def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state):
+    """``strong``'s choice among its candidates; returns (cell, new state).
+
+    Score: blended survival (:class:`agents.analysis.lookahead.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
+    x the cell's long-term 50/50 risk over its safety (:func:`agents.analysis.long_term_risk.fifty_fifty_risk`);
+    alive cells first, ties to progress. Then two swaps: to a candidate at least :data:`SAFER_BY` safer that
+    the chosen cell would always prove safe, else to the candidate that would be the single safest cell
+    whatever the chosen one shows, when it is safer than the chosen one (it would be played next anyway).
+    """
+    m = candidates.shape[0]
+    scores = np.empty((3, m))  # rows: alive (not a dead cell), score, progress chance
+    next_safest = np.empty(m, np.int64)
+    always_safe = np.empty((m, flat.shape[0]), np.bool_)
+    for j in range(m):
+        cell = candidates[j]
+        outlook = look_ahead(flat, rows, cols, mines, cell, probability[cell])
+        next_safest[j], always_safe[j] = outlook.next_safest, outlook.always_safe
+        risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell)
+        scores[0, j] = outlook.values > 1
+        scores[1, j] = outlook.blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
+        scores[2, j] = outlook.progress
+    cell, state = _pick(candidates, scores, state)
+    chosen = np.flatnonzero(candidates == cell)[0]
+    for j in np.argsort(-scores[1]):
+        if probability[cell] - probability[candidates[j]] > SAFER_BY and always_safe[chosen, candidates[j]]:
+            return candidates[j], state
+    follow = next_safest[chosen]
+    if follow >= 0 and probability[follow] < probability[cell]:
+        for j in range(m):
+            if candidates[j] == follow:
+                return follow, state
+    return cell, state
+
+
+@njit(cache=True)
+def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
+    """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring);
+    returns (cell, new state)."""
+    strong = settings.strength == STRONG
+    if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
+        cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, ENDGAME_WORK)
+        if cell >= 0:
+            return cell, state
+    if strong and settings.pairs_first:
+        cell = forced_fifty_fifty(flat, rows, cols, probability)
+        if cell >= 0:
+            return cell, state
+    lowest = 1.0
+    for i in range(flat.shape[0]):
+        if flat[i] == HIDDEN:
+            lowest = min(lowest, probability[i])
+    tied = lowest + TIE_TOLERANCE * lowest
+    if strong:
+        bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - settings.margin))
+        candidates, state = _candidates(flat, rows, cols, probability, bound, True, settings.max_candidates, state)
+    else:
+        limit = 1 if settings.strength == FAST else settings.max_candidates
+        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
+    if candidates.shape[0] == 1:
+        return candidates[0], state
+    if strong:
+        return _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state)
+    progress = np.empty((1, candidates.shape[0]))
+    for j in range(candidates.shape[0]):
+        progress[0, j] = look_ahead(flat, rows, cols, mines, candidates[j], probability[candidates[j]]).progress
+    return _pick(candidates, progress, state)
+
+
+@njit(cache=True)
+def decide(flat, rows, cols, mines, settings, state):
+    """The solver's next move(s) in a position after the first click, by ``settings``.
+
+    Returns (cells, new state): the hidden cells one number, or two together, prove safe when there are any
+    (:func:`agents.analysis.deduction.local_safe`, no count needed), else every certainly safe hidden cell of
+    the exact count, else the single guess; all in increasing order, and empty when no layout fits the
+    position. Revealing certainly safe cells in any order reaches the same position once none is left, so
+    the shortcut changes no guess, only the order of the free reveals.
+    The caller must know the position fits (the shortcut does not count); :class:`agents.solver.SolverAgent`
+    checks each position it did not reach by its own reveals.
+    """
+    cells = local_safe(flat, rows, cols)
+    if cells.shape[0]:
+        return cells, state
+    consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
+    if not consistent:
+        return np.empty(0, np.int64), state
+    cells = np.flatnonzero(safe & (flat == HIDDEN))
+    if cells.shape[0]:
+        return cells, state
+    cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state)
+    cells = np.empty(1, np.int64)
+    cells[0] = cell
+    return cells, state

@@ -1,0 +1,52 @@
+"""Whole solver games in compiled code, on the engine's public game API.
+
+The evaluation runner plays the solver here (through :meth:`agents.solver.SolverAgent.play_compiled`) when it
+needs no per-move oracle metric: each move is :func:`agents.analysis.guess.decide`, as through the env, so a
+game played here makes the same moves as the agent makes through the env (tested), many times faster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.analysis.guess import decide
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game, reveal_cell, safe_left
+
+
+@njit(cache=True)
+def play_game(rows, cols, n_mines, rule, first_cell, key, state, settings):
+    """One whole game: the layout from ``key`` (as the env draws it), the first click on ``first_cell`` under
+    the first-click ``rule`` (a code of :data:`mine_env.engine.geometry.RULE_CODES`), the solver's moves by
+    ``settings`` (:class:`agents.analysis.guess.SolverSettings`) from its random stream ``state``.
+
+    Returns (won, safe cells revealed, reveals made).
+    """
+    n = rows * cols
+    game = new_game_arrays(n)
+    open_game(game, rows, cols, n_mines, rule, key, first_cell)
+    steps = 1
+    while game_status(game.meta) == PLAYING:
+        cells, state = decide(game.obs, rows, cols, n_mines, settings, state)
+        if cells.shape[0] == 0:
+            break
+        for cell in cells:
+            if game.obs[cell] == HIDDEN:
+                reveal_cell(game, rows, cols, cell)
+                steps += 1
+                if game_status(game.meta) != PLAYING:
+                    break
+    return game_status(game.meta) == WON, n - n_mines - safe_left(game.meta), steps
+
+
+@njit(cache=True)
+def play_games(rows, cols, n_mines, rule, first_cell, keys, states, settings):
+    """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
+    games = keys.shape[0]
+    won = np.empty(games, np.bool_)
+    revealed = np.empty(games, np.int64)
+    steps = np.empty(games, np.int64)
+    for g in range(games):
+        won[g], revealed[g], steps[g] = play_game(rows, cols, n_mines, rule, first_cell, keys[g], states[g], settings)
+    return won, revealed, steps
