@@ -1,0 +1,160 @@
+"""What the training scripts share: scripts end to end, the command line and resume, model files with their
+model card, seeded reproducibility and the periodic evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from agents.model_card import ModelCard
+from minesweeper_cli import train as train_cli
+from support import random_position
+from train import dqn, maskable_ppo, ppo
+from train.common import evaluate_win_rate, make_vec_env, save_model, train
+from train.networks import action_scores
+
+pytestmark = pytest.mark.train
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository root, where the scripts run as ``python -m train.ALGO``."""
+ALGORITHMS = {"dqn": dqn.ALGORITHM, "ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
+TINY = {
+    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+    "eval_games": 20, "eval_every": 128, "checkpoint_every": 128, "progress_bar": False,
+}  # fmt: skip
+ALGO_TINY = {"dqn": {"learning_starts": 64, "batch_size": 16}, "ppo": {"n_steps": 16, "batch_size": 32}}
+ALGO_TINY["maskable_ppo"] = ALGO_TINY["ppo"]
+
+
+def tiny_config(algo: str, tmp_path: Path, **overrides: object) -> object:
+    options = TINY | ALGO_TINY[algo] | {"runs_dir": str(tmp_path), "run_name": algo} | overrides
+    return ALGORITHMS[algo].config_class(**options)
+
+
+def as_flags(options: dict[str, object]) -> list[str]:
+    flags = []
+    for name, value in options.items():
+        flag = "--" + name.replace("_", "-")
+        flags += [flag if value else "--no-" + flag[2:]] if isinstance(value, bool) else [flag, str(value)]
+    return flags
+
+
+@pytest.fixture(scope="module")
+def script_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[subprocess.CompletedProcess[str], Path]]:
+    """Each script run for 256 steps in its own subprocess, the three at once (torch imports dominate)."""
+    runs_dir = tmp_path_factory.mktemp("scripts")
+    processes = {}
+    for algo in ALGORITHMS:
+        options = TINY | ALGO_TINY[algo] | {"steps": 256, "runs_dir": str(runs_dir), "run_name": algo}
+        command = [sys.executable, "-m", f"train.{algo}", *as_flags(options)]
+        processes[algo] = (
+            subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            command,
+        )
+    results = {}
+    for algo, (process, command) in processes.items():
+        stdout, stderr = process.communicate(timeout=300)
+        results[algo] = (subprocess.CompletedProcess(command, process.returncode, stdout, stderr), runs_dir / algo)
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) -> None:
+    result, run_dir = script_runs[algo]
+    assert result.returncode == 0, result.stderr[-2000:]
+    card = ModelCard.read(run_dir / "final_model.json")
+    assert card.algo == algo
+    assert card.model_class.startswith(f"{ALGORITHMS[algo].model_class.__module__}:")
+    assert card.env_kwargs == {"rows": 4, "cols": 5, "mines": 3, "first_click": "opening", "obs_mode": "grid",
+                               "flags": False}  # fmt: skip
+    assert card.steps is not None and card.steps >= 256 and card.eval is None
+    best = ModelCard.read(run_dir / "best_model.json").eval
+    assert best is not None and best["games"] == TINY["eval_games"] and 0.0 <= best["win_rate"] <= 1.0
+    assert (run_dir / "best_model.zip").is_file() and (run_dir / "config.json").is_file()
+    assert list((run_dir / "checkpoints").glob("model_*_steps.zip"))
+    assert list((run_dir / "logs").glob("events.out.tfevents.*"))
+    assert "eval/win_rate" in (run_dir / "logs" / "progress.csv").read_text().splitlines()[0]
+
+
+def test_cli_trains_and_resumes_from_a_checkpoint(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    options = TINY | ALGO_TINY["maskable_ppo"] | {"runs_dir": str(tmp_path), "run_name": "cli"}
+    args = parser.parse_args(["train", "maskable_ppo", "--steps", "128", *as_flags(options)])
+    assert args.func(args) == 0
+    checkpoint = next((tmp_path / "cli" / "checkpoints").glob("model_*_steps.zip"))
+    args = parser.parse_args(["train", "maskable_ppo", "--resume", str(checkpoint), "--steps", "256"])
+    assert args.func(args) == 0
+    card = ModelCard.read(tmp_path / "cli" / "final_model.json")
+    assert card.steps == 256
+    assert (tmp_path / "cli" / "config-until-128.json").is_file()
+    assert (tmp_path / "cli" / "logs" / "progress-until-128.csv").is_file()
+    assert card.config is not None and card.config["channels"] == TINY["channels"]
+
+
+def test_cli_rejects_bad_settings_with_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["train", "ppo", "--steps", "0", "--runs-dir", str(tmp_path)])
+    with pytest.raises(SystemExit) as stop:
+        args.func(args)
+    assert stop.value.code == 2
+    assert "steps must be at least 1" in capsys.readouterr().err
+    args = parser.parse_args(["train", "dqn", "--rows", "3", "--cols", "3", "--mines", "9"])
+    with pytest.raises(SystemExit):
+        args.func(args)
+
+
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_save_load_round_trip_keeps_the_policy(algo: str, tmp_path: Path) -> None:
+    config = tiny_config(algo, tmp_path)
+    model = ALGORITHMS[algo].build(config, make_vec_env(config))
+    save_model(model, tmp_path / "model.zip", algo, config)
+    loaded = ALGORITHMS[algo].model_class.load(tmp_path / "model.zip", device="cpu")
+    module, name = ModelCard.read(tmp_path / "model.json").model_class.split(":")
+    assert getattr(sys.modules[module], name) is ALGORITHMS[algo].model_class
+    rng = np.random.default_rng(0)
+    grids = np.stack([random_position(rng, 4, 5, 3)[1] for _ in range(24)])
+    th.testing.assert_close(action_scores(loaded.policy, grids), action_scores(model.policy, grids))
+
+
+
+
+
+
+
+
+@pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])
+def test_a_short_seeded_run_is_reproducible(algo: str, tmp_path: Path) -> None:
+    finals = []
+    for name in ("first", "second"):
+        config = tiny_config(algo, tmp_path, steps=192, run_name=name, checkpoint_every=0, eval_games=0)
+        run_dir = train(ALGORITHMS[algo], config)
+        finals.append(ALGORITHMS[algo].model_class.load(run_dir / "final_model.zip", device="cpu"))
+    first, second = (model.policy.state_dict() for model in finals)
+    assert first.keys() == second.keys()
+    for key in first:
+        th.testing.assert_close(first[key], second[key], rtol=0, atol=0)
+
+
+
+
+def test_evaluation_plays_a_fixed_set_of_games(tmp_path: Path) -> None:
+    config = tiny_config("maskable_ppo", tmp_path)
+    policy = maskable_ppo.build_model(config, make_vec_env(config)).policy
+    spec = config.board_spec()
+    first = evaluate_win_rate(policy, spec, games=30, seed=4)
+    assert first == evaluate_win_rate(policy, spec, games=30, seed=4)
+    assert 0.0 <= first <= 1.0
