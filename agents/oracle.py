@@ -25,7 +25,7 @@ class MoveJudgement(NamedTuple):
         risk: The mine chance of the revealed cell (for a chord, the largest chance among the hidden cells
             it opens: a lower bound of its risk).
         excess_risk: ``risk`` minus the lowest mine chance among the cells that could be revealed (0.0 for
-            the safest choice).
+            the safest choice and for any move that is no guess).
         safe_existed: A certainly safe cell was hidden when the move was made.
     """
 
@@ -72,18 +72,21 @@ class OracleView:
             action: A reveal action, ``0 <= action < rows * cols``, valid in this position.
             revealable: The position's action mask (its first ``rows * cols`` entries are the reveals).
         """
-        opened = self._opened(action)
-        risk = float(self.probabilities[opened].max(initial=0.0))
-        guess = not bool(self.safe[opened].all())
+        if self.grid.flat[action] < 0:  # a covered cell: the move opens it
+            guess = not self.safe[action]
+            risk = float(self.probabilities[action])
+        else:  # a chord on a number: it opens the hidden cells around it
+            opened = self._chord_opens(action)
+            guess = not bool(self.safe[opened].all())
+            risk = float(self.probabilities[opened].max(initial=0.0))
+        if not guess:
+            return MoveJudgement(False, risk, 0.0, self.safe_exists)
         lowest = self.probabilities[revealable[: self.probabilities.size].astype(bool)].min(initial=risk)
-        return MoveJudgement(guess, risk, float(risk - lowest), self.safe_exists)
+        return MoveJudgement(True, risk, float(risk - lowest), self.safe_exists)
 
-    def _opened(self, action: int) -> np.ndarray:
-        """The hidden cells a reveal opens for sure: the cell itself, or a chord's hidden neighbours."""
+    def _chord_opens(self, action: int) -> np.ndarray:
+        """The hidden cells around the number at ``action`` (flagged ones stay shut)."""
         rows, cols = self.grid.shape
-        row, col = divmod(action, cols)
-        if self.grid[row, col] < 0:
-            return np.array([action])
-        r0, r1, c0, c1 = block(row, col, rows, cols)
+        r0, r1, c0, c1 = block(*divmod(action, cols), rows, cols)
         window = np.add.outer(np.arange(r0, r1) * cols, np.arange(c0, c1)).ravel()
-        return window[self.grid.ravel()[window] == HIDDEN]
+        return window[self.grid.flat[window] == HIDDEN]
