@@ -1,9 +1,11 @@
-"""The one interface every policy implements, learned or rule-based."""
+"""The one interface every policy implements, learned or rule-based, and the optional compiled-games capability."""
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -25,3 +27,42 @@ class Agent(ABC):
     @abstractmethod
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         """Choose the next action for this position."""
+
+    def plays_compiled_games(self) -> bool:
+        """Whether :meth:`CompiledGames.play_compiled` plays exactly the games :meth:`act` would.
+
+        By default: when some class of this agent defines ``play_compiled`` and no class below it (this
+        agent's own class, a subclass of the defining one) defines any method, since a method there may
+        change how the agent acts while the compiled games would not follow. A subclass that changes how
+        it acts and still plays the same compiled games says so by overriding this method.
+        """
+        for cls in type(self).__mro__:
+            if "play_compiled" in vars(cls):
+                return True
+            if any(inspect.isfunction(value) or isinstance(value, classmethod | staticmethod | property)
+                   for value in vars(cls).values()):  # fmt: skip
+                return False
+        return False
+
+
+@runtime_checkable
+class CompiledGames(Protocol):
+    """An agent that can also play whole games in compiled code, without the env (far faster)."""
+
+    def play_compiled(
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Game ``g`` on the layout key ``keys[g]`` with agent seed ``seeds[g]``, played as the env would.
+
+        Returns:
+            (won, safe cells revealed, moves made), one entry per game.
+        """
+        ...
+
+
+def compiled_player(agent: Agent) -> CompiledGames | None:
+    """The agent as a player of compiled games when it has them and declares them its own
+    (:meth:`Agent.plays_compiled_games`), else None."""
+    if isinstance(agent, CompiledGames) and agent.plays_compiled_games():
+        return agent
+    return None

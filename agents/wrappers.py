@@ -1,8 +1,9 @@
 """Opt-in wrappers that give a policy the exact solver's knowledge (the oracle).
 
 Nothing here is on by default, so "no solver help" is every result's default; a result that uses one of
-these wrappers says so. Each wrapper asks :mod:`agents.analysis.probability` for the exact mine probabilities of
-the position the agent sees (flags are not trusted), once per step.
+these wrappers says so. Each wrapper asks the oracle (:mod:`agents.oracle`, on the exact count of
+:mod:`agents.analysis.probability`) about the position the agent sees (flags are not trusted), once per step.
+They read the env through its public attributes and do not import it: the env sits above the agents.
 
 Example:
     >>> import gymnasium as gym
@@ -21,23 +22,23 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import RecordConstructorArgs
 
-from mine_env.engine.constants import HIDDEN
-from mine_env.env import MinesweeperEnv
+from agents.oracle import OracleView
 
 
-def _oracle(env: gym.Env) -> tuple[np.ndarray, np.ndarray]:
-    """(certainly safe cells, mine probabilities) of the position in ``env``, both (rows, cols)."""
-    from agents.analysis.probability import safe_cells_and_probabilities
-
-    base = _minesweeper(env)
-    return safe_cells_and_probabilities(base.board.grid_view, base.spec_board.mines)
-
-
-def _minesweeper(env: gym.Env) -> MinesweeperEnv:
+def _minesweeper(env: gym.Env) -> Any:
+    """The Minesweeper env under the wrappers: one with a ``board`` (its ``grid_view`` and ``status``), a
+    ``spec_board``, an ``obs_mode`` and ``action_masks()``, as :class:`mine_env.env.MinesweeperEnv` has."""
     base = env.unwrapped
-    if not isinstance(base, MinesweeperEnv):
+    has_board = hasattr(getattr(base, "board", None), "grid_view")
+    if not has_board or not all(hasattr(base, name) for name in ("spec_board", "obs_mode", "action_masks")):
         raise ValueError(f"the oracle wrappers need a MinesweeperEnv, got {type(base).__name__}")
     return base
+
+
+def _oracle(env: gym.Env) -> OracleView:
+    """The exact count of the position in ``env``."""
+    base = _minesweeper(env)
+    return OracleView.of(base.board.grid_view, base.spec_board.mines)
 
 
 class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
@@ -64,8 +65,7 @@ class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """The narrowed mask as bool (n_actions,)."""
-        base = _minesweeper(self.env)
-        return self._safe_mask(base.board.action_mask(base.flags)).astype(bool)
+        return self._safe_mask(_minesweeper(self.env).action_masks().astype(np.int8)).astype(bool)
 
     def _narrow(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         mask = self._safe_mask(info["action_mask"])
@@ -85,9 +85,9 @@ class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
         return self._cached[1].copy()
 
     def _narrowed(self, mask: np.ndarray) -> np.ndarray:
-        safe, _ = _oracle(self.env)
+        safe = _oracle(self.env).safe
         n_cells = safe.size
-        revealable_safe = safe.ravel() & (mask[:n_cells] == 1)  # a flagged safe cell cannot be revealed
+        revealable_safe = safe & (mask[:n_cells] == 1)  # a flagged safe cell cannot be revealed
         if not revealable_safe.any():
             return mask.copy()
         narrowed = np.zeros_like(mask)
@@ -121,9 +121,9 @@ class MineProbabilityObservation(gym.ObservationWrapper, RecordConstructorArgs):
             self.observation_space = spaces.Dict({"observation": inner, "mine_probability": plane})
 
     def observation(self, observation: Any) -> Any:
-        _, probabilities = _oracle(self.env)
-        plane = probabilities.astype(np.float32)
-        if _minesweeper(self.env).obs_mode == "planes":
+        base = _minesweeper(self.env)
+        plane = _oracle(self.env).probabilities.astype(np.float32).reshape(base.board.grid_view.shape)
+        if base.obs_mode == "planes":
             return np.concatenate([observation, plane[None]], axis=0)
         if isinstance(observation, dict):
             return {**observation, "mine_probability": plane}
@@ -135,8 +135,9 @@ class AvoidableRiskInfo(gym.Wrapper, RecordConstructorArgs):
 
     ``info["move_risk"]`` is the mine chance of the revealed cell before the move (for a chord, the largest
     mine chance among the cells it opens: a lower bound of its risk; 0.0 for flag toggles and invalid
-    actions) and ``info["avoidable_risk"]`` is True when that chance was above zero while a certainly safe
-    cell existed.
+    actions) and ``info["avoidable_risk"]`` is True when the move was a guess (not certainly safe) while a
+    certainly safe cell existed: :attr:`agents.oracle.MoveJudgement.avoidable`, the judgement the
+    evaluation's avoidable losses use.
     """
 
     def __init__(self, env: gym.Env) -> None:
@@ -145,25 +146,17 @@ class AvoidableRiskInfo(gym.Wrapper, RecordConstructorArgs):
         _minesweeper(env)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        risk, safe_exists = self._risk_before(int(action))
+        risk, avoidable = self._judge(int(action))
         obs, reward, terminated, truncated, info = self.env.step(action)
-        info = {**info, "move_risk": risk, "avoidable_risk": bool(risk > 0.0 and safe_exists)}
+        info = {**info, "move_risk": risk, "avoidable_risk": avoidable}
         return obs, reward, terminated, truncated, info
 
-    def _risk_before(self, action: int) -> tuple[float, bool]:
+    def _judge(self, action: int) -> tuple[float, bool]:
+        """(the move's risk, whether it was avoidable) for a valid reveal or chord; (0.0, False) otherwise."""
         base = _minesweeper(self.env)
-        board = base.board
+        mask = base.action_masks()
         reveal_action = 0 <= action < base.spec_board.n_cells
-        if board.status != "playing" or not reveal_action or not board.action_mask(base.flags)[action]:
+        if base.board.status != "playing" or not reveal_action or not mask[action]:
             return 0.0, False
-        safe, probabilities = _oracle(self.env)
-        return float(_opened_risk(board.grid_view, probabilities, action)), bool(safe.any())
-
-
-def _opened_risk(grid: np.ndarray, probabilities: np.ndarray, action: int) -> float:
-    row, col = divmod(action, grid.shape[1])
-    if grid[row, col] < 0:
-        return float(probabilities[row, col])
-    window = (slice(max(row - 1, 0), row + 2), slice(max(col - 1, 0), col + 2))
-    hidden = grid[window] == HIDDEN
-    return float(probabilities[window][hidden].max(initial=0.0))
+        judgement = _oracle(self.env).judge(action, mask)
+        return judgement.risk, judgement.avoidable

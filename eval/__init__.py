@@ -1,7 +1,10 @@
 """One seeded evaluation suite for every policy: suites, a parallel runner, statistics and reports.
 
 - :mod:`eval.suites`: named, versioned suites and the per-game seed derivation.
-- :mod:`eval.runner`: :func:`~eval.runner.evaluate` plays any agent through the real env, in parallel.
+- :mod:`eval.runner`: :func:`~eval.runner.evaluate` plays any agent through the real env, in parallel, on
+  :mod:`eval.agent_specs` (what counts as an agent), :mod:`eval.player` (one process's games, each played by
+  :func:`agents.episode.play_episode`), :mod:`eval.judge` (the oracle metrics of a game) and :mod:`eval.pool`
+  (worker processes).
 - :mod:`eval.metrics` / :mod:`eval.stats`: win rates with Wilson intervals, oracle metrics, McNemar's test.
 - :mod:`eval.report`: Markdown, JSON, CSV and PNG reports. :mod:`eval.models`: saved SB3 models as agents.
 - :mod:`eval.demo`: the README's default comparison.

@@ -1,11 +1,7 @@
 """Saved stable-baselines3 models as agents: loaded on CPU, checked against the board, played greedily.
 
-A model is a ``.zip`` saved by stable-baselines3 with a JSON file of the same stem beside it
-(``models/foo.zip`` + ``models/foo.json``), as the training scripts of :mod:`train` write them::
-
-    {"algo": "dqn" | "ppo" | "maskable_ppo", "model_class": "module.path:ClassName",
-     "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
-     ...}
+A model is a ``.zip`` saved by stable-baselines3 with its model card (:class:`agents.model_card.ModelCard`,
+a JSON file of the same stem) beside it, as the training scripts of :mod:`train` write them.
 
 The agent converts the env's grid observation to the model's ``obs_mode`` and picks the best *valid* action
 by the policy's own preferences -- the action logits of an actor-critic policy (PPO, A2C, MaskablePPO), the
@@ -17,25 +13,16 @@ when a model is loaded.
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from agents.base import Agent
+from agents.model_card import ModelCard, model_paths
 from mine_env.engine.spec import BoardSpec
-from mine_env.env import OBS_MODES, to_planes
-
-REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
-"""Keys every model's JSON file must have."""
-
-
-def model_paths(path: str | Path) -> tuple[Path, Path]:
-    """The ``.zip`` and its ``.json`` for a model path given with or without the ``.zip`` suffix."""
-    path = Path(path)
-    archive = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")
-    return archive, archive.with_suffix(".json")
+from mine_env.env import MinesweeperEnv, to_planes
 
 
 def model_label(path: str | Path) -> str:
@@ -47,53 +34,30 @@ def model_label(path: str | Path) -> str:
     return f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
 
 
-def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The model's JSON file, checked for the keys and values the evaluation relies on.
-
-    Raises:
-        FileNotFoundError: the ``.zip`` or its ``.json`` does not exist.
-        ValueError: the JSON is unreadable or lacks what is needed.
-    """
-    archive, metadata_path = model_paths(path)
-    if not archive.is_file():
-        raise FileNotFoundError(f"model file {archive} does not exist")
-    if not metadata_path.is_file():
-        raise FileNotFoundError(
-            f"model {archive} has no metadata file {metadata_path} beside it (the training scripts write one; "
-            "it says how the model was trained: algo, model_class, env_kwargs)"
-        )
-    try:
-        metadata = json.loads(metadata_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"model metadata {metadata_path} is not valid JSON: {error}") from None
-    if not isinstance(metadata, dict) or any(key not in metadata for key in REQUIRED_KEYS):
-        raise ValueError(f"model metadata {metadata_path} must be a JSON object with keys {', '.join(REQUIRED_KEYS)}")
-    env_kwargs = metadata["env_kwargs"]
-    if not isinstance(env_kwargs, dict) or any(key not in env_kwargs for key in ("rows", "cols")):
-        raise ValueError(f"model metadata {metadata_path}: env_kwargs must give at least rows and cols")
-    if env_kwargs.get("obs_mode", "grid") not in OBS_MODES:
-        raise ValueError(f"model metadata {metadata_path}: unknown obs_mode {env_kwargs['obs_mode']!r}")
-    if env_kwargs.get("flags", False):
-        raise ValueError(f"model {archive} was trained with flag actions; the evaluation plays reveals only")
-    return metadata
-
-
-def check_board(metadata: dict[str, Any], spec: BoardSpec, archive: Path) -> None:
+def check_board(card: ModelCard, spec: BoardSpec, archive: Path) -> None:
     """A model's network is shaped for its board: the suite must have the same rows and columns."""
-    env_kwargs = metadata["env_kwargs"]
-    trained = (env_kwargs["rows"], env_kwargs["cols"])
-    if trained != (spec.rows, spec.cols):
+    rows, cols = card.board
+    if (rows, cols) != (spec.rows, spec.cols):
         raise ValueError(
-            f"model {archive} was trained on {trained[0]}x{trained[1]} boards and cannot play the suite's "
+            f"model {archive} was trained on {rows}x{cols} boards and cannot play the suite's "
             f"{spec.rows}x{spec.cols} board"
         )
 
 
+def trained_env(card: ModelCard, archive: Path) -> MinesweeperEnv:
+    """An env of the model's board and observation (no mines needed: only its spaces are read)."""
+    if card.flags:
+        raise ValueError(f"model {archive} was trained with flag actions; the evaluation plays reveals only")
+    rows, cols = card.board
+    try:
+        return MinesweeperEnv(rows=rows, cols=cols, mines=0, first_click="none", obs_mode=card.obs_mode)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"model card of {archive}: env_kwargs do not make an env: {error}") from None
+
+
 def import_model_class(reference: str) -> type:
     """The class named ``"module.path:ClassName"``, or a ValueError saying why it cannot be had."""
-    module_name, _, class_name = str(reference).partition(":")
-    if not module_name or not class_name:
-        raise ValueError(f"model_class must look like 'module.path:ClassName', got {reference!r}")
+    module_name, _, class_name = reference.partition(":")
     try:
         return getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as error:
@@ -108,26 +72,26 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAg
         spec: The board it will play; when given, a model of another size is refused.
 
     Raises:
-        FileNotFoundError: the model or its JSON file does not exist.
-        ValueError: the JSON is wrong, the model does not fit the board, or the zip cannot be loaded.
+        FileNotFoundError: the model or its card does not exist.
+        ValueError: the card is wrong, the model does not fit the board, or the zip cannot be loaded.
     """
     archive, _ = model_paths(path)
-    metadata = read_metadata(archive)
+    card = ModelCard.of_model(archive)
     if spec is not None:
-        check_board(metadata, spec, archive)
-    model_class = import_model_class(metadata["model_class"])
+        check_board(card, spec, archive)
+    expected = trained_env(card, archive)
+    model_class = import_model_class(card.model_class)
     try:
         model = model_class.load(archive, device="cpu")
     except Exception as error:  # a corrupt or foreign zip fails in many ways inside SB3, torch or zipfile
-        raise ValueError(f"cannot load model {archive} as {metadata['model_class']}: {error}") from None
+        raise ValueError(f"cannot load model {archive} as {card.model_class}: {error}") from None
     if not any(hasattr(model.policy, attribute) for attribute in _PREFERENCE_ATTRIBUTES):
         raise ValueError(
             f"model {archive}: cannot read action preferences from a {type(model.policy).__name__} policy "
             f"(it has none of {', '.join(_PREFERENCE_ATTRIBUTES)})"
         )
-    env_kwargs = metadata["env_kwargs"]
-    agent = ModelAgent(model.policy, env_kwargs.get("obs_mode", "grid"), model_label(archive))
-    agent.check_spaces(env_kwargs["rows"], env_kwargs["cols"], archive)
+    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive))
+    agent.check_spaces(expected, archive)
     return agent
 
 
@@ -146,13 +110,9 @@ class ModelAgent(Agent):
         self.name = name
         policy.set_training_mode(False)
 
-    def check_spaces(self, rows: int, cols: int, archive: Path) -> None:
-        """Refuse a model whose saved spaces disagree with its JSON (a zip and a JSON of different runs)."""
-        import gymnasium as gym
-
-        from mine_env.env import MinesweeperEnv
-
-        expected = MinesweeperEnv(rows=rows, cols=cols, mines=0, first_click="none", obs_mode=self.obs_mode)
+    def check_spaces(self, expected: MinesweeperEnv, archive: Path) -> None:
+        """Refuse a model whose saved spaces are not those of its card's env (a zip and a card of different runs)."""
+        rows, cols = expected.spec_board.rows, expected.spec_board.cols
         action_space = self.policy.action_space
         if not isinstance(action_space, gym.spaces.Discrete) or int(action_space.n) != expected.n_actions:
             raise ValueError(

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mine_env.engine.board import layout_key
 from mine_env.engine.constants import FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
 
@@ -82,6 +83,11 @@ class Suite:
         if not 0 <= game < self.games:
             raise ValueError(f"game {game} is outside this suite's games 0..{self.games - 1}")
         return derive_game_seeds(self.base_seed, game)
+
+    def layout_key(self, game: int) -> int:
+        """The layout key of game ``game``: the one the env draws after ``reset(seed=game_seeds(game).env)``,
+        for players that deal the game's layout without the env (compiled games)."""
+        return layout_key(self.game_seeds(game).env)
 
     def to_dict(self) -> dict[str, Any]:
         """The suite as plain JSON values, with the seed derivation spelled out."""

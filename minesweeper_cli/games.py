@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from agents.episode import play_episode
 from agents.registry import AGENTS, make_agent
 from mine_env.env import MinesweeperEnv
 from minesweeper_cli.options import add_board_options, board_spec
@@ -27,22 +28,12 @@ def run(args: argparse.Namespace) -> int:
     agent = make_agent(args.agent, seed=args.seed)
     wins = 0
     for game in range(args.games):
-        won, steps = play_one(env, agent, args.seed + game)
-        wins += won
+        seed = args.seed + game
+        episode = play_episode(env, agent, seed)
+        wins += episode.won
         print(env.render())
-        print(f"game {game + 1} (seed {args.seed + game}): {'won' if won else 'lost'} in {steps} moves\n")
+        print(f"game {game + 1} (seed {seed}): {'won' if episode.won else 'lost'} in {episode.steps} moves\n")
     print(f"{args.agent}: {wins}/{args.games} won on {spec.rows}x{spec.cols} with {spec.mines} mines, "
           f"first click {spec.first_click}")  # fmt: skip
     return 0
 
-
-def play_one(env: MinesweeperEnv, agent, seed: int) -> tuple[bool, int]:  # type: ignore[no-untyped-def]
-    """Play one game to its end; returns (won, moves)."""
-    agent.reset()
-    obs, info = env.reset(seed=seed)
-    steps = 0
-    while True:
-        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
-        steps += 1
-        if terminated or truncated:
-            return bool(info["is_success"]), steps

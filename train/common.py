@@ -3,8 +3,8 @@ the periodic win-rate evaluation, model files with their JSON, and the training 
 
 A run directory (``runs/<run_name>/``) holds ``config.json``, TensorBoard and CSV logs under ``logs/``,
 checkpoints under ``checkpoints/`` (with the replay buffer for DQN), and ``best_model.zip`` /
-``final_model.zip``, each with a ``.json`` beside it in the format ``eval/`` loads (see
-:func:`model_metadata`).
+``final_model.zip``, each with its model card beside it (:class:`agents.model_card.ModelCard`, the
+``.json`` that ``eval/`` loads; see :func:`model_card`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from stable_baselines3.common.logger import configure
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
+from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.rewards import RewardConfig
@@ -168,30 +169,35 @@ def find_run_config(checkpoint: Path) -> Path:
 
 
 # ---------------------------------------------------------------------- model files
-def model_metadata(model: BaseAlgorithm, algo: str, config: RunConfig) -> dict[str, Any]:
-    """The JSON written beside a model: what ``eval/`` needs to rebuild its env and load it."""
+def model_card(
+    model: BaseAlgorithm, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
+) -> ModelCard:
+    """The card written beside a model: what ``eval/`` needs to rebuild its env and load it, and the run."""
     spec = config.board_spec()
     model_class = type(model)
-    return {
-        "algo": algo,
-        "model_class": f"{model_class.__module__}:{model_class.__name__}",
-        "env_kwargs": {
+    return ModelCard(
+        algo=algo,
+        model_class=f"{model_class.__module__}:{model_class.__name__}",
+        env_kwargs={
             "rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click,
             "obs_mode": "grid", "flags": False,
         },
-        "config": dataclasses.asdict(config),
-        "steps": int(model.num_timesteps),
-    }  # fmt: skip
+        config=dataclasses.asdict(config),
+        steps=int(model.num_timesteps),
+        eval=evaluation,
+    )  # fmt: skip
 
 
 def save_model(
-    model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, extra: dict[str, Any] | None = None
+    model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
 ) -> None:
-    """Save ``path`` (.zip, SB3) and its metadata JSON beside it (same name, .json)."""
+    """Save ``path`` (.zip, SB3) and its model card beside it (same name, .json).
+
+    ``evaluation`` is the evaluation that made it the best model so far: ``{"games", "seed", "win_rate"}``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
-    metadata = model_metadata(model, algo, config) | (extra or {})
-    path.with_suffix(".json").write_text(json.dumps(metadata, indent=2) + "\n")
+    model_card(model, algo, config, evaluation).write(path.with_suffix(".json"))
 
 
 # ---------------------------------------------------------------------- evaluation
@@ -227,10 +233,19 @@ class WinRateCallback(BaseCallback):
         self.config = config
         self.run_dir = run_dir
         self.spec = config.board_spec()
-        best_json = run_dir / "best_model.json"
-        self.best = json.loads(best_json.read_text())["eval"]["win_rate"] if best_json.is_file() else -1.0
+        self.best = self._best_so_far(run_dir / "best_model.json")
         self.next_eval = 0
         self.last_eval = -1
+
+    @staticmethod
+    def _best_so_far(card_path: Path) -> float:
+        """The win rate of a resumed run's best model (-1.0 before any)."""
+        if not card_path.is_file():
+            return -1.0
+        evaluation = ModelCard.read(card_path).eval
+        if evaluation is None or "win_rate" not in evaluation:
+            raise ValueError(f"model card {card_path} records no evaluation win rate")
+        return float(evaluation["win_rate"])
 
     def _on_training_start(self) -> None:
         self.next_eval = self.num_timesteps + self.config.eval_every
@@ -255,8 +270,8 @@ class WinRateCallback(BaseCallback):
         print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)
         if win_rate > self.best:
             self.best = win_rate
-            extra = {"eval": {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}}
-            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, extra)
+            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}
+            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)
 
 
 # ---------------------------------------------------------------------- training

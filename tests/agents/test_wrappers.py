@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 import mine_env
+from agents import wrappers
 from agents.probability import mine_probabilities
 from agents.wrappers import AvoidableRiskInfo, MineProbabilityObservation, SafeCellMask
 
@@ -113,3 +117,11 @@ def test_safe_cell_mask_never_allows_revealing_a_flagged_safe_cell() -> None:
         assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
         return
     pytest.fail("no seed gave a position with a certain-safe cell")
+
+
+def test_the_wrappers_read_the_env_without_importing_it() -> None:
+    # The env sits above the agents: the wrappers reach it through the wrapped env's public attributes.
+    tree = ast.parse(Path(wrappers.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not imported & {"mine_env.env", "mine_env.vector", "mine_env"}

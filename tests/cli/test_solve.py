@@ -1,4 +1,4 @@
-"""The `minesweeper` command's own subcommands (games, solve) and its error handling."""
+"""``minesweeper solve``: a position's mine chances and the recommended move, clear errors for bad files."""
 
 from __future__ import annotations
 
@@ -48,15 +48,3 @@ def test_solve_a_missing_file_is_a_clear_error(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         main(["solve", "no-such-board.txt"])
     assert "no-such-board.txt" in capsys.readouterr().err
-
-
-def test_games_plays_and_counts_wins(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["games", "--agent", "solver", "--games", "2", "--seed", "3"]) == 0
-    out = capsys.readouterr().out
-    assert "game 2 (seed 4)" in out and "solver:" in out and "/2 won" in out
-
-
-def test_games_rejects_an_impossible_board(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        main(["games", "--rows", "3", "--cols", "3", "--mines", "9"])
-    assert "do not fit" in capsys.readouterr().err

@@ -1,0 +1,144 @@
+"""The model card: the JSON file beside a saved model that says how it was trained.
+
+A saved model is a ``.zip`` (stable-baselines3) with its card of the same stem beside it (``models/foo.zip``
++ ``models/foo.json``). The training scripts (:mod:`train.common`) write the card and the evaluation
+(:mod:`eval.models`) reads it, both through :class:`ModelCard`::
+
+    {"algo": "dqn" | "ppo" | "maskable_ppo", "model_class": "module.path:ClassName",
+     "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
+     "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..}}
+
+``algo``, ``model_class`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is
+the training run's record. The env kwargs themselves are checked by the env that is built from them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
+"""Keys every card must have."""
+
+
+def model_paths(path: str | Path) -> tuple[Path, Path]:
+    """The ``.zip`` and its card for a model path given with or without the ``.zip`` suffix."""
+    path = Path(path)
+    archive = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")
+    return archive, archive.with_suffix(".json")
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """What a saved model was trained on, and the record of its training run.
+
+    Attributes:
+        algo: The training algorithm (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``).
+        model_class: The class that loads the model, ``"module.path:ClassName"``.
+        env_kwargs: The :class:`mine_env.env.MinesweeperEnv` keyword arguments of the board it plays
+            (``rows`` and ``cols`` at least; ``obs_mode`` defaults to ``"grid"``, ``flags`` to False).
+        config: The training run's settings (None when not recorded).
+        steps: Environment steps it was trained for (None when not recorded).
+        eval: Its last evaluation during training: ``{"games", "seed", "win_rate"}`` (None when not recorded).
+
+    Raises:
+        ValueError: a field of the wrong kind, saying which.
+    """
+
+    algo: str
+    model_class: str
+    env_kwargs: dict[str, Any]
+    config: dict[str, Any] | None = None
+    steps: int | None = None
+    eval: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """ValueError naming the first field that is not what the evaluation relies on."""
+        if not isinstance(self.algo, str) or not self.algo:
+            raise ValueError(f"algo must be a non-empty string, got {self.algo!r}")
+        if not isinstance(self.model_class, str) or not all(self.model_class.partition(":")[::2]):
+            raise ValueError(f"model_class must look like 'module.path:ClassName', got {self.model_class!r}")
+        env_kwargs = self.env_kwargs
+        if not isinstance(env_kwargs, dict) or any(key not in env_kwargs for key in ("rows", "cols")):
+            raise ValueError("env_kwargs must be an object giving at least rows and cols")
+        if not isinstance(self.obs_mode, str):
+            raise ValueError(f"env_kwargs: obs_mode must be a string, got {self.obs_mode!r}")
+        for name in ("config", "eval"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), dict):
+                raise ValueError(f"{name} must be an object, got {getattr(self, name)!r}")
+        if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)):
+            raise ValueError(f"steps must be an integer, got {self.steps!r}")
+
+    @property
+    def board(self) -> tuple[int, int]:
+        """(rows, cols) of the board the model's network is shaped for."""
+        return self.env_kwargs["rows"], self.env_kwargs["cols"]
+
+    @property
+    def obs_mode(self) -> Any:
+        """The observation the model was trained on: ``"grid"``, ``"planes"`` or ``"dict"``."""
+        return self.env_kwargs.get("obs_mode", "grid")
+
+    @property
+    def flags(self) -> bool:
+        """Whether the model was trained with flag actions."""
+        return bool(self.env_kwargs.get("flags", False))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The card as JSON values, the fields not recorded left out."""
+        return {item.name: getattr(self, item.name) for item in fields(self) if getattr(self, item.name) is not None}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ModelCard:
+        """The card of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
+        if not isinstance(data, dict) or any(key not in data for key in REQUIRED_KEYS):
+            raise ValueError(f"a model card must be a JSON object with keys {', '.join(REQUIRED_KEYS)}")
+        unknown = sorted(set(data) - {item.name for item in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown model card keys {', '.join(unknown)}")
+        return cls(**data)
+
+    def write(self, path: str | Path) -> None:
+        """Write the card to ``path`` (indented JSON)."""
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+
+    @classmethod
+    def read(cls, path: str | Path) -> ModelCard:
+        """The card in the JSON file ``path``.
+
+        Raises:
+            FileNotFoundError: no such file.
+            ValueError: not JSON, or not a card; the message names the file.
+        """
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"model card {path} is not valid JSON: {error}") from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as error:
+            raise ValueError(f"model card {path}: {error}") from None
+
+    @classmethod
+    def of_model(cls, path: str | Path) -> ModelCard:
+        """The card beside the saved model ``path`` (``.zip`` suffix optional).
+
+        Raises:
+            FileNotFoundError: the ``.zip`` or its card does not exist.
+            ValueError: the card is unreadable or wrong.
+        """
+        archive, card = model_paths(path)
+        if not archive.is_file():
+            raise FileNotFoundError(f"model file {archive} does not exist")
+        if not card.is_file():
+            raise FileNotFoundError(
+                f"model {archive} has no metadata file {card} beside it (the training scripts write one; "
+                "it says how the model was trained: algo, model_class, env_kwargs)"
+            )
+        return cls.read(card)

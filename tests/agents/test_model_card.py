@@ -1,0 +1,73 @@
+"""The model card: one format written by train/ and read by eval/, the shipped cards, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.model_card import ModelCard, model_paths
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+CARD = {
+    "algo": "ppo",
+    "model_class": "stable_baselines3.ppo.ppo:PPO",
+    "env_kwargs": {"rows": 4, "cols": 5, "mines": 3, "first_click": "opening", "obs_mode": "grid", "flags": False},
+}
+
+
+@pytest.mark.parametrize("path", sorted(MODELS.glob("*.json")), ids=lambda path: path.stem)
+def test_the_shipped_cards_load_and_write_back_byte_for_byte(path: Path, tmp_path: Path) -> None:
+    card = ModelCard.read(path)
+    assert card.board == (9, 9) and card.obs_mode == "grid" and not card.flags
+    assert card.eval is not None and 0.0 <= card.eval["win_rate"] <= 1.0
+    card.write(tmp_path / "card.json")
+    assert (tmp_path / "card.json").read_text() == path.read_text()
+
+
+def test_a_card_keeps_what_it_was_given_and_leaves_out_what_was_not(tmp_path: Path) -> None:
+    card = ModelCard(**CARD, steps=256)
+    assert card.to_dict() == {**CARD, "steps": 256}
+    card.write(tmp_path / "m.json")
+    assert ModelCard.read(tmp_path / "m.json") == card
+    assert ModelCard.from_dict({**CARD, "env_kwargs": {"rows": 2, "cols": 3}}).obs_mode == "grid"
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"algo": ""}, "algo must be a non-empty string"),
+        ({"model_class": "PPO"}, "model_class must look like 'module.path:ClassName'"),
+        ({"env_kwargs": {"rows": 4}}, "at least rows and cols"),
+        ({"env_kwargs": {"rows": 4, "cols": 4, "obs_mode": 3}}, "obs_mode must be a string"),
+        ({"steps": "many"}, "steps must be an integer"),
+        ({"eval": [0.5]}, "eval must be an object"),
+        ({"notes": "x"}, "unknown model card keys notes"),
+    ],
+)
+def test_a_malformed_card_is_refused_saying_why(change: dict[str, Any], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ModelCard.from_dict({**CARD, **change})
+
+
+def test_a_card_without_its_required_keys_or_not_json_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="keys algo, model_class, env_kwargs"):
+        ModelCard.from_dict({"algo": "ppo"})
+    path = tmp_path / "bad.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match=r"bad\.json is not valid JSON"):
+        ModelCard.read(path)
+
+
+def test_the_card_of_a_model_lies_beside_its_zip(tmp_path: Path) -> None:
+    archive, card_path = model_paths(tmp_path / "run" / "best_model")
+    assert (archive.name, card_path.name) == ("best_model.zip", "best_model.json")
+    with pytest.raises(FileNotFoundError, match=r"best_model\.zip does not exist"):
+        ModelCard.of_model(archive)
+    archive.parent.mkdir()
+    archive.write_bytes(b"zip")
+    with pytest.raises(FileNotFoundError, match="no metadata file"):
+        ModelCard.of_model(archive)
+    ModelCard(**CARD).write(card_path)
+    assert ModelCard.of_model(tmp_path / "run" / "best_model") == ModelCard(**CARD)

@@ -1,0 +1,69 @@
+"""``minesweeper eval``: the contract's JSON, CSV and plot files, the suite list and clear errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from eval.metrics import RECORD_FIELDS
+from minesweeper_cli.main import main
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``minesweeper`` with argv; returns (exit status, stdout, stderr)."""
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_cli_writes_the_contract_json_csv_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = {kind: tmp_path / f"out.{kind}" for kind in ("json", "csv", "png")}
+    argv = ["eval", "--agent", "solver", "--agent", "rules", "--agent", "random", "--rows", "5", "--cols", "5",
+            "--mines", "3", "--first-click", "opening", "--games", "6", "--seed", "0", "--workers", "1",
+            "--no-progress", "--json", str(paths["json"]), "--csv", str(paths["csv"]),
+            "--plot", str(paths["png"])]  # fmt: skip
+    status, out, _ = run_cli(argv, capsys)
+    assert status == 0
+    assert "| solver | 6 |" in out and "solver vs rules" in out
+    report = json.loads(paths["json"].read_text())
+    assert set(report) == {"suite", "results", "paired"}
+    assert report["suite"]["rows"] == 5 and report["suite"]["games"] == 6 and report["suite"]["base_seed"] == 0
+    assert [result["agent"] for result in report["results"]] == ["solver", "rules", "random"]
+    for result in report["results"]:
+        assert {"agent", "games", "wins", "win_rate", "ci95"} <= set(result)
+        low, high = result["ci95"]
+        assert result["games"] == 6 and low <= result["win_rate"] == result["wins"] / 6 <= high
+    pairs = [pair["agents"] for pair in report["paired"]]
+    assert pairs == [["solver", "rules"], ["solver", "random"], ["rules", "random"]]
+    with open(paths["csv"], newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 18 and list(rows[0]) == ["suite", *RECORD_FIELDS]
+    assert paths["png"].read_bytes().startswith(b"\x89PNG")
+
+
+def test_cli_lists_suites(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_cli(["eval", "--list-suites"], capsys)
+    assert status == 0 and "| beginner-opening-10k | v1 | 9x9 | 10 | opening | 10000 |" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--agent", "minimax"], "invalid choice: 'minimax'"),
+        (["--agent", "random", "--suite", "nowhere-1k"], "unknown suite 'nowhere-1k'"),
+        (["--agent", "random", "--games", "0"], "--games must be at least 1"),
+        (["--agent", "random", "--suite", "beginner-safe-1k", "--games", "5"], "drop --games"),
+        (["--agent", "random", "--mines", "99"], "99 mines do not fit"),
+        (["--model", "no/such/model.zip"], "model file no/such/model.zip does not exist"),
+        ([], "at least one --agent"),
+    ],
+)
+def test_cli_bad_input_gives_a_clear_error(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["eval", "--workers", "1", "--no-progress", *extra], capsys)
+    assert status == 2 and message in err and "Traceback" not in err

@@ -1,0 +1,73 @@
+"""The masked DQN: it never picks an invalid action, in play, in exploration or in its TD target."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from train import dqn
+from train.dqn import DQNConfig
+from train.vec_env import BatchVecEnv
+
+pytestmark = pytest.mark.train
+
+
+def tiny_config(tmp_path: Path, **overrides: object) -> DQNConfig:
+    """A DQN config on a 4x5 board with 3 mines and a tiny network."""
+    options = {
+        "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+        "eval_games": 20, "eval_every": 128, "checkpoint_every": 128, "progress_bar": False,
+        "learning_starts": 64, "batch_size": 16, "runs_dir": str(tmp_path), "run_name": "dqn",
+    }  # fmt: skip
+    return DQNConfig(**(options | overrides))
+
+
+def random_valid_play(env: BatchVecEnv, rng: np.random.Generator, steps: int) -> list[np.ndarray]:
+    """Grids seen while playing uniform valid moves (the states the masking tests check)."""
+    grids = [env.reset()]
+    for _ in range(steps):
+        masks = env.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        grids.append(env.step(actions)[0])
+    return grids
+
+
+@pytest.mark.parametrize("exploration", [0.0, 0.5, 1.0])
+def test_masked_dqn_never_selects_an_invalid_action(exploration: float, tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, learning_starts=10**6)
+    env = BatchVecEnv(config.board_spec(), 16)
+    env.seed(3)
+    model = dqn.build_model(config, env)
+    model.exploration_rate = exploration
+    for grids in random_valid_play(env, np.random.default_rng(1), 40):
+        valid = grids.reshape(len(grids), -1) == -1
+        rows = np.arange(len(grids))
+        for deterministic in (False, True):
+            actions, _ = model.predict(grids, deterministic=deterministic)
+            assert valid[rows, actions].all()
+        model._last_obs = grids
+        warmup_actions, _ = model._sample_action(learning_starts=10**6, n_envs=len(grids))
+        assert valid[rows, warmup_actions].all()
+        assert valid[0, model.predict(grids[0], action_masks=valid[0])[0]]
+
+
+def test_masked_dqn_target_takes_the_max_over_valid_actions_only(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, double_q=False)
+    env = BatchVecEnv(config.board_spec(), 8)
+    model = dqn.build_model(config, env)
+    grids = np.concatenate(random_valid_play(env, np.random.default_rng(2), 6))
+    obs = th.as_tensor(grids)
+    q_values = model.q_net_target(obs).detach().numpy()
+    valid = grids.reshape(len(grids), -1) == -1
+    expected = np.where(valid, q_values, -np.inf).max(axis=1)
+    assert (q_values.max(axis=1) > expected).any(), "the test states must have an invalid best action"
+    values = model._masked_next_values(obs).detach().numpy()[:, 0]
+    np.testing.assert_allclose(values, expected, rtol=1e-6)
