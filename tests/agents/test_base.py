@@ -34,7 +34,7 @@ class OtherPlanDeclared(OtherPlan):
 
 
 def test_the_solver_at_every_setting_plays_its_compiled_games() -> None:
-    for name in ("solver", "solver-fast", "solver-standard", "solver-survival"):
+    for name in ("solver", "solver-fast", "solver-standard"):
         agent = make_agent(name, seed=0)
         assert isinstance(agent, CompiledGames) and compiled_player(agent) is agent
     assert compiled_player(RenamedSolver()) is not None
