@@ -12,6 +12,7 @@ import numpy as np
 
 import mine_env  # registers the env ids
 from agents.base import Agent
+from agents.episode import play_episode
 from mine_env.engine.board import Board
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.rules import neighbour_counts
@@ -89,13 +90,7 @@ def info_for(grid: np.ndarray, mines: int, first_click: str = "opening") -> dict
 
 
 def play(agent: Agent, env: gym.Env, seed: int) -> tuple[bool, list[int]]:
-    """One game through the env: (won, actions taken)."""
-    obs, info = env.reset(seed=seed)
-    agent.reset()
-    actions = []
-    while True:
-        action = agent.act(obs, info)
-        actions.append(action)
-        obs, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            return bool(info["is_success"]), actions
+    """One game through the env with the project's one play loop: (won, actions taken)."""
+    actions: list[int] = []
+    episode = play_episode(env, agent, seed, observer=lambda move: actions.append(move.action))
+    return episode.won, actions
