@@ -106,7 +106,7 @@ def is_playable(meta: np.ndarray) -> bool:
 # The kernels below take a game's five arrays one by one rather than as a Game: inside the batch loop a
 # NamedTuple of array views doubles the reference counting per board (about a quarter of the vector env's
 # throughput, measured). The scalars travel as Rules, which costs nothing.
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined into the batch loop, where the call cost ~2% of its throughput
 def new_game(
     obs: np.ndarray, mines: np.ndarray, counts: np.ndarray, meta: np.ndarray, stack: np.ndarray, rules: Rules, key: int
 ) -> None:
@@ -303,9 +303,9 @@ def apply_action(
 
 
 # ----------------------------------------------------------------------------- entry points for Python
-# A compiled call types a NamedTuple argument on every call (about 0.5 us, a sixth of a single env's step) but
-# plain arrays and integers at once, so a caller in Python passes the game and the rules spread out, as
-# ``kernel(*game, *rules, ...)``.
+# A compiled call types a NamedTuple argument on every call (about 0.5 us, an eighth of a single env's step)
+# but plain arrays and integers at once, so a caller in Python passes the game's arrays and the rules'
+# integers spread out, in the order of Game and Rules.
 @njit(cache=True)
 def new_game_spread(  # type: ignore[no-untyped-def]
     obs, mines, counts, meta, stack, rows, cols, n_mines, rule, key
@@ -328,7 +328,7 @@ def open_game(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: in
     """Start the game of layout ``key`` on ``game`` and reveal ``first_cell``, as the env's first reveal does;
     returns the safe cells revealed."""
     rules = Rules(rows, cols, n_mines, rule)
-    obs, mines, counts, meta, stack = game
+    obs, mines, counts, meta, stack = game.obs, game.mines, game.counts, game.meta, game.stack
     new_game(obs, mines, counts, meta, stack, rules, key)
     if meta[META_STATUS] == READY:
         start_game(mines, counts, meta, stack, rules, first_cell)

@@ -27,7 +27,9 @@ def test_a_compiled_driver_plays_the_games_of_the_board(first_click: str) -> Non
     spec, key = BoardSpec(9, 9, 10, first_click), 12345
     board = Board(spec, key)
     game = k.new_game_arrays(spec.n_cells)
-    revealed = k.open_game(game, spec.rows, spec.cols, spec.mines, k.RULE_CODES[first_click], key, 40)
+    revealed = k.open_game(
+        game, rows=spec.rows, cols=spec.cols, n_mines=spec.mines, rule=k.RULE_CODES[first_click], key=key, first_cell=40
+    )
     assert revealed == board.reveal(4, 4)
     for cell in np.flatnonzero(~board.layout.ravel()):  # every safe cell, in order, while the game lasts
         if board.is_over:
