@@ -35,9 +35,9 @@ import gymnasium as gym
 import numpy as np
 
 import mine_env
-from mine_env.engine.board import KEY_LIMIT
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.reference import ReferenceBoard
+from mine_env.engine.rng import KEY_LIMIT
 from mine_env.engine.spec import BoardSpec
 
 BOARDS = ("beginner", "intermediate", "expert")

@@ -9,9 +9,10 @@ import numpy as np
 from gymnasium import spaces
 
 from mine_env.engine import rules as k
-from mine_env.engine.board import Board, draw_layout_key
+from mine_env.engine.board import Board
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
 from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.rng import draw_layout_key
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import PygameWindow, render_ansi, render_rgb
 
@@ -22,8 +23,8 @@ _PLANE_CODES = np.array(PLANE_CODES, dtype=np.int8).reshape(-1, 1, 1)
 
 
 _step_reward = getattr(k.step_reward, "py_func", k.step_reward)  # the plain function without the JIT
-"""The reward rule of :func:`mine_env.engine.rules.step_reward`, called as Python: on scalars, a compiled call's
-dispatch costs more than the arithmetic."""
+"""The reward rule of :func:`mine_env.engine.rules.step_reward`, called as Python: on scalars and a NamedTuple, a
+compiled call's dispatch costs more than the arithmetic."""
 
 
 def grid_space(rows: int, cols: int) -> spaces.Box:
@@ -142,7 +143,8 @@ class MinesweeperEnv(gym.Env):
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.obs_mode = obs_mode
         self.flags = bool(flags)
-        self.rewards = resolve_rewards(rewards)
+        self._rewards = resolve_rewards(rewards)
+        self._reward_values = self._rewards.values
         self.render_mode = render_mode
         self.cell_px = cell_px
         self.n_actions = n_cells * (2 if self.flags else 1)
@@ -164,6 +166,11 @@ class MinesweeperEnv(gym.Env):
             return spaces.Dict({"observation": grid_space(rows, cols), "action_mask": mask})
         return grid_space(rows, cols)
 
+    @property
+    def rewards(self) -> RewardConfig:
+        """What a step earns (fixed at construction)."""
+        return self._rewards
+
     # ------------------------------------------------------------------ Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         """Start a new game; its layout key is the one draw from ``self.np_random`` per episode."""
@@ -180,8 +187,7 @@ class MinesweeperEnv(gym.Env):
             return obs, 0.0, True, False, info
         revealed = board.step(int(action), self.flags)
         status = board.status_code
-        r = self.rewards
-        reward = float(_step_reward(status, revealed, r.win, r.loss, r.progress, r.invalid))
+        reward = float(_step_reward(status, revealed, self._reward_values))
         self._elapsed += 1
         terminated = status == k.WON or status == k.LOST
         truncated = not terminated and self._elapsed >= self.max_steps

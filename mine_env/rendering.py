@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import is_revealed
 
 NUMBER_COLOURS: dict[int, tuple[int, int, int]] = {
     1: (0, 0, 255),
@@ -125,7 +126,7 @@ def draw_cell(tile: np.ndarray, code: int, mine: bool | None) -> None:
 
     ``mine`` is whether the cell holds a mine, or None while the layout is not shown.
     """
-    if code >= 0:
+    if is_revealed(code):
         _draw_flat(tile, REVEALED_COLOUR)
         if code > 0:
             _draw_digit(tile, code)

@@ -12,15 +12,15 @@ draw one layout key per game from ``np.random.default_rng(seed + i)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from mine_env.engine import rules as k
-from mine_env.engine.board import KEY_LIMIT
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.rewards import RewardConfig
+from mine_env.engine.rewards import RewardConfig, RewardValues
+from mine_env.engine.rng import draw_layout_keys
 from mine_env.engine.spec import BoardSpec
 
 KEY_BLOCK = 256
@@ -28,8 +28,7 @@ KEY_BLOCK = 256
 because each ``Generator.integers`` call costs ~20 us whatever its size, more than the draws themselves."""
 
 
-@dataclass
-class BatchStep:
+class BatchStep(NamedTuple):
     """What one batched step returns; arrays of length N (``final_obs`` is (N, n_cells))."""
 
     rewards: np.ndarray
@@ -39,34 +38,66 @@ class BatchStep:
     final_obs: np.ndarray
 
 
-@njit(cache=True)
-def _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
-    k.new_game(obs[i], mines[i], counts[i], meta[i], n_mines)
-    meta[i, k.META_KEY] = keys[i, key_pos[i]]
+class BatchBoards(NamedTuple):
+    """The state of N boards: each board's :class:`~mine_env.engine.rules.Game` arrays stacked (row i is
+    board i; the flood-fill scratch ``stack`` is shared, the boards run in turn), the layout keys drawn ahead
+    for each board with the position of the next one, and the steps each board's game has lasted."""
+
+    obs: np.ndarray
+    mines: np.ndarray
+    counts: np.ndarray
+    meta: np.ndarray
+    stack: np.ndarray
+    keys: np.ndarray
+    key_pos: np.ndarray
+    elapsed: np.ndarray
+
+
+class BatchSettings(NamedTuple):
+    """What every board of a batch plays by: the rules, flag actions on or off, the step limit of a game and
+    the rewards."""
+
+    rules: k.Rules
+    flags: bool
+    max_steps: int
+    rewards: RewardValues
+
+
+@njit(cache=True, inline="always")
+def _next_key(keys: np.ndarray, key_pos: np.ndarray, i: int) -> int:
+    """Board i's next layout key (the engine refills each board's block of keys between calls)."""
+    key = keys[i, key_pos[i]]
     key_pos[i] += 1
-    if rule == k.RULE_NONE:
-        k.start_game(mines[i], counts[i], meta[i], stack, rows, cols, n_mines, rule, -1)
+    return key
 
 
 @njit(cache=True)
-def _reset_all(obs, mines, counts, meta, stack, keys, key_pos, elapsed, rows, cols, n_mines, rule):  # type: ignore[no-untyped-def]
+def _reset_all(boards: BatchBoards, rules: k.Rules) -> None:
+    """Start every board's next game."""
+    obs, mines, counts, meta, stack = boards.obs, boards.mines, boards.counts, boards.meta, boards.stack
+    keys, key_pos, elapsed = boards.keys, boards.key_pos, boards.elapsed
     for i in range(obs.shape[0]):
-        _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule)
+        k.new_game(obs[i], mines[i], counts[i], meta[i], stack, rules, _next_key(keys, key_pos, i))
         elapsed[i] = 0
 
 
 @njit(cache=True)
-def _step_all(  # type: ignore[no-untyped-def]
-    obs, mines, counts, meta, stack, keys, key_pos, elapsed, actions,
-    rows, cols, n_mines, rule, flags, max_steps, win, loss, progress, invalid,
-    rewards, terminated, truncated, success, final_obs,
-):  # fmt: skip
+def _step_all(boards: BatchBoards, settings: BatchSettings, actions: np.ndarray, out: BatchStep) -> None:
+    """Play ``actions[i]`` on board i and write the outcomes into ``out``; a game that ends is reset at once.
+
+    The arrays are taken out of the tuples once, before the loop, and each board's rows passed to the rules as
+    views: a tuple of them per board (or the batch's tuple passed on inside the loop) would add reference
+    counting to every board's step (see :mod:`mine_env.engine.rules`).
+    """
+    obs, mines, counts, meta, stack = boards.obs, boards.mines, boards.counts, boards.meta, boards.stack
+    keys, key_pos, elapsed = boards.keys, boards.key_pos, boards.elapsed
+    rules, flags, max_steps, rewards = settings.rules, settings.flags, settings.max_steps, settings.rewards
+    earned, terminated, truncated, success = out.rewards, out.terminated, out.truncated, out.success
+    final_obs = out.final_obs
     for i in range(obs.shape[0]):
-        revealed = k.apply_action(
-            obs[i], mines[i], counts[i], meta[i], stack, rows, cols, n_mines, rule, flags, actions[i]
-        )
+        revealed = k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, flags, actions[i])
         status = meta[i, k.META_STATUS]
-        rewards[i] = k.step_reward(status, revealed, win, loss, progress, invalid)
+        earned[i] = k.step_reward(status, revealed, rewards)
         elapsed[i] += 1
         done = status == k.WON or status == k.LOST
         terminated[i] = done
@@ -74,14 +105,16 @@ def _step_all(  # type: ignore[no-untyped-def]
         success[i] = status == k.WON
         if done or truncated[i]:
             final_obs[i, :] = obs[i]
-            _reset_board(obs, mines, counts, meta, stack, keys, key_pos, i, rows, cols, n_mines, rule)
+            k.new_game(obs[i], mines[i], counts[i], meta[i], stack, rules, _next_key(keys, key_pos, i))
             elapsed[i] = 0
 
 
 @njit(cache=True)
-def _fill_masks(obs, meta, rows, cols, flags, out):  # type: ignore[no-untyped-def]
+def _fill_masks(boards: BatchBoards, rules: k.Rules, flags: bool, out: np.ndarray) -> None:
+    """Write every board's valid-action mask into row i of ``out``."""
+    obs, meta = boards.obs, boards.meta
     for i in range(obs.shape[0]):
-        k.fill_action_mask(obs[i], meta[i], rows, cols, flags, out[i])
+        k.fill_action_mask(obs[i], meta[i], rules.rows, rules.cols, flags, out[i])
 
 
 class BatchEngine:
@@ -95,20 +128,25 @@ class BatchEngine:
             raise ValueError(f"num_boards must be at least 1, got {num_boards}")
         self.spec = spec
         self.num_boards = num_boards
-        self.flags = bool(flags)
-        self.rewards = rewards or RewardConfig()
-        self.max_steps = 4 * spec.n_cells if max_steps is None else int(max_steps)
-        self.n_actions = spec.n_cells * (2 if self.flags else 1)
-        self._rule = k.RULE_CODES[spec.first_click]
+        self._rewards = rewards or RewardConfig()
+        self.n_actions = spec.n_cells * (2 if flags else 1)
+        self._settings = BatchSettings(
+            rules=k.Rules(spec.rows, spec.cols, spec.mines, k.RULE_CODES[spec.first_click]),
+            flags=bool(flags),
+            max_steps=4 * spec.n_cells if max_steps is None else int(max_steps),
+            rewards=self._rewards.values,
+        )
         shape = (num_boards, spec.n_cells)
-        self.obs = np.full(shape, HIDDEN, dtype=np.int8)
-        self.mines = np.zeros(shape, dtype=np.uint8)
-        self.counts = np.zeros(shape, dtype=np.int8)
-        self.meta = np.zeros((num_boards, k.META_SIZE), dtype=np.int64)
-        self.stack = np.empty(spec.n_cells, dtype=np.int32)  # scratch shared by the boards, which run in turn
-        self.elapsed = np.zeros(num_boards, dtype=np.int64)
-        self._keys = np.zeros((num_boards, KEY_BLOCK), dtype=np.int64)
-        self._key_pos = np.zeros(num_boards, dtype=np.int64)
+        self._boards = BatchBoards(
+            obs=np.full(shape, HIDDEN, dtype=np.int8),
+            mines=np.zeros(shape, dtype=np.uint8),
+            counts=np.zeros(shape, dtype=np.int8),
+            meta=np.zeros((num_boards, k.META_SIZE), dtype=np.int64),
+            stack=np.empty(spec.n_cells, dtype=np.int32),
+            keys=np.zeros((num_boards, KEY_BLOCK), dtype=np.int64),
+            key_pos=np.zeros(num_boards, dtype=np.int64),
+            elapsed=np.zeros(num_boards, dtype=np.int64),
+        )
         self._rngs: list[np.random.Generator] = []
         self._out = BatchStep(
             rewards=np.zeros(num_boards, dtype=np.float64),
@@ -118,15 +156,28 @@ class BatchEngine:
             final_obs=np.full(shape, HIDDEN, dtype=np.int8),
         )
 
+    @property
+    def rewards(self) -> RewardConfig:
+        """What a step earns."""
+        return self._rewards
+
+    @property
+    def flags(self) -> bool:
+        """Whether flag (and chord) actions are on."""
+        return self._settings.flags
+
+    @property
+    def max_steps(self) -> int:
+        """Steps after which a game that has not ended is truncated."""
+        return self._settings.max_steps
+
     def reset(self, seed: int | None = None) -> None:
         """Start a new game on every board; board i's keys come from ``default_rng(seed + i)``."""
         if seed is not None or not self._rngs:
             self._rngs = [np.random.default_rng(None if seed is None else seed + i) for i in range(self.num_boards)]
-            self._key_pos[:] = KEY_BLOCK
+            self._boards.key_pos[:] = KEY_BLOCK
         self._refill_keys()
-        s = self.spec
-        _reset_all(self.obs, self.mines, self.counts, self.meta, self.stack, self._keys, self._key_pos, self.elapsed,
-                   s.rows, s.cols, s.mines, self._rule)  # fmt: skip
+        _reset_all(self._boards, self._settings.rules)
 
     def step(self, actions: np.ndarray) -> BatchStep:
         """Play ``actions[i]`` on board i; finished boards start a new game at once.
@@ -136,30 +187,27 @@ class BatchEngine:
         actions = np.asarray(actions, dtype=np.int64)
         if actions.shape != (self.num_boards,):
             raise ValueError(f"expected {self.num_boards} actions, got an array of shape {actions.shape}")
-        s, r, out = self.spec, self.rewards, self._out
-        _step_all(
-            self.obs, self.mines, self.counts, self.meta, self.stack, self._keys, self._key_pos, self.elapsed,
-            actions, s.rows, s.cols, s.mines, self._rule, self.flags, self.max_steps,
-            r.win, r.loss, r.progress, r.invalid,
-            out.rewards, out.terminated, out.truncated, out.success, out.final_obs,
-        )  # fmt: skip
+        _step_all(self._boards, self._settings, actions, self._out)
         self._refill_keys()
-        return out
+        return self._out
 
     def action_masks(self) -> np.ndarray:
         """Valid actions, bool (N, n_actions)."""
+        boards = self._boards
         if not self.flags:
-            playing = self.meta[:, k.META_STATUS] <= k.PLAYING
-            return (self.obs == HIDDEN) & playing[:, None]
-        out = np.empty((self.num_boards, self.n_actions), dtype=np.int8)
-        _fill_masks(self.obs, self.meta, self.spec.rows, self.spec.cols, self.flags, out)
-        return out.astype(bool)
+            # fill_action_mask without flags (a hidden cell of a game still on), vectorised: 8x faster.
+            playable = boards.meta[:, k.META_STATUS] <= k.PLAYING
+            return (boards.obs == HIDDEN) & playable[:, None]
+        out = np.empty((self.num_boards, self.n_actions), dtype=np.bool_)
+        _fill_masks(boards, self._settings.rules, self.flags, out)
+        return out
 
     def grids(self) -> np.ndarray:
         """A copy of every board's grid, int8 (N, rows, cols)."""
-        return self.obs.reshape(self.num_boards, self.spec.rows, self.spec.cols).copy()
+        return self._boards.obs.reshape(self.num_boards, self.spec.rows, self.spec.cols).copy()
 
     def _refill_keys(self) -> None:
-        for i in np.flatnonzero(self._key_pos >= KEY_BLOCK):
-            self._keys[i] = self._rngs[i].integers(0, KEY_LIMIT, size=KEY_BLOCK)
-            self._key_pos[i] = 0
+        boards = self._boards
+        for i in np.flatnonzero(boards.key_pos >= KEY_BLOCK):
+            boards.keys[i] = draw_layout_keys(self._rngs[i], KEY_BLOCK)
+            boards.key_pos[i] = 0

@@ -13,21 +13,13 @@ import numpy as np
 
 from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN, MINE
+from mine_env.engine.geometry import is_revealed
+from mine_env.engine.layout import compute_counts
+from mine_env.engine.rng import KEY_LIMIT
+from mine_env.engine.rng import draw_layout_key as draw_layout_key  # re-exported: callers know it from here
+from mine_env.engine.rng import layout_key as layout_key  # re-exported
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.textformat import format_board, parse_board
-
-KEY_LIMIT = 2**63
-"""Layout keys lie in [0, KEY_LIMIT)."""
-
-
-def draw_layout_key(rng: np.random.Generator) -> int:
-    """The next layout key from a generator: the one draw the env makes per ``reset``."""
-    return int(rng.integers(0, KEY_LIMIT))
-
-
-def layout_key(seed: int | None) -> int:
-    """The layout key of the game an env plays after ``reset(seed=seed)``."""
-    return draw_layout_key(np.random.default_rng(seed))
 
 
 @dataclass(frozen=True)
@@ -56,12 +48,18 @@ class Board:
     def __init__(self, spec: BoardSpec, key: int = 0) -> None:
         self.spec = spec
         n = spec.n_cells
-        self._rule = k.RULE_CODES[spec.first_click]
-        self._obs = np.full(n, HIDDEN, dtype=np.int8)
-        self._mines = np.zeros(n, dtype=np.uint8)
-        self._counts = np.zeros(n, dtype=np.int8)
-        self._meta = np.zeros(k.META_SIZE, dtype=np.int64)
-        self._stack = np.empty(n, dtype=np.int32)
+        self._rules = k.Rules(spec.rows, spec.cols, spec.mines, k.RULE_CODES[spec.first_click])
+        self._game = k.Game(
+            obs=np.full(n, HIDDEN, dtype=np.int8),
+            mines=np.zeros(n, dtype=np.uint8),
+            counts=np.zeros(n, dtype=np.int8),
+            meta=np.zeros(k.META_SIZE, dtype=np.int64),
+            stack=np.empty(n, dtype=np.int32),
+        )
+        # Passed to the compiled rules on every step and reset, as plain attributes one by one: a NamedTuple's
+        # fields, or a call with *args, cost more (about 0.05 us of a single env's 4 us step).
+        self._obs, self._mines, self._counts, self._meta, self._stack = self._game
+        self._rows, self._cols, self._n_mines, self._rule = self._rules
         self.new_game(key)
 
     # ----------------------------------------------------------------- construction
@@ -69,11 +67,10 @@ class Board:
         """Start a new game whose layout is drawn from ``key`` (an integer in [0, 2**63))."""
         if not 0 <= int(key) < KEY_LIMIT:
             raise ValueError(f"layout key must lie in [0, 2**63), got {key}")
-        s = self.spec
-        k.new_game(self._obs, self._mines, self._counts, self._meta, s.mines)
-        self._meta[k.META_KEY] = int(key)
-        if self._rule == k.RULE_NONE:
-            k.start_game(self._mines, self._counts, self._meta, self._stack, s.rows, s.cols, s.mines, self._rule, -1)
+        k.new_game_spread(
+            self._obs, self._mines, self._counts, self._meta, self._stack,
+            self._rows, self._cols, self._n_mines, self._rule, int(key),
+        )  # fmt: skip
 
     @classmethod
     def from_layout(cls, layout: np.ndarray, first_click: str = "none") -> Board:
@@ -83,8 +80,9 @@ class Board:
             raise ValueError(f"a layout must be a 2-D bool array, got {layout.dtype} of shape {layout.shape}")
         rows, cols = layout.shape
         board = cls(BoardSpec(rows, cols, int(layout.sum()), first_click))
-        board._mines[:] = layout.ravel()
-        k.compute_counts(board._mines, board._counts, rows, cols)
+        game = board._game
+        game.mines[:] = layout.ravel()
+        compute_counts(game.mines, game.counts, rows, cols)
         board._meta[k.META_STATUS] = k.PLAYING
         return board
 
@@ -99,7 +97,7 @@ class Board:
             raise ValueError("this board has no known layout ('*' or '+' cells), so it cannot be played")
         board = cls.from_layout(parsed.layout, first_click or parsed.first_click or "none")
         board._obs[:] = parsed.grid.ravel()
-        board._meta[k.META_SAFE_LEFT] = board.spec.n_safe - int((parsed.grid >= 0).sum())
+        board._meta[k.META_SAFE_LEFT] = board.spec.n_safe - int(is_revealed(parsed.grid).sum())
         if (parsed.grid == MINE).any():
             board._meta[k.META_STATUS] = k.LOST
         elif board.safe_left == 0:
@@ -112,16 +110,18 @@ class Board:
 
     def export_state(self) -> BoardState:
         """A snapshot of the whole game (layout included) for :meth:`restore`."""
-        return BoardState(self.spec, self._obs.copy(), self._mines.copy(), self._counts.copy(), self._meta.copy())
+        game = self._game
+        return BoardState(self.spec, game.obs.copy(), game.mines.copy(), game.counts.copy(), game.meta.copy())
 
     @classmethod
     def restore(cls, state: BoardState) -> Board:
         """The game exactly as it was when ``state`` was exported."""
         board = cls(state.spec)
-        board._obs[:] = state.obs
-        board._mines[:] = state.mines
-        board._counts[:] = state.counts
-        board._meta[:] = state.meta
+        game = board._game
+        game.obs[:] = state.obs
+        game.mines[:] = state.mines
+        game.counts[:] = state.counts
+        game.meta[:] = state.meta
         return board
 
     def copy(self) -> Board:
@@ -183,14 +183,14 @@ class Board:
         """Where the mines lie (bool (rows, cols)), or None before the first reveal places them."""
         if self.status == "ready":
             return None
-        return self._mines.reshape(self.rows, self.cols).astype(bool)
+        return self._game.mines.reshape(self.rows, self.cols).astype(bool)
 
     @property
     def counts(self) -> np.ndarray | None:
         """Mines around every cell (int8 (rows, cols)), or None before the layout is placed."""
         if self.status == "ready":
             return None
-        return self._counts.reshape(self.rows, self.cols).copy()
+        return self._game.counts.reshape(self.rows, self.cols).copy()
 
     # ----------------------------------------------------------------- play
     def step(self, action: int, flags: bool = True) -> int:
@@ -198,10 +198,9 @@ class Board:
 
         Returns the safe cells revealed, or :data:`mine_env.engine.rules.INVALID` when nothing changed.
         """
-        s = self.spec
-        return k.apply_action(
+        return k.apply_action_spread(
             self._obs, self._mines, self._counts, self._meta, self._stack,
-            s.rows, s.cols, s.mines, self._rule, flags, int(action),
+            self._rows, self._cols, self._n_mines, self._rule, flags, int(action),
         )  # fmt: skip
 
     def action_mask(self, flags: bool = True) -> np.ndarray:

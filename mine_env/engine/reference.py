@@ -6,12 +6,15 @@ rejection draw and the same partial Fisher-Yates shuffle give the identical layo
 and :meth:`ReferenceBoard.step` returns what :meth:`mine_env.engine.board.Board.step` returns. The tests play both
 engines side by side on random games; the benchmark times this loop as "the plain pure-Python step loop".
 
-Cells are numbered row by row: cell ``i`` is row ``i // cols``, column ``i % cols``.
+Cells are numbered row by row: cell ``i`` is row ``i // cols``, column ``i % cols``. Which cells are
+neighbours, and which the first click protects, come from the plain statements of
+:mod:`mine_env.engine.geometry` (``neighbours``, ``protected_cells``), which its tests hold to the compiled ones.
 """
 
 from __future__ import annotations
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import neighbours, protected_cells
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
 
@@ -49,29 +52,9 @@ def draw_below(state: int, bound: int) -> tuple[int, int]:
 
 
 # ----------------------------------------------------------------------------- layouts
-def neighbours(rows: int, cols: int, cell: int) -> list[int]:
-    """The up to eight cells around ``cell``, in row-major order."""
-    r, c = divmod(cell, cols)
-    return [
-        rr * cols + cc
-        for rr in range(r - 1, r + 2)
-        for cc in range(c - 1, c + 2)
-        if 0 <= rr < rows and 0 <= cc < cols and (rr, cc) != (r, c)
-    ]
-
-
 def neighbour_table(rows: int, cols: int) -> list[list[int]]:
-    """The neighbours of every cell, computed once per board size."""
-    return [neighbours(rows, cols, cell) for cell in range(rows * cols)]
-
-
-def protected_cells(rows: int, cols: int, first_click: str, first_cell: int | None) -> set[int]:
-    """Cells the first-click rule keeps free of mines: none, the first cell, or it and its neighbours."""
-    if first_click == "none" or first_cell is None:
-        return set()
-    if first_click == "safe":
-        return {first_cell}
-    return {first_cell, *neighbours(rows, cols, first_cell)}
+    """The neighbours of every cell (see :func:`mine_env.engine.geometry.neighbours`), computed once per size."""
+    return [neighbours(cell, rows, cols) for cell in range(rows * cols)]
 
 
 def place_mines(
@@ -79,11 +62,11 @@ def place_mines(
 ) -> list[bool]:
     """Where the mines lie (True = mine) for a layout key and the first revealed cell.
 
-    The cells the rule allows, in row-major order, are shuffled by a partial Fisher-Yates shuffle driven by
-    a SplitMix64 stream seeded with ``key``; the first ``n_mines`` of them get a mine. Every allowed layout
-    is equally likely.
+    The cells the rule allows (all but :func:`mine_env.engine.geometry.protected_cells`), in row-major order, are
+    shuffled by a partial Fisher-Yates shuffle driven by a SplitMix64 stream seeded with ``key``; the first
+    ``n_mines`` of them get a mine. Every allowed layout is equally likely.
     """
-    protected = protected_cells(rows, cols, first_click, first_cell)
+    protected = set(protected_cells(rows, cols, first_click, -1 if first_cell is None else first_cell))
     candidates = [cell for cell in range(rows * cols) if cell not in protected]
     state = key
     for j in range(n_mines):

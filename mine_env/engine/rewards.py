@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class RewardValues(NamedTuple):
+    """The four rewards as compiled kernels take them (see :class:`RewardConfig` for their meaning)."""
+
+    win: float
+    loss: float
+    progress: float
+    invalid: float
 
 
 @dataclass(frozen=True)
@@ -32,3 +42,8 @@ class RewardConfig:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"reward {name} must be a number, got {value!r}")
             object.__setattr__(self, name, float(value))
+
+    @property
+    def values(self) -> RewardValues:
+        """These rewards as :func:`mine_env.engine.rules.step_reward` takes them."""
+        return RewardValues(self.win, self.loss, self.progress, self.invalid)

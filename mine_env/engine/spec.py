@@ -7,11 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, MAX_SIDE, PRESETS
+from mine_env.engine.geometry import protected_cells
 
 
-def _largest_opening(rows: int, cols: int) -> int:
-    """Cells the ``opening`` rule keeps free in the worst case: a full 3x3 block where the board allows."""
-    return min(rows, 3) * min(cols, 3)
+def most_protected_cells(rows: int, cols: int, first_click: str) -> int:
+    """Cells the first-click rule keeps free of mines in the worst case: those it keeps around the board's
+    centre cell, whose block no edge clips more than it clips any other cell's."""
+    centre = (rows // 2) * cols + cols // 2
+    return len(protected_cells(rows, cols, first_click, centre))
 
 
 def max_mines(rows: int, cols: int, first_click: str) -> int:
@@ -19,10 +22,7 @@ def max_mines(rows: int, cols: int, first_click: str) -> int:
 
     At least one safe cell must remain, and the rule's protected cells must fit beside the mines.
     """
-    n = rows * cols
-    if first_click == "opening":
-        return n - _largest_opening(rows, cols)
-    return n - 1
+    return rows * cols - max(most_protected_cells(rows, cols, first_click), 1)
 
 
 @dataclass(frozen=True)

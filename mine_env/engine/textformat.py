@@ -37,8 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mine_env.engine import rules as k
 from mine_env.engine.constants import FIRST_CLICK_RULES, FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import is_revealed
+from mine_env.engine.layout import neighbour_counts
 
 _CODES: dict[str, int] = {".": HIDDEN, "F": FLAG, "X": MINE, "*": HIDDEN, "+": FLAG}
 _CODES.update({str(d): d for d in range(9)})
@@ -118,8 +119,8 @@ def _header_mines(header: dict[str, str], layout: np.ndarray | None) -> int:
 
 
 def _check_numbers(grid: np.ndarray, layout: np.ndarray) -> None:
-    counts = k.neighbour_counts(layout)
-    wrong = np.argwhere((grid >= 0) & ((grid != counts) | layout))
+    counts = neighbour_counts(layout)
+    wrong = np.argwhere(is_revealed(grid) & ((grid != counts) | layout))
     if len(wrong):
         r, c = wrong[0]
         raise ValueError(f"cell ({r}, {c}) shows {grid[r, c]} but the layout gives {counts[r, c]} mines around it")
@@ -137,7 +138,7 @@ def format_board(grid: np.ndarray, mines: int, layout: np.ndarray | None = None,
 
 
 def _cell_char(code: int, is_mine: bool) -> str:
-    if code >= 0:
+    if is_revealed(code):
         return str(code)
     if code == MINE:
         return "X"

@@ -255,7 +255,7 @@ def test_from_layout_wants_a_two_dimensional_bool_array() -> None:
         Board.from_layout(np.zeros(9, dtype=bool))
     board = Board.from_layout(np.eye(3, dtype=bool))
     assert board.spec == BoardSpec(3, 3, 3, "none")
-    np.testing.assert_array_equal(board.counts, [[1, 2, 1], [2, 2, 2], [1, 2, 1]])
+    np.testing.assert_array_equal(board.counts, grid_from_rows("1 2 1", "2 2 2", "1 2 1"))
 
 
 def test_a_position_without_a_layout_cannot_be_played() -> None:

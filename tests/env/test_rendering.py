@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from mine_env.rendering import NUMBER_COLOURS, render_rgb
-from support import cell, flag, make_hand_env
+from support import cell, flag, grid_from_rows, make_hand_env
 
 
 def tile(frame: np.ndarray, row: int, col: int, cell_px: int) -> np.ndarray:
@@ -71,17 +71,16 @@ def test_each_number_is_drawn_in_its_own_colour() -> None:
 
 def test_render_rgb_refuses_cells_too_small_for_digits() -> None:
     with pytest.raises(ValueError, match="cell_px must be at least 8"):
-        render_rgb(np.full((2, 2), -1, dtype=np.int8), cell_px=4)
+        render_rgb(grid_from_rows(". .", ". ."), cell_px=4)
 
 
 def test_human_mode_draws_into_a_headless_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("pygame")
+    pygame = pytest.importorskip("pygame")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")
     env = make_hand_env(render_mode="human", cell_px=12)
     env.step(cell(3, 0))
-    window = env.unwrapped._window
-    assert window is not None and window._screen.get_size() == (5 * 12, 4 * 12)
+    assert pygame.display.get_surface().get_size() == (5 * 12, 4 * 12)
     assert env.render() is None
     env.close()
-    assert env.unwrapped._window is None
+    assert not pygame.display.get_init()
