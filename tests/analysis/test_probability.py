@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.analysis import counting as kernels
+from agents.analysis.combine import certain_or_inward
 from agents.probability import (
     VALUE_MINE,
     InconsistentBoard,
@@ -237,10 +237,10 @@ def test_near_certain_cells_are_not_rounded_to_certainty() -> None:
 
 
 def test_uncertain_extremes_are_moved_inward() -> None:
-    assert 0.0 < kernels._certain_or_inward(0.0, False, False) < 1e-300
-    assert 1.0 - 1e-15 < kernels._certain_or_inward(1.0, False, False) < 1.0
-    assert kernels._certain_or_inward(0.3, True, False) == 0.0
-    assert kernels._certain_or_inward(0.3, False, True) == 1.0
+    assert 0.0 < certain_or_inward(0.0, False, False) < 1e-300
+    assert 1.0 - 1e-15 < certain_or_inward(1.0, False, False) < 1.0
+    assert certain_or_inward(0.3, True, False) == 0.0
+    assert certain_or_inward(0.3, False, True) == 1.0
 
 
 # ----------------------------------------------------------------------------------------------------------
