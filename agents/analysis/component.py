@@ -40,7 +40,7 @@ class ComponentCount(NamedTuple):
     weights: np.ndarray
     """``weights[m] * exp(log_scale)`` layouts hold ``lowest + m`` mines; the largest weight is 1."""
     mine_sums: np.ndarray
-    """(boxes, span): over the layouts with ``lowest + m`` mines, the summed mines of each box (same scale)."""
+    """(boxes in DP order, span): over the layouts with ``lowest + m`` mines, the summed mines of each box."""
     safe_sums: np.ndarray
     """Likewise the summed safe cells of each box."""
     log_scale: float
@@ -48,7 +48,11 @@ class ComponentCount(NamedTuple):
 
 @njit(cache=True, inline="always")
 def count_component(component: LocalComponent) -> ComponentCount:
-    """Count one component: forward pass, then, when some layout fits, the backward pass and the weights."""
+    """Count one component: forward pass, then, when some layout fits, the backward pass and the weights.
+
+    Inlined into :func:`count_components`: a compiled layer of its own would link and re-optimise both
+    passes once more.
+    """
     forward = forward_pass(component)
     n_boxes = component.sizes.shape[0]
     if forward.cut_start[n_boxes + 1] == forward.cut_start[n_boxes]:

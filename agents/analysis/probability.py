@@ -16,8 +16,10 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.analysis import counting
+from agents.analysis.combine import Combined
+from agents.analysis.counting import BoardCount, count_board
 from agents.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
+from agents.analysis.frontier import Frontier
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.geometry import block
 
@@ -93,7 +95,7 @@ class BoardAnalysis:
     log_layouts: float
     interior_cells: int
     interior_probability: float
-    _count: counting.BoardCount = field(repr=False, compare=False)
+    _count: BoardCount = field(repr=False, compare=False)
 
     @cached_property
     def components(self) -> tuple[ComponentSolution, ...]:
@@ -163,7 +165,7 @@ def analyse(grid: np.ndarray, mines: int, *, trust_flags: bool = False) -> Board
     board = _validated_grid(grid)
     _check_mines(board, mines)
     trust = bool(trust_flags)
-    counted = counting.count_board(board.ravel(), board.shape[0], board.shape[1], trust, int(mines))
+    counted = count_board(board.ravel(), board.shape[0], board.shape[1], trust, int(mines))
     if counted.status == STATUS_BAD_TOTAL:
         raise InconsistentBoard(_explain_total(int(mines), counted.frontier, counted.combined))
     if counted.status != STATUS_OK:
@@ -279,7 +281,7 @@ def _explain_numbers(status: int, cell_index: int, board: np.ndarray, trust_flag
     return f"the numbers around {cell} cannot all be satisfied together: no layout of their hidden cells fits"
 
 
-def _explain_total(mines: int, frontier: counting.Frontier, combined: counting.Combined) -> str:
+def _explain_total(mines: int, frontier: Frontier, combined: Combined) -> str:
     """Why the total mine count does not fit the numbers."""
     known, interior = int(frontier.n_known), int(frontier.interior)
     left = mines - known
@@ -295,7 +297,7 @@ def _explain_total(mines: int, frontier: counting.Frontier, combined: counting.C
     )
 
 
-def _component_solutions(count: counting.BoardCount) -> tuple[ComponentSolution, ...]:
+def _component_solutions(count: BoardCount) -> tuple[ComponentSolution, ...]:
     """Cut the kernel's flat per-component arrays into :class:`ComponentSolution` objects."""
     frontier, counts = count.frontier, count.counts
     box_of_cell, box_size = frontier.box_of_cell, frontier.box_size
