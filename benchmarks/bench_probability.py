@@ -22,6 +22,7 @@ import numpy as np
 
 from agents.analysis.probability import analyse, mine_probabilities
 from mine_env.engine.constants import HIDDEN, PRESETS
+from mine_env.engine.geometry import block
 from mine_env.engine.rules import neighbour_counts
 
 _TOOLLIB_HIDDEN = 10
@@ -38,20 +39,17 @@ def _reveal(grid: np.ndarray, counts: np.ndarray, cell: tuple[int, int]) -> None
             continue
         grid[r, c] = counts[r, c]
         if counts[r, c] == 0:
-            stack.extend(
-                (rr, cc)
-                for rr in range(max(r - 1, 0), min(r + 2, rows))
-                for cc in range(max(c - 1, 0), min(c + 2, cols))
-                if grid[rr, cc] == HIDDEN
-            )
+            r0, r1, c0, c1 = block(r, c, rows, cols)
+            stack.extend((rr, cc) for rr in range(r0, r1) for cc in range(c0, c1) if grid[rr, cc] == HIDDEN)
 
 
 def _new_layout(
     rng: np.random.Generator, rows: int, cols: int, mines: int, first: tuple[int, int]
 ) -> np.ndarray:
     """Uniform layout with no mine on or around the first click."""
+    r0, r1, c0, c1 = block(first[0], first[1], rows, cols)
     excluded = np.zeros((rows, cols), bool)
-    excluded[max(first[0] - 1, 0) : first[0] + 2, max(first[1] - 1, 0) : first[1] + 2] = True
+    excluded[r0:r1, c0:c1] = True
     allowed = np.flatnonzero(~excluded.ravel())
     layout = np.zeros(rows * cols, bool)
     layout[rng.choice(allowed, size=mines, replace=False)] = True

@@ -16,8 +16,12 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.analysis import counting as kernels
+from agents.analysis.combine import Combined
+from agents.analysis.counting import BoardCount, count_board
+from agents.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
+from agents.analysis.frontier import Frontier
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import block
 
 __all__ = [
     "VALUE_MINE",
@@ -91,12 +95,12 @@ class BoardAnalysis:
     log_layouts: float
     interior_cells: int
     interior_probability: float
-    _counts: tuple = field(repr=False, compare=False)
+    _count: BoardCount = field(repr=False, compare=False)
 
     @cached_property
     def components(self) -> tuple[ComponentSolution, ...]:
         """The per-component counts (built on first use from the kernel's flat arrays)."""
-        return _components_from_counts(self._counts)
+        return _component_solutions(self._count)
 
     @cached_property
     def hidden(self) -> np.ndarray:
@@ -161,33 +165,22 @@ def analyse(grid: np.ndarray, mines: int, *, trust_flags: bool = False) -> Board
     board = _validated_grid(grid)
     _check_mines(board, mines)
     trust = bool(trust_flags)
-    counted = kernels.count_board(board.ravel(), board.shape[0], board.shape[1], trust)
-    status, detail, box_of_cell, interior, known_mines = counted[:5]
-    if status != kernels.STATUS_OK:
-        raise InconsistentBoard(_explain_numbers(status, int(detail), board, trust))
-    box_size, components = counted[5], counted[6:]
-    feasible, low, high, box_p, box_safe, box_full, interior_p, interior_safe, interior_full, log_layouts = (
-        kernels.combine_board(*components, interior, int(mines) - known_mines)
-    )
-    if not feasible:
-        frontier = int(box_size.sum())
-        raise InconsistentBoard(
-            _explain_total(int(mines), int(known_mines), frontier, int(interior), int(low), int(high))
-        )
-    probabilities, certain_safe, certain_mines = kernels.cells_from_boxes(
-        board.ravel(), trust, box_of_cell, box_p, box_safe, box_full, interior_p, interior_safe, interior_full
-    )
+    counted = count_board(board.ravel(), board.shape[0], board.shape[1], trust, int(mines))
+    if counted.status == STATUS_BAD_TOTAL:
+        raise InconsistentBoard(_explain_total(int(mines), counted.frontier, counted.combined))
+    if counted.status != STATUS_OK:
+        raise InconsistentBoard(_explain_numbers(counted.status, counted.bad_cell, board, trust))
     return BoardAnalysis(
         grid=board,
         mines=int(mines),
         trust_flags=trust,
-        probabilities=probabilities.reshape(board.shape),
-        certain_safe=certain_safe.reshape(board.shape),
-        certain_mines=certain_mines.reshape(board.shape),
-        log_layouts=float(log_layouts),
-        interior_cells=int(interior),
-        interior_probability=float(interior_p),
-        _counts=(box_of_cell, box_size, *components),
+        probabilities=counted.cells.probability.reshape(board.shape),
+        certain_safe=counted.cells.safe.reshape(board.shape),
+        certain_mines=counted.cells.mine.reshape(board.shape),
+        log_layouts=float(counted.combined.log_layouts),
+        interior_cells=int(counted.frontier.interior),
+        interior_probability=float(counted.combined.interior_probability),
+        _count=counted,
     )
 
 
@@ -262,25 +255,25 @@ def _known_mine_mask(grid: np.ndarray, trust_flags: bool) -> np.ndarray:
 
 def _neighbourhood(grid: np.ndarray, cell: tuple[int, int]) -> tuple[slice, slice]:
     """Slices of the 3x3 block around ``cell``, clipped to the board."""
-    row, col = cell
-    return slice(max(row - 1, 0), row + 2), slice(max(col - 1, 0), col + 2)
+    r0, r1, c0, c1 = block(cell[0], cell[1], grid.shape[0], grid.shape[1])
+    return slice(r0, r1), slice(c0, c1)
 
 
 def _possible_values(grid: np.ndarray, cell: tuple[int, int], trust_flags: bool) -> range:
     """Numbers a safe ``cell`` can show given its known-mine and unknown neighbours."""
-    block = _neighbourhood(grid, cell)
-    known = int(_known_mine_mask(grid[block], trust_flags).sum())
-    unknown = int(_unknown_mask(grid[block], trust_flags).sum()) - 1  # the cell itself
+    around = _neighbourhood(grid, cell)
+    known = int(_known_mine_mask(grid[around], trust_flags).sum())
+    unknown = int(_unknown_mask(grid[around], trust_flags).sum()) - 1  # the cell itself
     return range(known, known + unknown + 1)
 
 
 def _explain_numbers(status: int, cell_index: int, board: np.ndarray, trust_flags: bool) -> str:
     """Why the numbers alone cannot be satisfied."""
     cell = divmod(cell_index, board.shape[1])
-    if status == kernels.STATUS_BAD_NUMBER:
-        block = _neighbourhood(board, cell)
-        known = int(_known_mine_mask(board[block], trust_flags).sum())
-        unknown = int(_unknown_mask(board[block], trust_flags).sum())
+    if status == STATUS_BAD_NUMBER:
+        around = _neighbourhood(board, cell)
+        known = int(_known_mine_mask(board[around], trust_flags).sum())
+        unknown = int(_unknown_mask(board[around], trust_flags).sum())
         return (
             f"the {board[cell]} at {cell} cannot be satisfied: it touches {known} known mine(s) and "
             f"{unknown} hidden cell(s)"
@@ -288,40 +281,42 @@ def _explain_numbers(status: int, cell_index: int, board: np.ndarray, trust_flag
     return f"the numbers around {cell} cannot all be satisfied together: no layout of their hidden cells fits"
 
 
-def _explain_total(mines: int, known: int, frontier: int, interior: int, low: int, high: int) -> str:
+def _explain_total(mines: int, frontier: Frontier, combined: Combined) -> str:
     """Why the total mine count does not fit the numbers."""
+    known, interior = int(frontier.n_known), int(frontier.interior)
     left = mines - known
     if left < 0:
         return f"the total mine count does not fit: {known} known mine(s) but only {mines} mine(s) in total"
-    if frontier == 0:
+    frontier_cells = int(frontier.box_size.sum())
+    if frontier_cells == 0:
         return f"the total mine count does not fit: {left} mine(s) left to place on {interior} hidden cell(s)"
     return (
-        f"the total mine count does not fit: the numbers need between {low} and {high} mine(s) on the "
-        f"{frontier} hidden cell(s) they touch and {interior} other hidden cell(s) remain, but {left} "
-        "mine(s) are left to place"
+        f"the total mine count does not fit: the numbers need between {combined.lowest_total} and "
+        f"{combined.highest_total} mine(s) on the {frontier_cells} hidden cell(s) they touch and {interior} "
+        f"other hidden cell(s) remain, but {left} mine(s) are left to place"
     )
 
 
-def _components_from_counts(counts: tuple) -> tuple[ComponentSolution, ...]:
+def _component_solutions(count: BoardCount) -> tuple[ComponentSolution, ...]:
     """Cut the kernel's flat per-component arrays into :class:`ComponentSolution` objects."""
-    box_of_cell, box_size, comp_of_box, comp_lo, _, weight_start = counts[:6]
-    weights, box_row_start, mine_sums, safe_sums, log_scales = counts[6:]
+    frontier, counts = count.frontier, count.counts
+    box_of_cell, box_size = frontier.box_of_cell, frontier.box_size
     cells_by_box = np.argsort(box_of_cell, kind="stable")
     first_box_cell = np.searchsorted(box_of_cell[cells_by_box], 0)
     box_cells = np.split(cells_by_box[first_box_cell:], np.cumsum(box_size)[:-1]) if box_size.size else []
     solutions = []
-    for comp in range(comp_lo.shape[0]):
-        boxes = np.flatnonzero(comp_of_box == comp)
-        span = weight_start[comp + 1] - weight_start[comp]
-        rows = [box_row_start[box] for box in boxes]
+    for comp in range(counts.lowest.shape[0]):
+        boxes = np.flatnonzero(frontier.component_of_box == comp)
+        start, stop = counts.weight_start[comp], counts.weight_start[comp + 1]
+        rows = [counts.box_row_start[box] for box in boxes]
         solutions.append(
             ComponentSolution(
                 boxes=tuple(box_cells[box] for box in boxes),
-                lowest=int(comp_lo[comp]),
-                weights=weights[weight_start[comp] : weight_start[comp + 1]],
-                mine_sums=np.stack([mine_sums[row : row + span] for row in rows]),
-                safe_sums=np.stack([safe_sums[row : row + span] for row in rows]),
-                log_scale=float(log_scales[comp]),
+                lowest=int(counts.lowest[comp]),
+                weights=counts.weights[start:stop],
+                mine_sums=np.stack([counts.mine_sums[row : row + stop - start] for row in rows]),
+                safe_sums=np.stack([counts.safe_sums[row : row + stop - start] for row in rows]),
+                log_scale=float(counts.log_scale[comp]),
             )
         )
     return tuple(solutions)

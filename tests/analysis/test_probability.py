@@ -1,17 +1,16 @@
-"""The exact mine-probability engine against brute force, closed forms and its error contract."""
+"""The Python API of the exact count (agents.probability) against brute force, closed forms, its error contract
+and ms-toollib."""
 
 from __future__ import annotations
 
 import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agents.analysis import counting as kernels
 from agents.probability import (
     VALUE_MINE,
     InconsistentBoard,
@@ -21,7 +20,9 @@ from agents.probability import (
     value_distribution,
 )
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.geometry import neighbours
 from mine_env.engine.rules import neighbour_counts
+from support import grid_from_rows
 
 MAX_BRUTE_HIDDEN = 13
 
@@ -31,15 +32,10 @@ MAX_BRUTE_HIDDEN = 13
 # ----------------------------------------------------------------------------------------------------------
 
 
-def neighbours(shape: tuple[int, int], r: int, c: int) -> list[tuple[int, int]]:
-    """The up to 8 cells around (r, c)."""
+def around(shape: tuple[int, int], r: int, c: int) -> list[tuple[int, int]]:
+    """The up to 8 cells around (r, c), as (row, col)."""
     rows, cols = shape
-    return [
-        (rr, cc)
-        for rr in range(max(r - 1, 0), min(r + 2, rows))
-        for cc in range(max(c - 1, 0), min(c + 2, cols))
-        if (rr, cc) != (r, c)
-    ]
+    return [divmod(n, cols) for n in neighbours(r * cols + c, rows, cols)]
 
 
 def brute_force_layouts(grid: np.ndarray, mines: int, trust_flags: bool) -> list[frozenset[tuple[int, int]]]:
@@ -49,9 +45,9 @@ def brute_force_layouts(grid: np.ndarray, mines: int, trust_flags: bool) -> list
     bit = {cell: 1 << i for i, cell in enumerate(unknown)}
     checks = []  # (bitmask of a number's unknown neighbours, mines it still needs)
     for cell in np.argwhere(grid >= 0):
-        around = neighbours(grid.shape, *cell)
-        mask = sum(bit.get(n, 0) for n in around)
-        checks.append((mask, int(grid[tuple(cell)]) - sum(n in known for n in around)))
+        cells = around(grid.shape, *cell)
+        mask = sum(bit.get(n, 0) for n in cells)
+        checks.append((mask, int(grid[tuple(cell)]) - sum(n in known for n in cells)))
     layouts = []
     for chosen in (
         itertools.combinations(range(len(unknown)), mines - len(known)) if mines >= len(known) else []
@@ -82,7 +78,7 @@ def brute_force_values(grid: np.ndarray, mines: int, cell: tuple[int, int], trus
         if cell in layout:
             frequencies[VALUE_MINE] += 1
         else:
-            frequencies[1 + sum(n in layout for n in neighbours(grid.shape, *cell))] += 1
+            frequencies[1 + sum(n in layout for n in around(grid.shape, *cell))] += 1
     return frequencies / len(layouts)
 
 
@@ -165,8 +161,7 @@ def test_value_distribution_matches_brute_force(
 
 
 def test_shown_mines_count_towards_numbers_and_total() -> None:
-    grid = np.array([[MINE, 1, HIDDEN, HIDDEN]], np.int8)
-    probabilities = mine_probabilities(grid, 2)
+    probabilities = mine_probabilities(grid_from_rows("X 1 . ."), 2)
     np.testing.assert_array_equal(probabilities, [[1.0, 0.0, 0.0, 1.0]])
 
 
@@ -174,7 +169,7 @@ def test_shown_mines_count_towards_numbers_and_total() -> None:
     ("trust", "expected"), [(True, [1.0, 0.0, 0.0, 0.5, 0.5]), (False, [0.5, 0.0, 0.5, 0.5, 0.5])]
 )
 def test_flags_are_mines_only_when_trusted(trust: bool, expected: list[float]) -> None:
-    grid = np.array([[FLAG, 1, HIDDEN, HIDDEN, HIDDEN]], np.int8)
+    grid = grid_from_rows("F 1 . . .")
     np.testing.assert_allclose(mine_probabilities(grid, 2, trust_flags=trust)[0], expected, atol=1e-15)
 
 
@@ -184,38 +179,11 @@ def test_flags_are_mines_only_when_trusted(trust: bool, expected: list[float]) -
 
 
 def test_lone_one_with_two_hidden_neighbours_is_a_coin_flip() -> None:
-    grid = np.array([[HIDDEN, 1, HIDDEN]], np.int8)
-    np.testing.assert_array_equal(mine_probabilities(grid, 1), [[0.5, 0.0, 0.5]])
-
-
-@pytest.mark.parametrize(("rows", "cols", "mines"), [(9, 9, 10), (16, 30, 99), (1, 1, 0), (3, 3, 9)])
-def test_nothing_revealed_gives_the_density_everywhere(rows: int, cols: int, mines: int) -> None:
-    analysis = analyse(np.full((rows, cols), HIDDEN, np.int8), mines)
-    np.testing.assert_allclose(analysis.probabilities, mines / (rows * cols), rtol=1e-14)
-    assert analysis.certain_safe.all() == (mines == 0)
-    assert analysis.certain_mines.all() == (mines == rows * cols)
-    assert analysis.log_layouts == pytest.approx(
-        math.log(math.comb(rows * cols, mines)), rel=1e-12, abs=1e-12
-    )
-
-
-def test_interior_probability_when_the_frontier_total_is_fixed() -> None:
-    # The 1 pins exactly one mine on its two neighbours; the 5 cells beyond share the rest.
-    grid = np.array([[HIDDEN, 1, HIDDEN, HIDDEN, HIDDEN, HIDDEN, HIDDEN, HIDDEN]], np.int8)
-    probabilities = mine_probabilities(grid, 3)[0]
-    np.testing.assert_allclose(probabilities[[0, 2]], 0.5, rtol=1e-14)
-    np.testing.assert_allclose(probabilities[3:], 2 / 5, rtol=1e-14)
-
-
-def test_interior_probability_when_the_frontier_total_varies() -> None:
-    # x 1 y 1 z | u v w: either y alone (1 mine, C(3, 1) ways for the rest) or x and z (C(3, 0) ways).
-    grid = np.array([[HIDDEN, 1, HIDDEN, 1, HIDDEN, HIDDEN, HIDDEN, HIDDEN]], np.int8)
-    probabilities = mine_probabilities(grid, 2)[0]
-    np.testing.assert_allclose(probabilities, [1 / 4, 0, 3 / 4, 0, 1 / 4, 1 / 4, 1 / 4, 1 / 4], rtol=1e-14)
+    np.testing.assert_array_equal(mine_probabilities(grid_from_rows(". 1 ."), 1), [[0.5, 0.0, 0.5]])
 
 
 def test_certain_cells_are_exact_zeros_and_ones() -> None:
-    grid = np.array([[HIDDEN, 1, 0, HIDDEN]], np.int8)
+    grid = grid_from_rows(". 1 0 .")
     analysis = analyse(grid, 1)
     np.testing.assert_array_equal(analysis.probabilities, [[1.0, 0.0, 0.0, 0.0]])
     np.testing.assert_array_equal(analysis.certain_mines, [[True, False, False, False]])
@@ -225,139 +193,8 @@ def test_certain_cells_are_exact_zeros_and_ones() -> None:
     np.testing.assert_array_equal(probabilities, analysis.probabilities)
 
 
-def test_near_certain_cells_are_not_rounded_to_certainty() -> None:
-    # x 1 y 1 z then a long unconstrained row, 2 mines: x and z are mines only in 1 layout in U + 1.
-    grid = np.full((1, 4000), HIDDEN, np.int8)
-    grid[0, [1, 3]] = 1
-    analysis = analyse(grid, 2)
-    interior = 4000 - 5
-    assert analysis.probabilities[0, 0] == pytest.approx(1 / (interior + 1), rel=1e-12)
-    assert analysis.probabilities[0, 2] == pytest.approx(interior / (interior + 1), rel=1e-12)
-    assert not analysis.certain_safe.any() and not analysis.certain_mines.any()
-
-
-def test_uncertain_extremes_are_moved_inward() -> None:
-    assert 0.0 < kernels._certain_or_inward(0.0, False, False) < 1e-300
-    assert 1.0 - 1e-15 < kernels._certain_or_inward(1.0, False, False) < 1.0
-    assert kernels._certain_or_inward(0.3, True, False) == 0.0
-    assert kernels._certain_or_inward(0.3, False, True) == 1.0
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Scale: huge interiors and long components.
-# ----------------------------------------------------------------------------------------------------------
-
-
-def test_huge_unconstrained_interior() -> None:
-    rng = np.random.default_rng(0)
-    layout = rng.random((100, 100)) < 0.2
-    layout[45:55, 45:55] = False
-    grid = np.full(layout.shape, HIDDEN, np.int8)
-    grid[47:53, 47:53] = neighbour_counts(layout)[47:53, 47:53]
-    mines = int(layout.sum())
-    analysis = analyse(grid, mines)
-    assert np.isfinite(analysis.probabilities).all()
-    assert ((analysis.probabilities >= 0) & (analysis.probabilities <= 1)).all()
-    assert analysis.probabilities.sum() == pytest.approx(mines, rel=1e-12)
-    assert np.isfinite(analysis.log_layouts)
-
-
-def chain_board(targets: list[int]) -> np.ndarray:
-    """3 rows: numbers on the middle row at even columns, everything else hidden.
-
-    Number k sees its own box (2 cells above and below it) and the 3-cell columns it shares with numbers
-    k - 1 and k + 1, so the whole board is one long component with many layouts.
-    """
-    grid = np.full((3, 2 * len(targets) - 1), HIDDEN, np.int8)
-    grid[1, ::2] = targets
-    return grid
-
-
-def chain_probabilities(targets: list[int], mines: int) -> tuple[list[Fraction], list[Fraction], int]:
-    """Exact mine chance of each own box and shared column of :func:`chain_board`, and the layout count.
-
-    Forward-backward over the shared columns' mine counts with exact integer polynomials in the total.
-    """
-    last = len(targets) - 1
-
-    def moves(k: int, left: int) -> list[tuple[int, int, int]]:
-        """(own mines, right shared mines, ways) for number k given its left shared column."""
-        rights = range(4) if k < last else [0]
-        owns = [(targets[k] - left - right, right) for right in rights]
-        return [(own, right, math.comb(2, own) * math.comb(3, right)) for own, right in owns if 0 <= own <= 2]
-
-    def add(table: dict, state: int, total: int, ways: int) -> None:
-        table.setdefault(state, {}).setdefault(total, 0)
-        table[state][total] += ways
-
-    forward = [{0: {0: 1}}]  # forward[k]: shared column before number k -> total so far -> ways
-    for k in range(len(targets)):
-        table: dict = {}
-        for left, by_total in forward[k].items():
-            for own, right, ways in moves(k, left):
-                for total, count in by_total.items():
-                    add(table, right, total + own + right, count * ways)
-        forward.append(table)
-    backward = [{0: {0: 1}}]  # built from the end: shared column before number k -> total from k on -> ways
-    for k in range(last, -1, -1):
-        table = {}
-        for left in range(4) if k else [0]:
-            for own, right, ways in moves(k, left):
-                for total, count in backward[0].get(right, {}).items():
-                    add(table, left, total + own + right, count * ways)
-        backward.insert(0, table)
-
-    layouts = forward[-1].get(0, {}).get(mines, 0)
-    own_mines, shared_mines = [0] * len(targets), [0] * last
-    for k in range(len(targets)):
-        for left, by_total in forward[k].items():
-            for own, right, ways in moves(k, left):
-                for total, count in by_total.items():
-                    rest = mines - total - own - right
-                    completions = backward[k + 1].get(right, {}).get(rest, 0)
-                    own_mines[k] += count * ways * completions * own
-                    if k < last:
-                        shared_mines[k] += count * ways * completions * right
-    own_p = [Fraction(m, 2 * layouts) for m in own_mines]
-    return own_p, [Fraction(m, 3 * layouts) for m in shared_mines], layouts
-
-
-def test_long_component_matches_an_exact_transfer_matrix() -> None:
-    # Long enough (well over 2**100 layouts) that the engine rescales its weights inside the component.
-    rng = np.random.default_rng(3)
-    grid = chain_board([0] * 60)
-    layout = (rng.random(grid.shape) < 0.4) & (grid == HIDDEN)
-    targets = [int(t) for t in neighbour_counts(layout)[1, ::2]]
-    grid = chain_board(targets)
-    mines = int(layout.sum())
-    own, shared, layouts = chain_probabilities(targets, mines)
-    assert layouts > 2**110
-    analysis = analyse(grid, mines)
-    np.testing.assert_allclose(analysis.probabilities[0, ::2], [float(p) for p in own], rtol=1e-12)
-    np.testing.assert_allclose(analysis.probabilities[1, 1::2], [float(p) for p in shared], rtol=1e-12)
-    assert analysis.log_layouts == pytest.approx(math.log(layouts), rel=1e-12)
-
-
-def test_very_long_component_stays_finite() -> None:
-    rng = np.random.default_rng(1)
-    targets = [int(t) for t in rng.integers(3, 6, size=400)]
-    grid = chain_board(targets)
-    hidden = int((grid == HIDDEN).sum())
-    analysis = analyse(grid, hidden // 2)
-    assert np.isfinite(analysis.probabilities).all()
-    assert analysis.probabilities.sum() == pytest.approx(hidden // 2, rel=1e-9)
-
-
 def test_component_solutions_rebuild_the_probabilities() -> None:
-    grid = np.array(
-        [
-            [HIDDEN, HIDDEN, HIDDEN, HIDDEN, HIDDEN],
-            [HIDDEN, 2, 1, 2, HIDDEN],
-            [HIDDEN, 1, 0, 1, HIDDEN],
-            [HIDDEN, HIDDEN, HIDDEN, HIDDEN, HIDDEN],
-        ],
-        np.int8,
-    )
+    grid = grid_from_rows(". . . . .", ". 2 1 2 .", ". 1 0 1 .", ". . . . .")
     analysis = analyse(grid, 4)
     boxed = np.zeros(grid.shape, bool)
     for component in analysis.components:
@@ -379,23 +216,23 @@ def test_component_solutions_rebuild_the_probabilities() -> None:
 
 def test_number_with_too_few_hidden_neighbours() -> None:
     with pytest.raises(InconsistentBoard, match=r"the 3 at \(0, 1\) cannot be satisfied"):
-        analyse(np.array([[HIDDEN, 3, HIDDEN]], np.int8), 2)
+        analyse(grid_from_rows(". 3 ."), 2)
 
 
 def test_numbers_that_contradict_each_other() -> None:
     with pytest.raises(InconsistentBoard, match="cannot all be satisfied together"):
-        analyse(np.array([[1, HIDDEN, 0]], np.int8), 1)
+        analyse(grid_from_rows("1 . 0"), 1)
 
 
 @pytest.mark.parametrize("mines", [0, 4])
 def test_total_mine_count_that_does_not_fit(mines: int) -> None:
     with pytest.raises(InconsistentBoard, match=r"total mine count does not fit.*between 1 and 1"):
-        analyse(np.array([[HIDDEN, 1, HIDDEN, 0, 0, HIDDEN]], np.int8), mines)
+        analyse(grid_from_rows(". 1 . 0 0 ."), mines)
 
 
 def test_more_known_mines_than_the_total() -> None:
     with pytest.raises(InconsistentBoard, match="2 known mine"):
-        analyse(np.array([[MINE, MINE, HIDDEN]], np.int8), 1)
+        analyse(grid_from_rows("X X ."), 1)
 
 
 def test_inconsistent_board_is_a_value_error() -> None:
@@ -408,7 +245,7 @@ def test_inconsistent_board_is_a_value_error() -> None:
         (np.zeros((2, 2), np.float32), 1, "integers"),
         (np.zeros(4, np.int8), 1, "2-D"),
         (np.zeros((0, 3), np.int8), 0, "non-empty"),
-        (np.array([[9, HIDDEN]], np.int8), 1, "code 9"),
+        (np.array([[9, HIDDEN]], np.int8), 1, "code 9"),  # codes no text spells
         (np.array([[-4, HIDDEN]], np.int8), 1, "code -4"),
         (np.full((2, 2), HIDDEN, np.int8), -1, ">= 0"),
         (np.full((2, 2), HIDDEN, np.int8), 5, "exceeds"),
@@ -423,7 +260,7 @@ def test_malformed_input(grid: np.ndarray, mines: object, message: str) -> None:
 
 def test_value_distribution_of_a_revealed_cell_is_refused() -> None:
     with pytest.raises(ValueError, match="not hidden"):
-        value_distribution(np.array([[HIDDEN, 1, HIDDEN]], np.int8), 1, (0, 1))
+        value_distribution(grid_from_rows(". 1 ."), 1, (0, 1))
 
 
 # ----------------------------------------------------------------------------------------------------------
