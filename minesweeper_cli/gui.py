@@ -24,7 +24,7 @@ import numpy as np
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_cell, draw_hint, render_rgb
-from minesweeper_cli.session import GameSession, MovePacer
+from minesweeper_cli.session import GameSession, MovePacer, percent
 
 MIN_WIDTH = 460
 """The window is at least this wide (when the screen allows), so the buttons fit above a small board."""
@@ -436,7 +436,7 @@ class GameWindow:
         if self.hint_font is None:  # cells too small for text: the colours and the hover line tell the chance
             return
         for row, col in np.argwhere((chances > 0.0) & (chances < 1.0)):
-            self._write_in_cell(percent_text(float(chances[row, col])), self.cell_centre(int(row), int(col)))
+            self._write_in_cell(percent(float(chances[row, col])), self.cell_centre(int(row), int(col)))
 
     def _write_in_cell(self, text: str, centre: tuple[int, int]) -> None:
         rendered = self.hint_font.render(text, True, TEXT_COLOUR)
@@ -452,11 +452,10 @@ class GameWindow:
             return [(None, CONTROLS)]
         hints = self.session.frontier_hints()
         if hints is None:
-            ready = self.session.status == "ready"
-            return [(None, "Hints: mine chances appear after the first click" if ready else "Hints: none now")]
+            return [(None, _NO_HINTS.get(self.session.status, "Hints: none for this position"))]
         pieces = [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
         if hints[1] is not None:
-            pieces.append((None, f"other hidden cells: {percent_text(hints[1])}"))
+            pieces.append((None, f"other hidden cells: {percent(hints[1])}"))
         return pieces
 
     def _draw_legend(self) -> None:
@@ -477,7 +476,7 @@ class GameWindow:
         if 0.0 < chance < 1.0:
             font = self._hint_font(size)
             if font is not None:
-                rendered = font.render(percent_text(chance), True, TEXT_COLOUR)
+                rendered = font.render(percent(chance), True, TEXT_COLOUR)
                 self.screen.blit(rendered, rendered.get_rect(center=(corner[0] + size // 2, corner[1] + size // 2)))
 
     def _write(self, text: str, corner: tuple[int, int], colour: tuple[int, int, int]) -> int:
@@ -508,9 +507,12 @@ class GameWindow:
         self.pygame.quit()
 
 
-def percent_text(chance: float) -> str:
-    """A mine chance as a whole percentage, kept within 1%..99% so an uncertain cell never reads as certain."""
-    return f"{min(max(round(chance * 100), 1), 99)}%"
+_NO_HINTS = {
+    "ready": "Hints: mine chances appear after the first click",
+    "won": "Hints: none, the game is over",
+    "lost": "Hints: none, the game is over",
+}
+"""The legend while there is no mine chance to show, by the game's status."""
 
 
 def _desktop_size(pygame: Any) -> tuple[int, int]:

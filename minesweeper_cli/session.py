@@ -72,6 +72,13 @@ class Move:
         return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
 
 
+def percent(chance: float) -> str:
+    """A mine chance as a whole percentage: ``0%`` and ``100%`` only when certain, else between 1% and 99%."""
+    if chance in (0.0, 1.0):
+        return f"{chance:.0%}"
+    return f"{min(max(round(chance * 100), 1), 99)}%"
+
+
 def agent_title(agent_name: str) -> str:
     """How the end screen names an agent: ``the solver``, ``the random agent``."""
     return "the solver" if agent_name == "solver" else f"the {agent_name} agent"

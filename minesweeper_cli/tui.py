@@ -20,7 +20,7 @@ import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
-from minesweeper_cli.session import GameSession, MovePacer
+from minesweeper_cli.session import GameSession, MovePacer, percent
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",
@@ -111,7 +111,7 @@ def hint_text(chance: float, width: int = HINT_WIDTH) -> str:
         return "s"
     if chance == 1.0:
         return "M"
-    return f"{min(max(round(chance * 100), 1), 99)}%" if width >= HINT_WIDTH else "?"
+    return percent(chance) if width >= HINT_WIDTH else "?"
 
 
 class TerminalGame:
@@ -274,6 +274,8 @@ class TerminalGame:
         if self.session.frontier_hints() is None:
             if self.session.status == "ready":
                 return [("hints: mine chances appear once the game is under way", 0)]
+            if self.session.is_over:
+                return [("hints: none, the game is over", 0)]
             return [("hints: no mine chances for this position", 0)]
         wide = self.geometry().cell_width >= HINT_WIDTH
         chance = ("33%", " chance of a mine") if wide else ("?", " chance of a mine, given at the cursor")
@@ -287,7 +289,7 @@ class TerminalGame:
             return ""
         row, col = self.cursor
         chance = self.session.risk_of(row, col) if self.session.grid[row, col] in (HIDDEN, FLAG) else None
-        parts = [] if hints[1] is None else [f"every other hidden cell: {hints[1]:.0%}"]
+        parts = [] if hints[1] is None else [f"every other hidden cell: {percent(hints[1])}"]
         parts += [] if chance is None else [f"at the cursor ({row}, {col}): {chance:.1%}"]
         return "   ".join(parts)
 

@@ -38,12 +38,11 @@ from minesweeper_cli.gui import (
     GameWindow,
     check_display,
     open_display,
-    percent_text,
     plan_layout,
     run_window,
 )
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.session import GameSession, percent
 
 pygame = pytest.importorskip("pygame")
 
@@ -237,7 +236,8 @@ def test_hints_tint_the_frontier_by_mine_chance(window):
                                                                           col * CELL_PX : (col + 1) * CELL_PX])
 
 
-def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colours(window):
+def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colours(window, monkeypatch):
+    window.session = GameSession(BEGINNER, seed=7)  # its first position has safe, uncertain and mine cells
     assert window.legend() == [(None, gui.CONTROLS)]  # hints off: the controls
     click(window, window.button("hints").rect.center)
     assert "after the first click" in window.legend()[0][1]
@@ -247,12 +247,21 @@ def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colou
     assert legend[:3] == [(0.0, "safe"), (gui.SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
     assert (elsewhere is None) == (len(legend) == 3)
     if elsewhere is not None:
-        assert legend[3] == (None, f"other hidden cells: {percent_text(elsewhere)}")
+        assert legend[3] == (None, f"other hidden cells: {percent(elsewhere)}")
     assert window.hint_font is not None and window.hint_font.size("99%")[0] <= CELL_PX - 4
-    assert [percent_text(p) for p in (0.001, 0.333, 0.5, 0.999)] == ["1%", "33%", "50%", "99%"]
     legend_row = pygame.surfarray.array3d(window.screen).transpose(1, 0, 2)[window.layout.legend_top :]
     sample = legend_row[LEGEND_HEIGHT // 2, MARGIN + LEGEND_HEIGHT // 2].astype(int)  # the middle of the safe sample
     assert np.abs(sample - SAFE_HINT_COLOUR).sum() < np.abs(sample - (189, 189, 189)).sum()
+    written: list[str] = []
+    monkeypatch.setattr(window, "_write_in_cell", lambda text, centre: written.append(text))
+    frame(window)
+    chances = window.session.frontier_hints()[0]
+    uncertain = chances[(chances > 0.0) & (chances < 1.0)]
+    assert len(uncertain) == 5
+    assert written == [percent(float(chance)) for chance in uncertain] and all(t.endswith("%") for t in written)
+    while not window.session.is_over:
+        window.session.agent_move()
+    assert window.legend() == [(None, "Hints: none, the game is over")]
 
 
 def test_a_preset_button_resizes_the_board_and_the_window(window):

@@ -204,6 +204,9 @@ def test_the_hint_legend_shows_each_sample_in_its_cells_colour():
     assert elsewhere is None or f"every other hidden cell: {elsewhere:.0%}" in details
     game.screen_width = 30  # too narrow for 3-character cells: a ? stands for a chance
     assert legend_line(game) == "hints: s safe   M mine   ? chance of a mine, given at the cursor"
+    while not session.is_over:
+        session.agent_move()
+    assert legend_line(game) == "hints: none, the game is over"
 
 
 def test_watch_plain_prints_every_move_and_the_result():
