@@ -1,10 +1,11 @@
 """``minesweeper play``: play in the terminal or a window, with the solver's help, or watch an agent play.
 
 Modes: ``manual`` (you play), ``assist`` (the solver plays every certain move after each of yours and shows
-mine chances on request; the guesses are yours), ``auto`` (an agent plays, saying which moves are certain
-and which are guesses, with their risk). ``--agent`` picks the agent and implies ``auto`` unless a mode is
-given. With ``--gui`` the game opens in a pygame window. When stdout is not a terminal (a pipe, a CI log),
-``auto`` prints the board after every move as plain text instead of a full-screen game.
+mine chances on request; the guesses are yours), ``auto`` (an agent plays the first game, saying which moves
+are certain and which are guesses, with their risk; every new game is yours, auto play off). ``--agent``
+picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the game opens in a pygame window
+that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
+a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
 """
 
 from __future__ import annotations
