@@ -1,10 +1,11 @@
 """``minesweeper play``: play in the terminal or a window, with the solver's help, or watch an agent play.
 
 Modes: ``manual`` (you play), ``assist`` (the solver plays every certain move after each of yours and shows
-mine chances on request; the guesses are yours), ``auto`` (an agent plays, saying which moves are certain
-and which are guesses, with their risk). ``--agent`` picks the agent and implies ``auto`` unless a mode is
-given. With ``--gui`` the game opens in a pygame window. When stdout is not a terminal (a pipe, a CI log),
-``auto`` prints the board after every move as plain text instead of a full-screen game.
+mine chances on request; the guesses are yours), ``auto`` (an agent plays the first game, saying which moves
+are certain and which are guesses, with their risk; every new game is yours, auto play off). ``--agent``
+picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the game opens in a pygame window
+that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
+a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--delay must be at least 0 seconds, got {args.delay}")
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.gui:
+        _check_window(args.cell_px)
     session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver")
     screen_delay = INTERACTIVE_DELAY if args.delay is None else args.delay
     if args.gui:
@@ -72,17 +75,25 @@ def _tui() -> ModuleType:
     return tui
 
 
-def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
+def _check_window(cell_px: int) -> None:
+    """Refuse at once what would keep the window from opening: a tiny cell, no display, no pygame."""
     if cell_px < 16:
         raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
     from minesweeper_cli import gui
 
+    gui.check_display()
     try:
-        pygame = gui.import_pygame()
+        gui.import_pygame()
     except ImportError as error:
         raise ValueError(str(error)) from error
+
+
+def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
+    from minesweeper_cli import gui
+
+    pygame = gui.import_pygame()
     try:
         gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
-    except pygame.error as error:  # no display, or no video driver
+    except pygame.error as error:  # SDL could not make the window
         raise ValueError(f"cannot open the window: {error}") from error
     return 0

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +29,13 @@ from mine_env.engine.spec import BoardSpec
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
-move. ``auto``: an agent plays the whole game."""
+move. ``auto``: an agent plays the first game; every later game starts in ``manual``."""
 
 PLAYER = "you"
 """Who made a move the player made."""
+
+ASSIST = "assist"
+"""Who made a certain move that ``assist`` played after one of the player's."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class Move:
         kind: ``"reveal"``, ``"chord"``, ``"flag"`` or ``"unflag"``.
         row: Row of the cell.
         col: Column of the cell.
-        by: :data:`PLAYER`, ``"assist"`` or the name of the agent that chose it.
+        by: :data:`PLAYER`, :data:`ASSIST` or the name of the agent that chose it.
         risk: For moves chosen by the solver or an agent, the chance that the cell held a mine when the
             move was chosen (0.0: a certain move; above: a guess). None for the player's moves.
         revealed: Safe cells the move revealed.
@@ -66,6 +70,43 @@ class Move:
         if self.risk is None or self.kind in ("flag", "unflag"):
             return text
         return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
+
+
+def percent(chance: float) -> str:
+    """A mine chance as a whole percentage: ``0%`` and ``100%`` only when certain, else between 1% and 99%."""
+    if chance in (0.0, 1.0):
+        return f"{chance:.0%}"
+    return f"{min(max(round(chance * 100), 1), 99)}%"
+
+
+def agent_title(agent_name: str) -> str:
+    """How the end screen names an agent: ``the solver``, ``the random agent``."""
+    return "the solver" if agent_name == "solver" else f"the {agent_name} agent"
+
+
+def who_played(moves: Sequence[Move], agent_name: str) -> tuple[str, str]:
+    """Whose finished game it is (``You``, ``The solver``), and the share of moves the others made.
+
+    The game belongs to whoever made its last move, the one that won or lost it; a move of :data:`ASSIST`
+    counts as the player's, since assist plays only right after the player's own moves. The share names the
+    others' moves, e.g. ``the solver made 12 of 40 moves`` or ``you made 3 and assist 5 of 40 moves``, and
+    is "" when nobody else moved.
+
+    Args:
+        moves: The moves of a finished game, in order (at least one).
+        agent_name: The name the session's agent signs its moves with.
+    """
+    names = {PLAYER: "you", agent_name: agent_title(agent_name), ASSIST: ASSIST}
+    owner = PLAYER if moves[-1].by == ASSIST else moves[-1].by
+    counts = Counter(move.by for move in moves)
+    others = [(names[by], counts[by]) for by in names if by != owner and counts[by]]
+    owner_name = names.get(owner, owner)
+    owner_name = owner_name[0].upper() + owner_name[1:]
+    if not others:
+        return owner_name, ""
+    (first, count), rest = others[0], others[1:]
+    share = " and ".join([f"{first} made {count}", *(f"{name} {n}" for name, n in rest)])
+    return owner_name, f"{share} of {len(moves)} moves"
 
 
 class MovePacer:
@@ -123,14 +164,23 @@ class GameSession:
         self.spec = spec
         self.board = Board(spec)
         self.games = 0
-        self.new_game()
+        self._start_game()
 
     # ------------------------------------------------------------------ games
     def new_game(self, spec: BoardSpec | None = None) -> None:
-        """Start the next game of the session, on a new board size if ``spec`` is given."""
+        """Start the next game of the session, on a new board size if ``spec`` is given.
+
+        The game is the player's: ``auto`` becomes ``manual`` (an agent played the game before, on request),
+        while ``assist`` stays, since its guesses are the player's anyway.
+        """
         if spec is not None and spec != self.spec:
             self.spec = spec
             self.board = Board(spec)
+        if self.mode == "auto":
+            self.mode = "manual"
+        self._start_game()
+
+    def _start_game(self) -> None:
         self.board.new_game(draw_layout_key(self._rng))
         self.games += 1
         self.moves: list[Move] = []
@@ -161,7 +211,12 @@ class GameSession:
 
     @property
     def mines_left(self) -> int:
-        """Mines minus flags placed (negative when there are too many flags), as on the classic counter."""
+        """Mines minus flags placed (negative when there are too many flags), as on the classic counter.
+
+        0 once the game is won: every cell left covered is then a mine, so every mine is found.
+        """
+        if self.status == "won":
+            return 0
         return self.spec.mines - int(np.count_nonzero(self.grid == FLAG))
 
     @property
@@ -177,6 +232,17 @@ class GameSession:
         """The mine that ended a lost game."""
         hit = np.argwhere(self.grid == MINE)
         return (int(hit[0, 0]), int(hit[0, 1])) if len(hit) else None
+
+    def outcome(self) -> str:
+        """Who won or lost the finished game, and how, e.g. ``The solver won in 4 s``; "" while it goes on.
+
+        See :func:`who_played` for whose game it is and the share of moves the others made.
+        """
+        if not self.is_over:
+            return ""
+        owner, share = who_played(self.moves, self.agent_name)
+        how = f"won in {self.elapsed:.0f} s" if self.status == "won" else f"lost: a mine at {self.lost_cell}"
+        return f"{owner} {how}" + (f"; {share}" if share else "")
 
     # ------------------------------------------------------------------ the player's moves
     def click(self, row: int, col: int) -> list[Move]:
@@ -325,12 +391,12 @@ class GameSession:
             if len(safe) == 0 and len(mines) == 0:
                 break
             for cell in mines:
-                played.append(self._play(int(cell) + self.spec.n_cells, "flag", "assist", 1.0))
+                played.append(self._play(int(cell) + self.spec.n_cells, "flag", ASSIST, 1.0))
             for cell in safe:
                 if self.is_over:
                     break
                 if self.grid.flat[cell] == HIDDEN:
-                    played.append(self._play(int(cell), "reveal", "assist", 0.0))
+                    played.append(self._play(int(cell), "reveal", ASSIST, 0.0))
         return [move for move in played if move is not None]
 
     @property
@@ -379,7 +445,7 @@ class GameSession:
         assisted = len(played) - 1
         self.message = self._describe_with_outcome(move)
         if assisted and not self.is_over:
-            self.message += f"; assist played {assisted} certain move{'s' if assisted > 1 else ''}"
+            self.message += f"; {ASSIST} played {assisted} certain move{'s' if assisted > 1 else ''}"
         return played
 
     def _describe_with_outcome(self, move: Move) -> str:

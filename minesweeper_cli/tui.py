@@ -20,7 +20,7 @@ import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
-from minesweeper_cli.session import GameSession, MovePacer
+from minesweeper_cli.session import GameSession, MovePacer, percent
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",
@@ -111,7 +111,7 @@ def hint_text(chance: float, width: int = HINT_WIDTH) -> str:
         return "s"
     if chance == 1.0:
         return "M"
-    return f"{min(max(round(chance * 100), 1), 99)}%" if width >= HINT_WIDTH else "?"
+    return percent(chance) if width >= HINT_WIDTH else "?"
 
 
 class TerminalGame:
@@ -157,14 +157,13 @@ class TerminalGame:
         elif key == ord("a"):
             self._agent_move()
         elif key == ord("t"):
-            self.auto = not self.auto
-            session.message = f"auto play {'on' if self.auto else 'off'} ({self.delay:.2f} s a move)"
+            self._toggle_auto()
         elif key in (ord("+"), ord("=")):
             self._set_delay(self.delay / 2)
         elif key == ord("-"):
             self._set_delay(max(self.delay, FASTEST_DELAY) * 2)
         elif key == ord("n"):
-            session.new_game()
+            self._new_game()
         elif key == ord("q"):
             self.quit = True
         elif key != curses.KEY_RESIZE:
@@ -182,9 +181,26 @@ class TerminalGame:
             action(*cell)
 
     def tick(self) -> None:
-        """Play the agent's next move when auto play is on and its delay has passed."""
-        if self.auto and not self.session.is_over and self._pacer.ready(self.delay):
+        """Play the agent's next move when auto play is on and its delay has passed; auto play stops at the end."""
+        if self.auto and self.session.is_over:
+            self.auto = False
+        if self.auto and self._pacer.ready(self.delay):
             self._agent_move()
+
+    def _toggle_auto(self) -> None:
+        if self.session.is_over:
+            self.session.message = "the game is over: n starts a new one"
+            return
+        self.auto = not self.auto
+        self.session.message = f"auto play {'on' if self.auto else 'off'} ({self.delay:.2f} s a move)"
+
+    def _new_game(self) -> None:
+        """The next game, in the player's hands: auto play off (t turns it back on)."""
+        was_auto = self.auto or self.session.mode == "auto"
+        self.auto = False
+        self.session.new_game()
+        if was_auto:
+            self.session.message += "; auto play off (t turns it on)"
 
     def _agent_move(self) -> None:
         move = self.session.agent_move()
@@ -202,9 +218,9 @@ class TerminalGame:
         return BoardGeometry.fitting(spec.rows, spec.cols, self.screen_width, self.show_hints)
 
     def lines(self) -> list[tuple[str, str]]:
-        """The screen as (text, style) lines; styles: ``title``, ``won``, ``lost``, ``board``, ``text``.
+        """The screen as (text, style) lines; styles: ``title``, ``won``, ``lost``, ``board``, ``legend``, ``text``.
 
-        Everything after the message line (hint legend, help) may be left out on a short terminal.
+        Everything after the message line (the hint legend, help) may be left out on a short terminal.
         """
         session, spec = self.session, self.session.spec
         geometry = self.geometry()
@@ -220,7 +236,7 @@ class TerminalGame:
         texts = self._cell_texts(geometry.cell_width)
         out += [(str(r).rjust(geometry.left - 1) + " " + " ".join(texts[r]), "board") for r in range(spec.rows)]
         out += [(f"{session.agent_name}: {summary}" if summary else "", "text"), (session.message, "text")]
-        out += [(self._hint_legend(), "text")]
+        out += [("".join(text for text, _ in self.legend_segments()), "legend"), (self._hint_details(), "text")]
         out += [(line, "text") for line in HELP_LINES]
         return out
 
@@ -230,12 +246,11 @@ class TerminalGame:
         return self.geometry().top + self.session.spec.rows + 2
 
     def _banner(self) -> tuple[str, str]:
-        session = self.session
-        if session.status == "won":
-            return f"*** YOU WON in {session.elapsed:.0f} s!  n: new game   q: quit ***", "won"
-        if session.status == "lost":
-            return f"*** YOU LOST: a mine at {session.lost_cell}.  n: new game   q: quit ***", "lost"
-        return "", "text"
+        """Who won or lost, once the game is over (see :meth:`GameSession.outcome`)."""
+        outcome = self.session.outcome()
+        if not outcome:
+            return "", "text"
+        return f"*** {outcome} ***   n: new game   q: quit", self.session.status
 
     def _cell_texts(self, width: int) -> list[list[str]]:
         """Every cell's text, right-aligned to ``width``, hints in place of hidden frontier cells."""
@@ -252,19 +267,31 @@ class TerminalGame:
             texts.append(row)
         return texts
 
-    def _hint_legend(self) -> str:
+    def legend_segments(self) -> list[tuple[str, int]]:
+        """The hint legend as (text, colour pair) pieces, each sample drawn in its cells' colour (0: plain)."""
         if not self.show_hints:
-            return ""
-        hints = self.session.frontier_hints()
-        if hints is None:
+            return []
+        if self.session.frontier_hints() is None:
             if self.session.status == "ready":
-                return "hints: mine chances appear once the game is under way"
-            return "hints: no mine chances for this position"
+                return [("hints: mine chances appear once the game is under way", 0)]
+            if self.session.is_over:
+                return [("hints: none, the game is over", 0)]
+            return [("hints: no mine chances for this position", 0)]
+        wide = self.geometry().cell_width >= HINT_WIDTH
+        chance = ("33%", " chance of a mine") if wide else ("?", " chance of a mine, given at the cursor")
+        return [("hints: ", 0), ("s", _PAIR_SAFE), (" safe   ", 0), ("M", _PAIR_MINE), (" mine   ", 0),
+                (chance[0], _PAIR_RISKY), (chance[1], 0)]  # fmt: skip
+
+    def _hint_details(self) -> str:
+        """The chance off the numbers' edge and at the cursor, under the legend while hints are shown."""
+        hints = self.session.frontier_hints() if self.show_hints else None
+        if hints is None:
+            return ""
         row, col = self.cursor
-        elsewhere = "" if hints[1] is None else f", {hints[1]:.0%} elsewhere"
         chance = self.session.risk_of(row, col) if self.session.grid[row, col] in (HIDDEN, FLAG) else None
-        at_cursor = "" if chance is None else f"; at the cursor ({row}, {col}): {chance:.1%}"
-        return f"hints: s safe, M mine, % (or ?) mine chance{elsewhere}{at_cursor}"
+        parts = [] if hints[1] is None else [f"every other hidden cell: {percent(hints[1])}"]
+        parts += [] if chance is None else [f"at the cursor ({row}, {col}): {chance:.1%}"]
+        return "   ".join(parts)
 
     def draw(self, screen: Any) -> None:
         """Draw the whole screen on a curses window."""
@@ -280,6 +307,8 @@ class TerminalGame:
         for y, (text, style) in enumerate(self.lines()[:height]):
             if style == "board":
                 self._draw_board_line(screen, y, text, geometry)
+            elif style == "legend":
+                self._draw_legend(screen, y, width)
             else:
                 _put(screen, y, 0, text[: width - 1], _STYLE_ATTRS.get(style, 0))
         screen.refresh()
@@ -293,6 +322,12 @@ class TerminalGame:
             if (row, col) == self.cursor:
                 attr |= curses.A_REVERSE
             _put(screen, y, x, text[x : x + geometry.cell_width], attr)
+
+    def _draw_legend(self, screen: Any, y: int, width: int) -> None:
+        x = 0
+        for text, pair in self.legend_segments():
+            _put(screen, y, x, text[: max(width - 1 - x, 0)], (_colour(pair) | curses.A_BOLD) if pair else 0)
+            x += len(text)
 
     def _cell_attr(self, row: int, col: int) -> int:
         code = int(self.session.grid[row, col])

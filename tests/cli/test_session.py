@@ -10,7 +10,7 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli.session import GameSession, Move
+from minesweeper_cli.session import ASSIST, PLAYER, GameSession, Move, percent, who_played
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 
@@ -73,6 +73,25 @@ def test_revealing_every_safe_cell_wins_and_the_timer_stops_at_the_end():
     assert "won in 7 s" in session.message
     clock.now += 30
     assert session.elapsed == 7.0
+    assert session.mines_left == 0  # no flag was placed, but a won board's mines are all found
+    assert session.outcome() == "You won in 7 s"
+
+
+def test_mines_left_counts_flags_until_a_loss_and_is_zero_after_a_win_with_some_flags():
+    session = GameSession(SPEC, seed=5)
+    session.click(0, 0)
+    mines = [tuple(int(v) for v in cell) for cell in np.argwhere(layout_after(SPEC, 5, (0, 0)))]
+    session.toggle_flag(*mines[0])
+    assert session.mines_left == SPEC.mines - 1
+    for row, col in np.argwhere(~session.board.layout):
+        if session.grid[row, col] == HIDDEN:
+            session.click(int(row), int(col))
+    assert session.status == "won" and session.mines_left == 0
+    lost = GameSession(SPEC, seed=5)
+    lost.click(0, 0)
+    lost.toggle_flag(*mines[0])
+    lost.click(*mines[1])
+    assert lost.status == "lost" and lost.mines_left == SPEC.mines - 1  # the flags placed, as the counter showed
 
 
 def test_revealing_a_mine_loses_and_names_the_cell():
@@ -148,6 +167,65 @@ def test_moves_after_the_end_are_refused():
     assert session.agent_move() is None
 
 
+def moves_by(*players: str) -> list[Move]:
+    """A game's moves (reveals), one per name, in order."""
+    return [Move("reveal", 0, i, by, None if by == PLAYER else 0.0) for i, by in enumerate(players)]
+
+
+@pytest.mark.parametrize(
+    ("players", "owner", "share"),
+    [
+        ([PLAYER] * 5, "You", ""),
+        (["solver"] * 5, "The solver", ""),
+        ([PLAYER, PLAYER, "solver", "solver"], "The solver", "you made 2 of 4 moves"),  # handed over to auto play
+        (["solver", PLAYER, PLAYER, PLAYER], "You", "the solver made 1 of 4 moves"),  # one AI move, then the player
+        ([PLAYER, "solver", PLAYER, "solver", PLAYER], "You", "the solver made 2 of 5 moves"),
+        ([PLAYER, ASSIST, ASSIST, PLAYER, ASSIST], "You", "assist made 3 of 5 moves"),  # assist plays for the player
+        ([PLAYER, ASSIST, "solver", "solver"], "The solver", "you made 1 and assist 1 of 4 moves"),
+        ([PLAYER, "solver", ASSIST, PLAYER], "You", "the solver made 1 and assist 1 of 4 moves"),
+    ],
+)
+def test_who_played_gives_the_game_to_the_last_mover_and_counts_the_others(players, owner, share):
+    assert who_played(moves_by(*players), "solver") == (owner, share)
+
+
+def test_who_played_names_other_agents_as_agents():
+    assert who_played(moves_by("random", "random"), "random") == ("The random agent", "")
+    assert who_played(moves_by("rules", PLAYER), "rules") == ("You", "the rules agent made 1 of 2 moves")
+
+
+def test_the_outcome_says_who_won_or_lost_and_how():
+    session = GameSession(BoardSpec(9, 9, 10, "opening"), seed=21)
+    assert session.outcome() == ""
+    session.click(4, 4)
+    while not session.is_over:
+        session.agent_move()
+    agents = sum(move.by == "solver" for move in session.moves)
+    yours = len(session.moves) - agents
+    how = f"won in {session.elapsed:.0f} s" if session.status == "won" else f"lost: a mine at {session.lost_cell}"
+    assert session.outcome() == f"The solver {how}; you made {yours} of {len(session.moves)} moves"
+
+
+def test_a_lost_game_names_the_mine():
+    session = GameSession(SPEC, seed=5)
+    session.click(0, 0)
+    mine = tuple(int(v) for v in np.argwhere(layout_after(SPEC, 5, (0, 0)))[0])
+    session.click(*mine)
+    assert session.outcome() == f"You lost: a mine at {mine}"
+
+
+def test_a_new_game_after_auto_mode_is_the_players_and_assist_stays():
+    auto = GameSession(SPEC, seed=1, mode="auto")
+    assert auto.mode == "auto"  # the first game is the agent's
+    auto.new_game()
+    assert auto.mode == "manual"
+    auto.new_game(BoardSpec(9, 9, 10))
+    assert auto.mode == "manual"
+    assist = GameSession(SPEC, seed=1, mode="assist")
+    assist.new_game()
+    assert assist.mode == "assist"
+
+
 def test_unknown_mode_is_a_value_error():
     with pytest.raises(ValueError, match="unknown mode 'cheat'"):
         GameSession(SPEC, mode="cheat")
@@ -219,6 +297,10 @@ def test_an_agent_choosing_a_revealed_cell_changes_nothing():
     assert session.agent_move() is None
     assert "not an unrevealed cell" in session.message
     assert (session.grid == before).all()
+
+
+def test_chances_read_as_percentages_that_say_certain_only_when_certain():
+    assert [percent(p) for p in (0.0, 0.001, 0.333, 0.5, 0.999, 1.0)] == ["0%", "1%", "33%", "50%", "99%", "100%"]
 
 
 def test_move_descriptions():
