@@ -24,7 +24,8 @@ import numpy as np
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_cell, draw_hint, render_rgb
-from minesweeper_cli.session import GameSession, MovePacer, percent
+from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
+from minesweeper_cli.session import GameSession, MovePacer
 
 MIN_WIDTH = 460
 """The window is at least this wide (when the screen allows), so the buttons fit above a small board."""
@@ -56,8 +57,6 @@ TOOLBAR = (
 HEADLESS_DRIVERS = ("offscreen", "dummy")
 """SDL video drivers that draw into memory: no window a person could see."""
 CONTROLS = "Left click: reveal (on a number: chord)   Right click: flag"
-SAMPLE_CHANCE = 0.33
-"""The mine chance the legend shows as its example of an uncertain cell."""
 
 
 def check_display(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> None:
@@ -425,18 +424,21 @@ class GameWindow:
     def _draw_board(self) -> None:
         session = self.session
         hints = session.frontier_hints() if self.show_hints else None
-        frame = render_rgb(session.grid, session.shown_layout, self.cell_px, hints=None if hints is None else hints[0])
+        chances = None if hints is None else hints.chances
+        frame = render_rgb(session.grid, session.shown_layout, self.cell_px, hints=chances)
         surface = self.pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
         self.screen.blit(surface, self.board_rect.topleft)
-        if hints is not None:
-            self._draw_percentages(hints[0])
+        if chances is not None:
+            self._draw_percentages(chances)
 
     def _draw_percentages(self, chances: np.ndarray) -> None:
         """Write the mine chance (``33%``) on every frontier cell that is neither certainly safe nor a certain mine."""
         if self.hint_font is None:  # cells too small for text: the colours and the hover line tell the chance
             return
-        for row, col in np.argwhere((chances > 0.0) & (chances < 1.0)):
-            self._write_in_cell(percent(float(chances[row, col])), self.cell_centre(int(row), int(col)))
+        for row, col in np.argwhere(~np.isnan(chances)):
+            chance = float(chances[row, col])
+            if hint_kind(chance) is Hint.UNCERTAIN:
+                self._write_in_cell(percent(chance), self.cell_centre(int(row), int(col)))
 
     def _write_in_cell(self, text: str, centre: tuple[int, int]) -> None:
         rendered = self.hint_font.render(text, True, TEXT_COLOUR)
@@ -454,8 +456,8 @@ class GameWindow:
         if hints is None:
             return [(None, _NO_HINTS.get(self.session.status, "Hints: none for this position"))]
         pieces = [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
-        if hints[1] is not None:
-            pieces.append((None, f"other hidden cells: {percent(hints[1])}"))
+        if hints.elsewhere is not None:
+            pieces.append((None, f"other hidden cells: {percent(hints.elsewhere)}"))
         return pieces
 
     def _draw_legend(self) -> None:
@@ -473,7 +475,7 @@ class GameWindow:
         draw_cell(tile, HIDDEN, None)
         draw_hint(tile, chance)
         self.screen.blit(self.pygame.surfarray.make_surface(tile.transpose(1, 0, 2)), corner)
-        if 0.0 < chance < 1.0:
+        if hint_kind(chance) is Hint.UNCERTAIN:
             font = self._hint_font(size)
             if font is not None:
                 rendered = font.render(percent(chance), True, TEXT_COLOUR)

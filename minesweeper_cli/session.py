@@ -26,6 +26,7 @@ from agents.base import Agent
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
+from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
@@ -70,13 +71,6 @@ class Move:
         if self.risk is None or self.kind in ("flag", "unflag"):
             return text
         return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
-
-
-def percent(chance: float) -> str:
-    """A mine chance as a whole percentage: ``0%`` and ``100%`` only when certain, else between 1% and 99%."""
-    if chance in (0.0, 1.0):
-        return f"{chance:.0%}"
-    return f"{min(max(round(chance * 100), 1), 99)}%"
 
 
 def agent_title(agent_name: str) -> str:
@@ -160,7 +154,7 @@ class GameSession:
         self._rng = np.random.default_rng(seed)
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
-        self._hints: tuple[tuple[int, int], tuple[np.ndarray, float | None]] | None = None
+        self._hints: tuple[tuple[int, int], FrontierHints] | None = None
         self.spec = spec
         self.board = Board(spec)
         self.games = 0
@@ -303,36 +297,21 @@ class GameSession:
         return self._probabilities[1]
 
     def frontier(self) -> np.ndarray:
-        """Unrevealed cells (hidden or flagged) next to a revealed number: where the numbers give evidence."""
-        revealed = np.pad(self.grid >= 0, 1)
-        rows, cols = self.grid.shape
-        near = np.zeros((rows, cols), dtype=bool)
-        for dr in (0, 1, 2):
-            for dc in (0, 1, 2):
-                near |= revealed[dr : dr + rows, dc : dc + cols]
-        return near & self._unrevealed()
+        """Unrevealed cells next to a revealed number (see :func:`minesweeper_cli.hints.frontier`)."""
+        return frontier(self.grid)
 
-    def frontier_hints(self) -> tuple[np.ndarray, float | None] | None:
-        """The mine chances worth showing, or None before the first reveal and after the end.
+    def frontier_hints(self) -> FrontierHints | None:
+        """The mine chances worth showing (see :func:`minesweeper_cli.hints.frontier_hints`), once per position.
 
-        Returns:
-            ``(chances, elsewhere)``: the chances of the hidden frontier cells (NaN on every other cell, flags
-            included), and the chance shared by every hidden cell off the frontier (None if there is none).
+        None before the first reveal and after the end.
         """
         probabilities = self.probabilities()
         if probabilities is None:
             return None
         position = (self.games, self.board.steps)  # flags move hints too: every valid action counts a step
         if self._hints is None or self._hints[0] != position:
-            self._hints = (position, self._compute_hints(probabilities))
+            self._hints = (position, frontier_hints(self.grid, probabilities))
         return self._hints[1]
-
-    def _compute_hints(self, probabilities: np.ndarray) -> tuple[np.ndarray, float | None]:
-        hidden = self.grid == HIDDEN
-        frontier = self.frontier() & hidden
-        elsewhere = hidden & ~frontier
-        chances = np.where(frontier, probabilities, np.nan)
-        return chances, (float(probabilities[elsewhere][0]) if elsewhere.any() else None)
 
     def risk_of(self, row: int, col: int) -> float | None:
         """The chance that revealing (row, col) now hits a mine; None when the solver has no answer.

@@ -20,7 +20,8 @@ import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
-from minesweeper_cli.session import GameSession, MovePacer, percent
+from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
+from minesweeper_cli.session import GameSession, MovePacer
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",
@@ -44,6 +45,8 @@ SLOWEST_DELAY = 5.0
 
 # Colour pairs: 1..8 are the numbers' own.
 _PAIR_FLAG, _PAIR_MINE, _PAIR_SAFE, _PAIR_RISKY, _PAIR_WON, _PAIR_LOST = 9, 10, 11, 12, 13, 14
+_HINT_PAIRS = {Hint.SAFE: _PAIR_SAFE, Hint.UNCERTAIN: _PAIR_RISKY, Hint.MINE: _PAIR_MINE}
+_HINT_LETTERS = {Hint.SAFE: "s", Hint.MINE: "M"}
 
 
 @dataclass(frozen=True)
@@ -107,11 +110,9 @@ def hint_text(chance: float, width: int = HINT_WIDTH) -> str:
 
     In one-character cells an uncertain chance is ``?``; the legend gives the chance at the cursor.
     """
-    if chance == 0.0:
-        return "s"
-    if chance == 1.0:
-        return "M"
-    return percent(chance) if width >= HINT_WIDTH else "?"
+    if hint_kind(chance) is Hint.UNCERTAIN:
+        return percent(chance) if width >= HINT_WIDTH else "?"
+    return _HINT_LETTERS[hint_kind(chance)]
 
 
 class TerminalGame:
@@ -261,8 +262,8 @@ class TerminalGame:
             row = []
             for c in range(grid.shape[1]):
                 text = cell_char(int(grid[r, c]), layout is not None and bool(layout[r, c]))
-                if hints is not None and not np.isnan(hints[0][r, c]):
-                    text = hint_text(float(hints[0][r, c]), width)
+                if hints is not None and not np.isnan(hints.chances[r, c]):
+                    text = hint_text(float(hints.chances[r, c]), width)
                 row.append(text.rjust(width))
             texts.append(row)
         return texts
@@ -278,9 +279,10 @@ class TerminalGame:
                 return [("hints: none, the game is over", 0)]
             return [("hints: no mine chances for this position", 0)]
         wide = self.geometry().cell_width >= HINT_WIDTH
-        chance = ("33%", " chance of a mine") if wide else ("?", " chance of a mine, given at the cursor")
+        sample = hint_text(SAMPLE_CHANCE, HINT_WIDTH if wide else 1)
+        meaning = " chance of a mine" if wide else " chance of a mine, given at the cursor"
         return [("hints: ", 0), ("s", _PAIR_SAFE), (" safe   ", 0), ("M", _PAIR_MINE), (" mine   ", 0),
-                (chance[0], _PAIR_RISKY), (chance[1], 0)]  # fmt: skip
+                (sample, _PAIR_RISKY), (meaning, 0)]  # fmt: skip
 
     def _hint_details(self) -> str:
         """The chance off the numbers' edge and at the cursor, under the legend while hints are shown."""
@@ -289,7 +291,7 @@ class TerminalGame:
             return ""
         row, col = self.cursor
         chance = self.session.risk_of(row, col) if self.session.grid[row, col] in (HIDDEN, FLAG) else None
-        parts = [] if hints[1] is None else [f"every other hidden cell: {percent(hints[1])}"]
+        parts = [] if hints.elsewhere is None else [f"every other hidden cell: {percent(hints.elsewhere)}"]
         parts += [] if chance is None else [f"at the cursor ({row}, {col}): {chance:.1%}"]
         return "   ".join(parts)
 
@@ -339,9 +341,8 @@ class TerminalGame:
             return _colour(_PAIR_MINE) | curses.A_BOLD
         if self.show_hints and code == HIDDEN:
             hints = self.session.frontier_hints()
-            if hints is not None and not np.isnan(hints[0][row, col]):
-                chance = hints[0][row, col]
-                return _colour(_PAIR_SAFE if chance == 0.0 else _PAIR_MINE if chance == 1.0 else _PAIR_RISKY)
+            if hints is not None and not np.isnan(hints.chances[row, col]):
+                return _colour(_HINT_PAIRS[hint_kind(float(hints.chances[row, col]))])
         return 0
 
 

@@ -41,8 +41,9 @@ from minesweeper_cli.gui import (
     plan_layout,
     run_window,
 )
+from minesweeper_cli.hints import SAMPLE_CHANCE, percent
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession, percent
+from minesweeper_cli.session import GameSession
 
 pygame = pytest.importorskip("pygame")
 
@@ -244,7 +245,7 @@ def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colou
     click(window, window.cell_centre(*START))
     elsewhere = window.session.frontier_hints()[1]
     legend = window.legend()
-    assert legend[:3] == [(0.0, "safe"), (gui.SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
+    assert legend[:3] == [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
     assert (elsewhere is None) == (len(legend) == 3)
     if elsewhere is not None:
         assert legend[3] == (None, f"other hidden cells: {percent(elsewhere)}")

@@ -10,7 +10,7 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli.session import ASSIST, PLAYER, GameSession, Move, percent, who_played
+from minesweeper_cli.session import ASSIST, PLAYER, GameSession, Move, who_played
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 
@@ -297,10 +297,6 @@ def test_an_agent_choosing_a_revealed_cell_changes_nothing():
     assert session.agent_move() is None
     assert "not an unrevealed cell" in session.message
     assert (session.grid == before).all()
-
-
-def test_chances_read_as_percentages_that_say_certain_only_when_certain():
-    assert [percent(p) for p in (0.0, 0.001, 0.333, 0.5, 0.999, 1.0)] == ["0%", "1%", "33%", "50%", "99%", "100%"]
 
 
 def test_move_descriptions():
