@@ -24,8 +24,9 @@ import numpy as np
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_cell, draw_hint, render_rgb
+from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
-from minesweeper_cli.session import GameSession, MovePacer
+from minesweeper_cli.session import GameSession
 
 MIN_WIDTH = 460
 """The window is at least this wide (when the screen allows), so the buttons fit above a small board."""
@@ -169,7 +170,7 @@ class Button:
     rect: Any
 
 
-class GameWindow:
+class GameWindow(PlayControls):
     """The window's state, event handling and drawing.
 
     Args:
@@ -195,14 +196,10 @@ class GameWindow:
         self.pygame.font.init()
         self.pygame.display.set_caption("Minesweeper")
         self.desktop = desktop or _desktop_size(self.pygame)
-        self.session = session
+        super().__init__(session, max(delay, 0.0), auto, clock)
         self.wanted_cell_px = cell_px
-        self.delay = max(delay, 0.0)
-        self.auto = auto
-        self.show_hints = False
         self.running = True
         self.hover: tuple[int, int] | None = None
-        self._pacer = MovePacer(clock)
         self._fonts: dict[int, Any] = {}
         self.font = self._font(FONT_PX)
         self.screen: Any = None
@@ -310,9 +307,7 @@ class GameWindow:
         cell = self.cell_at(pos)
         if cell is not None:
             self.hover = cell
-            action = {1: self.session.click, 2: self.session.chord, 3: self.session.toggle_flag}.get(button)
-            if action is not None:
-                action(*cell)
+            self.press(cell, button)
             return
         if button != 1:
             return
@@ -323,35 +318,18 @@ class GameWindow:
 
     def do(self, action: str) -> None:
         """Run a toolbar action by name."""
-        session = self.session
         if action == "new":
-            self._new_game()
+            self.new_game()
         elif action == "ai":
-            session.agent_move()
+            self.agent_move()
         elif action == "auto":
-            self._toggle_auto()
+            self.toggle_auto()
         elif action == "hints":
-            self.show_hints = not self.show_hints
-            session.message = f"hints {'on' if self.show_hints else 'off'}"
+            self.toggle_hints()
         elif action == "quit":
             self.running = False
         elif action.startswith("preset:"):
             self._preset(action.split(":", 1)[1])
-
-    def _new_game(self, spec: BoardSpec | None = None) -> None:
-        """The next game, in the player's hands: auto play off (the Auto button turns it back on)."""
-        was_auto = self.auto or self.session.mode == "auto"
-        self.auto = False
-        self.session.new_game(spec)
-        if was_auto:
-            self.session.message += "; auto play off"
-
-    def _toggle_auto(self) -> None:
-        if self.session.is_over:
-            self.session.message = "the game is over: start a new one"
-            return
-        self.auto = not self.auto
-        self.session.message = f"auto play {'on' if self.auto else 'off'}"
 
     def _preset(self, name: str) -> None:
         """A new game on a preset board, the window resized to it (or a message if it cannot fit the screen)."""
@@ -362,16 +340,9 @@ class GameWindow:
         except ValueError as error:
             self.session.message = str(error)
             return
-        self._new_game(spec)
+        self.new_game(spec)
         self.hover = None
         self._apply(layout)
-
-    def update(self) -> None:
-        """Play the agent's next move when auto play is on and its delay has passed; auto play stops at the end."""
-        if self.auto and self.session.is_over:
-            self.auto = False
-        if self.auto and self._pacer.ready(self.delay):
-            self.session.agent_move()
 
     # ------------------------------------------------------------------ drawing
     def draw(self) -> None:
@@ -534,7 +505,7 @@ def run_window(session: GameSession, cell_px: int = 32, delay: float = 0.5, auto
         while window.running:
             for event in window.pygame.event.get():
                 window.handle(event)
-            window.update()
+            window.tick()
             window.draw()
             ticker.tick(FPS)
     finally:

@@ -13,7 +13,6 @@ board in the terminal is the same board an agent meets in the env (see :func:`mi
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,22 +30,6 @@ from minesweeper_cli.outcome import agent_summary, game_outcome, move_message
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
 move. ``auto``: an agent plays the first game; every later game starts in ``manual``."""
-
-
-class MovePacer:
-    """Lets auto play move at most once every ``delay`` seconds of ``clock`` (shared by both front ends)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._last_move = -math.inf
-
-    def ready(self, delay: float) -> bool:
-        """True (and the time is noted) when ``delay`` seconds have passed since the last move."""
-        now = self._clock()
-        if now - self._last_move < delay:
-            return False
-        self._last_move = now
-        return True
 
 
 class GameSession:

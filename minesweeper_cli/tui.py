@@ -20,8 +20,10 @@ import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.rendering import cell_char, render_ansi
+from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
-from minesweeper_cli.session import GameSession, MovePacer
+from minesweeper_cli.moves import Move
+from minesweeper_cli.session import GameSession
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",
@@ -115,7 +117,7 @@ def hint_text(chance: float, width: int = HINT_WIDTH) -> str:
     return _HINT_LETTERS[hint_kind(chance)]
 
 
-class TerminalGame:
+class TerminalGame(PlayControls):
     """The terminal front end's state and reactions, independent of curses so tests can step it.
 
     Args:
@@ -125,18 +127,17 @@ class TerminalGame:
         clock: Seconds as a float, for auto play's pace.
     """
 
+    GAME_OVER_TIP = "n starts a new one"
+    AUTO_OFF_NOTE = "auto play off (t turns it on)"
+
     def __init__(
         self, session: GameSession, delay: float = 0.5, auto: bool = False, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.session = session
-        self.delay = min(max(delay, 0.0), SLOWEST_DELAY)
-        self.auto = auto
-        self.show_hints = False
+        super().__init__(session, min(max(delay, 0.0), SLOWEST_DELAY), auto, clock)
         self.cursor = (0, 0)
         self.quit = False
         self.screen_width = ROOMY_SCREEN
         """The terminal's width at the last draw: it decides how wide cells are."""
-        self._pacer = MovePacer(clock)
 
     # ------------------------------------------------------------------ input
     def handle_key(self, key: int) -> None:
@@ -153,18 +154,17 @@ class TerminalGame:
         elif key == ord("c"):
             session.chord(row, col)
         elif key == ord("p"):
-            self.show_hints = not self.show_hints
-            session.message = "hints on" if self.show_hints else "hints off"
+            self.toggle_hints()
         elif key == ord("a"):
-            self._agent_move()
+            self.agent_move()
         elif key == ord("t"):
-            self._toggle_auto()
+            self.toggle_auto()
         elif key in (ord("+"), ord("=")):
             self._set_delay(self.delay / 2)
         elif key == ord("-"):
             self._set_delay(max(self.delay, FASTEST_DELAY) * 2)
         elif key == ord("n"):
-            self._new_game()
+            self.new_game()
         elif key == ord("q"):
             self.quit = True
         elif key != curses.KEY_RESIZE:
@@ -177,36 +177,17 @@ class TerminalGame:
             self.session.message = "that click was outside the board"
             return
         self.cursor = cell
-        action = {1: self.session.click, 2: self.session.chord, 3: self.session.toggle_flag}.get(button)
-        if action is not None:
-            action(*cell)
+        self.press(cell, button)
 
-    def tick(self) -> None:
-        """Play the agent's next move when auto play is on and its delay has passed; auto play stops at the end."""
-        if self.auto and self.session.is_over:
-            self.auto = False
-        if self.auto and self._pacer.ready(self.delay):
-            self._agent_move()
-
-    def _toggle_auto(self) -> None:
-        if self.session.is_over:
-            self.session.message = "the game is over: n starts a new one"
-            return
-        self.auto = not self.auto
-        self.session.message = f"auto play {'on' if self.auto else 'off'} ({self.delay:.2f} s a move)"
-
-    def _new_game(self) -> None:
-        """The next game, in the player's hands: auto play off (t turns it back on)."""
-        was_auto = self.auto or self.session.mode == "auto"
-        self.auto = False
-        self.session.new_game()
-        if was_auto:
-            self.session.message += "; auto play off (t turns it on)"
-
-    def _agent_move(self) -> None:
-        move = self.session.agent_move()
+    def agent_move(self) -> Move | None:
+        """The agent's move, with the cursor on its cell."""
+        move = super().agent_move()
         if move is not None:
             self.cursor = (move.row, move.col)
+        return move
+
+    def auto_message(self) -> str:
+        return f"{super().auto_message()} ({self.delay:.2f} s a move)"
 
     def _set_delay(self, delay: float) -> None:
         self.delay = min(max(delay, FASTEST_DELAY), SLOWEST_DELAY)

@@ -82,7 +82,7 @@ def frame(window: GameWindow) -> None:
     """One pass of the window's loop: events, auto play, drawing."""
     for event in pygame.event.get():
         window.handle(event)
-    window.update()
+    window.tick()
     window.draw()
 
 
