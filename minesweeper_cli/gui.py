@@ -3,19 +3,17 @@
 The board is drawn by :func:`mine_env.rendering.render_rgb`, the drawing of the env's ``render_mode="human"``,
 with the solver's mine chances as its hint overlay. Above it: buttons for a new game, one AI move, auto
 play, hints and the three presets, then the counters and the last move (or who won); below it, the key to
-the hint colours. :func:`plan_layout` places all of it so that the window fits the screen, shrinking the
-cells when a larger board needs it. :class:`GameWindow` reacts to one event at a time
+the hint colours. :func:`~minesweeper_cli.window_layout.plan_layout` places all of it so that the window fits
+the screen, shrinking the cells when a larger board needs it. :class:`GameWindow` reacts to one event at a time
 (:meth:`GameWindow.handle`) and draws one frame at a time (:meth:`GameWindow.draw`), so tests step it
 headless with SDL's dummy video driver; :func:`run_window` is the loop around it. pygame (the ``gui`` extra)
-is imported only here, and only once :func:`check_display` found a display to open the window on.
+is imported only once :func:`~minesweeper_cli.window_display.check_display` found a display to open the window on.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,20 +25,9 @@ from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_ce
 from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
 from minesweeper_cli.session import GameSession
+from minesweeper_cli.window_display import WindowPlacement, desktop_size, import_pygame, open_display
+from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
 
-MIN_WIDTH = 460
-"""The window is at least this wide (when the screen allows), so the buttons fit above a small board."""
-MIN_CELL_PX = 10
-"""The smallest cell the window shrinks to so that a large board fits the screen."""
-SCREEN_RESERVE = (16, 96)
-"""Pixels of the screen's width and height the window leaves to its frame, title bar and the desktop's panels."""
-TITLE_BAR_PX = 32
-"""Room kept above the window for its title bar when the window is moved back onto the screen."""
-MARGIN = 6
-BUTTON_HEIGHT = 26
-TEXT_HEIGHT = 20
-LEGEND_HEIGHT = 28
-"""The row under the board: the key to the hint colours, or the controls while hints are off."""
 FONT_PX = 22
 SMALLEST_FONT_PX = 12
 BACKGROUND = HIDDEN_COLOUR
@@ -55,110 +42,7 @@ TOOLBAR = (
     *((name.capitalize(), f"preset:{name}") for name in PRESETS),
 )  # fmt: skip
 """The toolbar's buttons as (label, action); "off" is the wider state of the two toggles."""
-HEADLESS_DRIVERS = ("offscreen", "dummy")
-"""SDL video drivers that draw into memory: no window a person could see."""
 CONTROLS = "Left click: reveal (on a number: chord)   Right click: flag"
-
-
-def check_display(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> None:
-    """Raise a ValueError saying what to do when no window can open here, before pygame is even imported.
-
-    On Linux and the BSDs a window needs an X11 or a Wayland display. Left alone without one, SDL falls back
-    to drawing off screen, and the game would run on with nothing to see. A video driver named in
-    ``SDL_VIDEODRIVER`` other than x11 and wayland (``dummy`` in the tests, ``kmsdrm`` on a console) is the
-    user's choice and is left to SDL.
-    """
-    named = {driver.strip() for driver in environ.get("SDL_VIDEODRIVER", "").split(",") if driver.strip()}
-    if named - {"x11", "wayland"} or not platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        return
-    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
-        return
-    raise ValueError("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): play in the "
-                     "terminal without --gui, or run it in a desktop session (over ssh: ssh -X)")  # fmt: skip
-
-
-def import_pygame() -> Any:
-    """pygame, or an ImportError saying how to install it."""
-    try:
-        import pygame
-    except ImportError as error:
-        raise ImportError("the window needs pygame: pip install 'minesweeper-rl[gui]'") from error
-    return pygame
-
-
-def open_display(pygame: Any, environ: Mapping[str, str] = os.environ) -> None:
-    """Start pygame's display, or raise a ValueError when SDL found no screen to show a window on."""
-    try:
-        pygame.display.init()  # only what the window needs: no audio device is opened
-    except pygame.error as error:
-        raise ValueError(f"cannot open the window: {error}") from error
-    driver = pygame.display.get_driver()
-    if driver in HEADLESS_DRIVERS and driver not in environ.get("SDL_VIDEODRIVER", ""):
-        pygame.display.quit()
-        raise ValueError(f"no display to open the window on (SDL fell back to its {driver!r} video driver): "
-                         "play in the terminal without --gui, or check DISPLAY / WAYLAND_DISPLAY")  # fmt: skip
-
-
-# ---------------------------------------------------------------------- where everything lies
-@dataclass(frozen=True)
-class WindowLayout:
-    """Where everything lies in the window, in pixels; rectangles are (left, top, width, height).
-
-    Attributes:
-        cell_px: The size of a cell.
-        size: The window's (width, height).
-        buttons: One rectangle per toolbar button, in the order of the widths given to :func:`plan_layout`.
-        status_top: The top of the two text lines above the board (counters, then the message).
-        board: The board's rectangle.
-        legend_top: The top of the legend row under the board.
-    """
-
-    cell_px: int
-    size: tuple[int, int]
-    buttons: tuple[tuple[int, int, int, int], ...]
-    status_top: int
-    board: tuple[int, int, int, int]
-    legend_top: int
-
-
-def plan_layout(
-    rows: int, cols: int, cell_px: int, button_widths: Sequence[int], desktop: tuple[int, int]
-) -> WindowLayout:
-    """The window for a ``rows`` x ``cols`` board on a screen of ``desktop`` pixels (width, height).
-
-    Cells are ``cell_px`` pixels, or as much smaller (down to :data:`MIN_CELL_PX`) as it takes for the whole
-    window to fit the screen less :data:`SCREEN_RESERVE`; the legend row keeps the board off the bottom edge.
-
-    Raises:
-        ValueError: If the board does not fit even with the smallest cells.
-    """
-    room = (desktop[0] - SCREEN_RESERVE[0], desktop[1] - SCREEN_RESERVE[1])
-    for size in range(cell_px, MIN_CELL_PX - 1, -1):
-        layout = _layout_with_cells(rows, cols, size, button_widths, room[0])
-        if layout.size[0] <= room[0] and layout.size[1] <= room[1]:
-            return layout
-    raise ValueError(f"a {rows}x{cols} board does not fit the {desktop[0]}x{desktop[1]} screen even with "
-                     f"{MIN_CELL_PX}-pixel cells: play it in the terminal without --gui")  # fmt: skip
-
-
-def _layout_with_cells(
-    rows: int, cols: int, cell_px: int, button_widths: Sequence[int], room_width: int
-) -> WindowLayout:
-    """The layout with cells of ``cell_px``: the toolbar wraps to the window's width."""
-    board_width = cols * cell_px
-    width = max(min(MIN_WIDTH, room_width), board_width + 2 * MARGIN)
-    buttons = []
-    x, y = MARGIN, MARGIN
-    for button_width in button_widths:
-        if x + button_width > width - MARGIN and x > MARGIN:
-            x, y = MARGIN, y + BUTTON_HEIGHT + MARGIN
-        buttons.append((x, y, button_width, BUTTON_HEIGHT))
-        x += button_width + MARGIN
-    status_top = y + BUTTON_HEIGHT + MARGIN
-    board = ((width - board_width) // 2, status_top + 2 * TEXT_HEIGHT + MARGIN, board_width, rows * cell_px)
-    legend_top = board[1] + board[3] + MARGIN
-    return WindowLayout(cell_px, (width, legend_top + LEGEND_HEIGHT + MARGIN), tuple(buttons), status_top, board,
-                        legend_top)  # fmt: skip
 
 
 @dataclass
@@ -195,7 +79,7 @@ class GameWindow(PlayControls):
         open_display(self.pygame)
         self.pygame.font.init()
         self.pygame.display.set_caption("Minesweeper")
-        self.desktop = desktop or _desktop_size(self.pygame)
+        self.desktop = desktop or desktop_size(self.pygame)
         super().__init__(session, max(delay, 0.0), auto, clock)
         self.wanted_cell_px = cell_px
         self.running = True
@@ -203,7 +87,7 @@ class GameWindow(PlayControls):
         self._fonts: dict[int, Any] = {}
         self.font = self._font(FONT_PX)
         self.screen: Any = None
-        self._handle: Any = None
+        self.placement = WindowPlacement(self.pygame)
         try:
             self._apply(self.plan(session.spec))
         except ValueError:
@@ -229,47 +113,7 @@ class GameWindow(PlayControls):
         resized = self.screen is not None and self.screen.get_size() != layout.size
         self.screen = self.pygame.display.set_mode(layout.size)
         if resized:
-            self._keep_on_screen()
-
-    def _keep_on_screen(self) -> None:
-        """Move the window back onto the screen when growing pushed it past the right or the bottom edge.
-
-        SDL keeps a window's top-left corner when the window grows.
-        """
-        corner = self.position
-        if corner is None:
-            return
-        width, height = self.screen.get_size()
-        right, bottom = self.desktop[0] - width, self.desktop[1] - height - (SCREEN_RESERVE[1] - TITLE_BAR_PX)
-        inside = (max(0, min(corner[0], right)), max(TITLE_BAR_PX, min(corner[1], bottom)))
-        if inside != corner:
-            self.move_to(inside)
-
-    @property
-    def position(self) -> tuple[int, int] | None:
-        """The window's top-left corner on the screen, or None where pygame cannot tell."""
-        handle = self._window_handle()
-        return None if handle is None else tuple(handle.position)
-
-    def move_to(self, corner: tuple[int, int]) -> None:
-        """Put the window's top-left corner at ``corner`` on the screen (where pygame can)."""
-        handle = self._window_handle()
-        if handle is not None:
-            handle.position = corner
-
-    def _window_handle(self) -> Any | None:
-        """pygame's SDL2 object for the window, made once: SDL keeps a pointer to it, so it must live on.
-
-        None with a pygame build that lacks it (best effort: the window then stays where SDL puts it).
-        """
-        if self._handle is None:
-            try:
-                from pygame._sdl2.video import Window
-
-                self._handle = Window.from_display_module()
-            except (ImportError, AttributeError, self.pygame.error):
-                return None
-        return self._handle
+            self.placement.keep_on_screen(layout.size, self.desktop)
 
     def cell_at(self, pos: tuple[int, int]) -> tuple[int, int] | None:
         """The board cell under a window position, or None."""
@@ -486,15 +330,6 @@ _NO_HINTS = {
     "lost": "Hints: none, the game is over",
 }
 """The legend while there is no mine chance to show, by the game's status."""
-
-
-def _desktop_size(pygame: Any) -> tuple[int, int]:
-    """The size in pixels of the first desktop (the screen the window opens on), or of the display mode."""
-    sizes = pygame.display.get_desktop_sizes()
-    if sizes:
-        return int(sizes[0][0]), int(sizes[0][1])
-    info = pygame.display.Info()
-    return info.current_w, info.current_h
 
 
 def run_window(session: GameSession, cell_px: int = 32, delay: float = 0.5, auto: bool = False) -> None:

@@ -79,19 +79,19 @@ def _check_window(cell_px: int) -> None:
     """Refuse at once what would keep the window from opening: a tiny cell, no display, no pygame."""
     if cell_px < 16:
         raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
-    from minesweeper_cli import gui
+    from minesweeper_cli import window_display
 
-    gui.check_display()
+    window_display.check_display()
     try:
-        gui.import_pygame()
+        window_display.import_pygame()
     except ImportError as error:
         raise ValueError(str(error)) from error
 
 
 def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
-    from minesweeper_cli import gui
+    from minesweeper_cli import gui, window_display
 
-    pygame = gui.import_pygame()
+    pygame = window_display.import_pygame()
     try:
         gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
     except pygame.error as error:  # SDL could not make the window
