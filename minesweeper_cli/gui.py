@@ -19,19 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from mine_env.engine.constants import HIDDEN, PRESETS
+from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_cell, draw_hint, render_rgb
+from mine_env.rendering import render_rgb
 from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
 from minesweeper_cli.session import GameSession
 from minesweeper_cli.window_display import WindowPlacement, desktop_size, import_pygame, open_display
-from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
+from minesweeper_cli.window_drawing import TEXT_COLOUR, WindowPainter
+from minesweeper_cli.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
 
-FONT_PX = 22
-SMALLEST_FONT_PX = 12
-BACKGROUND = HIDDEN_COLOUR
-TEXT_COLOUR = (0, 0, 0)
 WON_COLOUR = (0, 120, 0)
 LOST_COLOUR = (200, 0, 0)
 FPS = 30
@@ -55,7 +52,7 @@ class Button:
 
 
 class GameWindow(PlayControls):
-    """The window's state, event handling and drawing.
+    """The window's state, its reactions to events, and what each frame shows (drawn by :class:`WindowPainter`).
 
     Args:
         session: The game session to play.
@@ -79,13 +76,12 @@ class GameWindow(PlayControls):
         open_display(self.pygame)
         self.pygame.font.init()
         self.pygame.display.set_caption("Minesweeper")
+        self.painter = WindowPainter(self.pygame)
         self.desktop = desktop or desktop_size(self.pygame)
         super().__init__(session, max(delay, 0.0), auto, clock)
         self.wanted_cell_px = cell_px
         self.running = True
         self.hover: tuple[int, int] | None = None
-        self._fonts: dict[int, Any] = {}
-        self.font = self._font(FONT_PX)
         self.screen: Any = None
         self.placement = WindowPlacement(self.pygame)
         try:
@@ -97,7 +93,7 @@ class GameWindow(PlayControls):
     # ------------------------------------------------------------------ geometry
     def plan(self, spec: BoardSpec) -> WindowLayout:
         """The layout for a board of ``spec`` on this screen (a ValueError if it cannot fit)."""
-        widths = [self.font.size(label)[0] + 16 for label, _ in TOOLBAR]
+        widths = [self.painter.font.size(label)[0] + 16 for label, _ in TOOLBAR]
         return plan_layout(spec.rows, spec.cols, self.wanted_cell_px, widths, self.desktop)
 
     def _apply(self, layout: WindowLayout) -> None:
@@ -109,7 +105,7 @@ class GameWindow(PlayControls):
         self.buttons = [Button(label, action, rect(box)) for (label, action), box in boxes]
         self.status_top = layout.status_top
         self.board_rect = rect(layout.board)
-        self.hint_font = self._hint_font(layout.cell_px)
+        self.hint_font = self.painter.hint_font(layout.cell_px)
         resized = self.screen is not None and self.screen.get_size() != layout.size
         self.screen = self.pygame.display.set_mode(layout.size)
         if resized:
@@ -191,28 +187,23 @@ class GameWindow(PlayControls):
     # ------------------------------------------------------------------ drawing
     def draw(self) -> None:
         """Draw one frame: toolbar, counters, message, board and legend."""
-        self.screen.fill(BACKGROUND)
+        painter = self.painter
+        painter.clear()
         for button in self.buttons:
-            self._draw_button(button)
+            painter.button(button.rect, *self._face(button))
         self._draw_board()  # first: a solver failure while computing hints shows in this frame's message
-        self._draw_status()
-        self._draw_legend()
+        for line, (text, colour) in enumerate(self.status_lines()):
+            painter.write(text, (MARGIN, self.status_top + line * TEXT_HEIGHT), colour)
+        painter.legend(self.legend(), self.layout.legend_top)
         self.pygame.display.flip()
 
-    def _draw_button(self, button: Button) -> None:
-        pygame, rect = self.pygame, button.rect
-        label = button.label
+    def _face(self, button: Button) -> tuple[str, bool]:
+        """A button's label and whether it is drawn pressed: the two toggles show their state."""
         if button.action == "auto":
-            label = f"Auto: {'on' if self.auto else 'off'}"
-        elif button.action == "hints":
-            label = f"Hints: {'on' if self.show_hints else 'off'}"
-        pressed = (button.action == "auto" and self.auto) or (button.action == "hints" and self.show_hints)
-        pygame.draw.rect(self.screen, HIDDEN_COLOUR, rect)
-        light, dark = (HIDDEN_DARK, HIDDEN_LIGHT) if pressed else (HIDDEN_LIGHT, HIDDEN_DARK)
-        pygame.draw.lines(self.screen, light, False, [rect.bottomleft, rect.topleft, rect.topright], 2)
-        pygame.draw.lines(self.screen, dark, False, [rect.topright, rect.bottomright, rect.bottomleft], 2)
-        text = self.font.render(label, True, TEXT_COLOUR)
-        self.screen.blit(text, text.get_rect(center=rect.center))
+            return f"Auto: {'on' if self.auto else 'off'}", self.auto
+        if button.action == "hints":
+            return f"Hints: {'on' if self.show_hints else 'off'}", self.show_hints
+        return button.label, False
 
     def status_lines(self) -> list[tuple[str, tuple[int, int, int]]]:
         """The two lines above the board as (text, colour): the counters, then who won (at the end) or the message."""
@@ -223,10 +214,6 @@ class GameWindow(PlayControls):
             colour = WON_COLOUR if session.status == "won" else LOST_COLOUR
             return [(counters, TEXT_COLOUR), (session.outcome(), colour)]
         return [(counters, TEXT_COLOUR), (self._message(), TEXT_COLOUR)]
-
-    def _draw_status(self) -> None:
-        for line, (text, colour) in enumerate(self.status_lines()):
-            self._write(text, (MARGIN, self.status_top + line * TEXT_HEIGHT), colour)
 
     def _message(self) -> str:
         """The last move's message, or the mine chance under the mouse while hints are on."""
@@ -240,9 +227,8 @@ class GameWindow(PlayControls):
         session = self.session
         hints = session.frontier_hints() if self.show_hints else None
         chances = None if hints is None else hints.chances
-        frame = render_rgb(session.grid, session.shown_layout, self.cell_px, hints=chances)
-        surface = self.pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
-        self.screen.blit(surface, self.board_rect.topleft)
+        self.painter.image(render_rgb(session.grid, session.shown_layout, self.cell_px, hints=chances),
+                           self.board_rect.topleft)  # fmt: skip
         if chances is not None:
             self._draw_percentages(chances)
 
@@ -253,11 +239,7 @@ class GameWindow(PlayControls):
         for row, col in np.argwhere(~np.isnan(chances)):
             chance = float(chances[row, col])
             if hint_kind(chance) is Hint.UNCERTAIN:
-                self._write_in_cell(percent(chance), self.cell_centre(int(row), int(col)))
-
-    def _write_in_cell(self, text: str, centre: tuple[int, int]) -> None:
-        rendered = self.hint_font.render(text, True, TEXT_COLOUR)
-        self.screen.blit(rendered, rendered.get_rect(center=centre))
+                self.painter.write_in_cell(percent(chance), self.cell_centre(int(row), int(col)), self.hint_font)
 
     def legend(self) -> list[tuple[float | None, str]]:
         """The row under the board as (sample, text) pieces: a sample cell tinted for that mine chance (None: text).
@@ -274,50 +256,6 @@ class GameWindow(PlayControls):
         if hints.elsewhere is not None:
             pieces.append((None, f"other hidden cells: {percent(hints.elsewhere)}"))
         return pieces
-
-    def _draw_legend(self) -> None:
-        x, top = MARGIN, self.layout.legend_top
-        sample_px = LEGEND_HEIGHT
-        for chance, text in self.legend():
-            if chance is not None:
-                self._draw_sample(chance, (x, top), sample_px)
-                x += sample_px + 4
-            x += self._write(text, (x, top + (LEGEND_HEIGHT - self.font.get_height()) // 2), TEXT_COLOUR) + 14
-
-    def _draw_sample(self, chance: float, corner: tuple[int, int], size: int) -> None:
-        """A hidden cell tinted as the board tints a cell with that mine chance, with its percentage."""
-        tile = np.empty((size, size, 3), dtype=np.uint8)
-        draw_cell(tile, HIDDEN, None)
-        draw_hint(tile, chance)
-        self.screen.blit(self.pygame.surfarray.make_surface(tile.transpose(1, 0, 2)), corner)
-        if hint_kind(chance) is Hint.UNCERTAIN:
-            font = self._hint_font(size)
-            if font is not None:
-                rendered = font.render(percent(chance), True, TEXT_COLOUR)
-                self.screen.blit(rendered, rendered.get_rect(center=(corner[0] + size // 2, corner[1] + size // 2)))
-
-    def _write(self, text: str, corner: tuple[int, int], colour: tuple[int, int, int]) -> int:
-        """Write ``text`` from ``corner``, in a smaller font if it would pass the window's right edge; its width."""
-        room = self.screen.get_width() - MARGIN - corner[0]
-        size = FONT_PX
-        while self._font(size).size(text)[0] > room and size > SMALLEST_FONT_PX:
-            size -= 1
-        rendered = self._font(size).render(text, True, colour)
-        self.screen.blit(rendered, corner)
-        return rendered.get_width()
-
-    def _font(self, size: int) -> Any:
-        if size not in self._fonts:
-            self._fonts[size] = self.pygame.font.Font(None, size)
-        return self._fonts[size]
-
-    def _hint_font(self, cell_px: int) -> Any | None:
-        """The largest font whose ``99%`` fits a cell, or None when the cell is too small for legible text."""
-        inside = cell_px - 4
-        for size in range(cell_px * 5 // 8, 9, -1):
-            if self._font(size).size("99%")[0] <= inside:
-                return self._font(size)
-        return None
 
     def close(self) -> None:
         self.pygame.display.quit()

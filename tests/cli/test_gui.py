@@ -237,12 +237,14 @@ def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colou
     sample = legend_row[LEGEND_HEIGHT // 2, MARGIN + LEGEND_HEIGHT // 2].astype(int)  # the middle of the safe sample
     assert np.abs(sample - SAFE_HINT_COLOUR).sum() < np.abs(sample - (189, 189, 189)).sum()
     written: list[str] = []
-    monkeypatch.setattr(window, "_write_in_cell", lambda text, centre: written.append(text))
+    monkeypatch.setattr(window.painter, "write_in_cell", lambda text, centre, font: written.append(text))
     frame(window)
     chances = window.session.frontier_hints()[0]
     uncertain = chances[(chances > 0.0) & (chances < 1.0)]
     assert len(uncertain) == 5
-    assert written == [percent(float(chance)) for chance in uncertain] and all(t.endswith("%") for t in written)
+    on_board = [percent(float(chance)) for chance in uncertain]
+    assert written == [*on_board, percent(SAMPLE_CHANCE)]  # the cells, then the legend's sample
+    assert all(text.endswith("%") for text in written)
     while not window.session.is_over:
         window.session.agent_move()
     assert window.legend() == [(None, "Hints: none, the game is over")]
