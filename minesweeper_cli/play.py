@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from types import ModuleType
 
 from agents.registry import AGENTS
 from minesweeper_cli.options import add_board_options, board_spec
@@ -55,24 +54,26 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"the {mode} mode needs an interactive terminal (or --gui); "
                              "to watch an agent in plain text, use --mode auto or --agent NAME")  # fmt: skip
         return _watch_plain(session, args.delay)
-    tui = _tui()
-    tui.run_terminal(tui.TerminalGame(session, delay=screen_delay, auto=mode == "auto"))
+    _run_terminal(session, screen_delay, auto=mode == "auto")
     return 0
 
 
 def _watch_plain(session: GameSession, delay: float | None) -> int:
     """Print an agent's game to stdout; 0 once it ends, else 1 (a reader leaving early is handled by main)."""
-    _tui().watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
+    from minesweeper_cli.watch import watch_plain
+
+    watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
     return 0 if session.is_over else 1
 
 
-def _tui() -> ModuleType:
+def _run_terminal(session: GameSession, delay: float, auto: bool) -> None:
+    """The full-screen game, or a ValueError saying what to install where curses is missing (Windows)."""
     try:
-        from minesweeper_cli import tui
-    except ImportError as error:  # curses is missing on Windows
+        from minesweeper_cli import curses_screen, tui
+    except ImportError as error:
         raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play in a window with --gui") from error  # fmt: skip
-    return tui
+    curses_screen.run_terminal(tui.TerminalGame(session, delay=delay, auto=auto))
 
 
 def _check_window(cell_px: int) -> None:
