@@ -28,7 +28,7 @@ from minesweeper_cli.main import main
 from minesweeper_cli.session import GameSession
 from minesweeper_cli.tui import TerminalGame, hint_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 SEED = 3
 START = (4, 4)
