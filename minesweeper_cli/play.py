@@ -6,6 +6,12 @@ are certain and which are guesses, with their risk; every new game is yours, aut
 picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the game opens in a pygame window
 that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
 a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
+
+The play apps, one job a module: ``session`` (a game as people play it), ``moves`` and ``outcome`` (the moves
+and what is said about them), ``hints`` (the mine chances shown), ``controls`` (what both front ends do
+alike); the terminal: ``tui`` (the game's screen text and keys), ``terminal_layout``, ``curses_screen``,
+``watch`` (plain text for pipes); the window: ``gui`` (its events and what a frame shows),
+``window_layout``, ``window_drawing``, ``window_display`` (the screen under it).
 """
 
 from __future__ import annotations
