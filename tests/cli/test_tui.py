@@ -385,3 +385,19 @@ def test_bad_command_lines_end_with_a_message(args, message, capsys):
         main(["play", *args])  # pytest's captured stdout is not a terminal, as in a pipe
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_without_curses_the_full_screen_game_is_refused_with_a_message_and_plain_text_still_plays(
+    monkeypatch, capsys
+):
+    monkeypatch.setitem(sys.modules, "curses", None)  # as on Windows without windows-curses
+    for name in ("minesweeper_cli.tui", "minesweeper_cli.curses_screen"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--seed", "1"])
+    assert exit_info.value.code == 2
+    assert "the terminal game needs curses" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert main(["play", "--agent", "random", "--seed", "1", "--preset", "beginner"]) == 0
+    assert capsys.readouterr().out.startswith("random plays 9x9, 10 mines")
