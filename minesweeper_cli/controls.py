@@ -33,8 +33,7 @@ class MovePacer:
 
 
 class PlayControls:
-    """The state a front end keeps beside a :class:`~minesweeper_cli.session.GameSession`, and the reactions
-    both front ends share.
+    """The state a front end keeps beside a game session, and the reactions both front ends share.
 
     Args:
         session: The game session to play.
