@@ -6,13 +6,18 @@ are certain and which are guesses, with their risk; every new game is yours, aut
 picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the game opens in a pygame window
 that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
 a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
+
+The play apps, one job a module: ``session`` (a game as people play it), ``moves`` and ``outcome`` (the moves
+and what is said about them), ``hints`` (the mine chances shown), ``controls`` (what both front ends do
+alike); the terminal: ``tui`` (the game's screen text and keys), ``terminal_layout``, ``curses_screen``,
+``watch`` (plain text for pipes); the window: ``gui`` (its events and what a frame shows),
+``window_layout``, ``window_drawing``, ``window_display`` (the screen under it).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from types import ModuleType
 
 from agents.registry import AGENTS
 from minesweeper_cli.options import add_board_options, board_spec
@@ -55,43 +60,45 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"the {mode} mode needs an interactive terminal (or --gui); "
                              "to watch an agent in plain text, use --mode auto or --agent NAME")  # fmt: skip
         return _watch_plain(session, args.delay)
-    tui = _tui()
-    tui.run_terminal(tui.TerminalGame(session, delay=screen_delay, auto=mode == "auto"))
+    _run_terminal(session, screen_delay, auto=mode == "auto")
     return 0
 
 
 def _watch_plain(session: GameSession, delay: float | None) -> int:
     """Print an agent's game to stdout; 0 once it ends, else 1 (a reader leaving early is handled by main)."""
-    _tui().watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
+    from minesweeper_cli.watch import watch_plain
+
+    watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
     return 0 if session.is_over else 1
 
 
-def _tui() -> ModuleType:
+def _run_terminal(session: GameSession, delay: float, auto: bool) -> None:
+    """The full-screen game, or a ValueError saying what to install where curses is missing (Windows)."""
     try:
-        from minesweeper_cli import tui
-    except ImportError as error:  # curses is missing on Windows
+        from minesweeper_cli import curses_screen, tui
+    except ImportError as error:
         raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play in a window with --gui") from error  # fmt: skip
-    return tui
+    curses_screen.run_terminal(tui.TerminalGame(session, delay=delay, auto=auto))
 
 
 def _check_window(cell_px: int) -> None:
     """Refuse at once what would keep the window from opening: a tiny cell, no display, no pygame."""
     if cell_px < 16:
         raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
-    from minesweeper_cli import gui
+    from minesweeper_cli import window_display
 
-    gui.check_display()
+    window_display.check_display()
     try:
-        gui.import_pygame()
+        window_display.import_pygame()
     except ImportError as error:
         raise ValueError(str(error)) from error
 
 
 def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
-    from minesweeper_cli import gui
+    from minesweeper_cli import gui, window_display
 
-    pygame = gui.import_pygame()
+    pygame = window_display.import_pygame()
     try:
         gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
     except pygame.error as error:  # SDL could not make the window

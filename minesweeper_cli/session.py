@@ -13,11 +13,8 @@ board in the terminal is the same board an agent meets in the env (see :func:`mi
 
 from __future__ import annotations
 
-import math
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,103 +23,13 @@ from agents.base import Agent
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
+from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
+from minesweeper_cli.moves import ASSIST, PLAYER, Move
+from minesweeper_cli.outcome import agent_summary, game_outcome, move_message
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
 move. ``auto``: an agent plays the first game; every later game starts in ``manual``."""
-
-PLAYER = "you"
-"""Who made a move the player made."""
-
-ASSIST = "assist"
-"""Who made a certain move that ``assist`` played after one of the player's."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """One move played in a session.
-
-    Attributes:
-        kind: ``"reveal"``, ``"chord"``, ``"flag"`` or ``"unflag"``.
-        row: Row of the cell.
-        col: Column of the cell.
-        by: :data:`PLAYER`, :data:`ASSIST` or the name of the agent that chose it.
-        risk: For moves chosen by the solver or an agent, the chance that the cell held a mine when the
-            move was chosen (0.0: a certain move; above: a guess). None for the player's moves.
-        revealed: Safe cells the move revealed.
-    """
-
-    kind: str
-    row: int
-    col: int
-    by: str
-    risk: float | None = None
-    revealed: int = 0
-
-    @property
-    def certain(self) -> bool:
-        """Whether the move could not hit a mine."""
-        return self.risk == 0.0
-
-    def describe(self) -> str:
-        """A short sentence for the status line, e.g. ``solver reveals (3, 4): guess, 25% risk``."""
-        text = f"{self.by} {self.kind}{'s' if self.by != PLAYER else ''} ({self.row}, {self.col})"
-        if self.risk is None or self.kind in ("flag", "unflag"):
-            return text
-        return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
-
-
-def percent(chance: float) -> str:
-    """A mine chance as a whole percentage: ``0%`` and ``100%`` only when certain, else between 1% and 99%."""
-    if chance in (0.0, 1.0):
-        return f"{chance:.0%}"
-    return f"{min(max(round(chance * 100), 1), 99)}%"
-
-
-def agent_title(agent_name: str) -> str:
-    """How the end screen names an agent: ``the solver``, ``the random agent``."""
-    return "the solver" if agent_name == "solver" else f"the {agent_name} agent"
-
-
-def who_played(moves: Sequence[Move], agent_name: str) -> tuple[str, str]:
-    """Whose finished game it is (``You``, ``The solver``), and the share of moves the others made.
-
-    The game belongs to whoever made its last move, the one that won or lost it; a move of :data:`ASSIST`
-    counts as the player's, since assist plays only right after the player's own moves. The share names the
-    others' moves, e.g. ``the solver made 12 of 40 moves`` or ``you made 3 and assist 5 of 40 moves``, and
-    is "" when nobody else moved.
-
-    Args:
-        moves: The moves of a finished game, in order (at least one).
-        agent_name: The name the session's agent signs its moves with.
-    """
-    names = {PLAYER: "you", agent_name: agent_title(agent_name), ASSIST: ASSIST}
-    owner = PLAYER if moves[-1].by == ASSIST else moves[-1].by
-    counts = Counter(move.by for move in moves)
-    others = [(names[by], counts[by]) for by in names if by != owner and counts[by]]
-    owner_name = names.get(owner, owner)
-    owner_name = owner_name[0].upper() + owner_name[1:]
-    if not others:
-        return owner_name, ""
-    (first, count), rest = others[0], others[1:]
-    share = " and ".join([f"{first} made {count}", *(f"{name} {n}" for name, n in rest)])
-    return owner_name, f"{share} of {len(moves)} moves"
-
-
-class MovePacer:
-    """Lets auto play move at most once every ``delay`` seconds of ``clock`` (shared by both front ends)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._last_move = -math.inf
-
-    def ready(self, delay: float) -> bool:
-        """True (and the time is noted) when ``delay`` seconds have passed since the last move."""
-        now = self._clock()
-        if now - self._last_move < delay:
-            return False
-        self._last_move = now
-        return True
 
 
 class GameSession:
@@ -160,7 +67,7 @@ class GameSession:
         self._rng = np.random.default_rng(seed)
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
-        self._hints: tuple[tuple[int, int], tuple[np.ndarray, float | None]] | None = None
+        self._hints: tuple[tuple[int, int], FrontierHints] | None = None
         self.spec = spec
         self.board = Board(spec)
         self.games = 0
@@ -234,15 +141,13 @@ class GameSession:
         return (int(hit[0, 0]), int(hit[0, 1])) if len(hit) else None
 
     def outcome(self) -> str:
-        """Who won or lost the finished game, and how, e.g. ``The solver won in 4 s``; "" while it goes on.
+        """Who won or lost the finished game, and how (see :func:`~minesweeper_cli.outcome.game_outcome`).
 
-        See :func:`who_played` for whose game it is and the share of moves the others made.
+        "" while the game goes on.
         """
         if not self.is_over:
             return ""
-        owner, share = who_played(self.moves, self.agent_name)
-        how = f"won in {self.elapsed:.0f} s" if self.status == "won" else f"lost: a mine at {self.lost_cell}"
-        return f"{owner} {how}" + (f"; {share}" if share else "")
+        return game_outcome(self.moves, self.agent_name, self.status, self.elapsed, self.lost_cell)
 
     # ------------------------------------------------------------------ the player's moves
     def click(self, row: int, col: int) -> list[Move]:
@@ -303,36 +208,21 @@ class GameSession:
         return self._probabilities[1]
 
     def frontier(self) -> np.ndarray:
-        """Unrevealed cells (hidden or flagged) next to a revealed number: where the numbers give evidence."""
-        revealed = np.pad(self.grid >= 0, 1)
-        rows, cols = self.grid.shape
-        near = np.zeros((rows, cols), dtype=bool)
-        for dr in (0, 1, 2):
-            for dc in (0, 1, 2):
-                near |= revealed[dr : dr + rows, dc : dc + cols]
-        return near & self._unrevealed()
+        """Unrevealed cells next to a revealed number (see :func:`minesweeper_cli.hints.frontier`)."""
+        return frontier(self.grid)
 
-    def frontier_hints(self) -> tuple[np.ndarray, float | None] | None:
-        """The mine chances worth showing, or None before the first reveal and after the end.
+    def frontier_hints(self) -> FrontierHints | None:
+        """The mine chances worth showing (see :func:`minesweeper_cli.hints.frontier_hints`), once per position.
 
-        Returns:
-            ``(chances, elsewhere)``: the chances of the hidden frontier cells (NaN on every other cell, flags
-            included), and the chance shared by every hidden cell off the frontier (None if there is none).
+        None before the first reveal and after the end.
         """
         probabilities = self.probabilities()
         if probabilities is None:
             return None
         position = (self.games, self.board.steps)  # flags move hints too: every valid action counts a step
         if self._hints is None or self._hints[0] != position:
-            self._hints = (position, self._compute_hints(probabilities))
+            self._hints = (position, frontier_hints(self.grid, probabilities))
         return self._hints[1]
-
-    def _compute_hints(self, probabilities: np.ndarray) -> tuple[np.ndarray, float | None]:
-        hidden = self.grid == HIDDEN
-        frontier = self.frontier() & hidden
-        elsewhere = hidden & ~frontier
-        chances = np.where(frontier, probabilities, np.nan)
-        return chances, (float(probabilities[elsewhere][0]) if elsewhere.any() else None)
 
     def risk_of(self, row: int, col: int) -> float | None:
         """The chance that revealing (row, col) now hits a mine; None when the solver has no answer.
@@ -364,16 +254,12 @@ class GameSession:
         if self.grid[row, col] == FLAG:
             self._play(action + self.spec.n_cells, "unflag", self.agent_name)
         move = self._play(action, "reveal", self.agent_name, risk)
-        self.message = self._describe_with_outcome(move)
+        self.message = move_message(move, self.status, self.elapsed)
         return move
 
     def agent_summary(self) -> str:
         """How the agent's moves of this game split into certain moves and guesses ("" before its first)."""
-        risks = [move.risk for move in self.moves if move.by == self.agent_name and move.risk is not None]
-        if not risks:
-            return ""
-        guesses = sum(risk > 0.0 for risk in risks)
-        return f"{len(risks) - guesses} certain, {guesses} guess{'es' if guesses != 1 else ''}"
+        return agent_summary(self.moves, self.agent_name)
 
     def certain_moves(self) -> list[Move]:
         """Play every move the solver is sure of: reveal each certainly safe cell, flag each certain mine.
@@ -443,18 +329,10 @@ class GameSession:
         if self.mode == "assist":
             played += self.certain_moves()
         assisted = len(played) - 1
-        self.message = self._describe_with_outcome(move)
+        self.message = move_message(move, self.status, self.elapsed)
         if assisted and not self.is_over:
             self.message += f"; {ASSIST} played {assisted} certain move{'s' if assisted > 1 else ''}"
         return played
-
-    def _describe_with_outcome(self, move: Move) -> str:
-        text = move.describe()
-        if self.status == "won":
-            return text + f" -- won in {self.elapsed:.0f} s"
-        if self.status == "lost":
-            return text + " -- hit a mine"
-        return text
 
     def _unrevealed(self) -> np.ndarray:
         return (self.grid == HIDDEN) | (self.grid == FLAG)

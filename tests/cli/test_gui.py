@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -14,7 +11,7 @@ import numpy as np
 import pytest
 
 from mine_env.engine.board import Board, layout_key
-from mine_env.engine.constants import FLAG, HIDDEN, PRESETS
+from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
 from mine_env.rendering import (
@@ -26,27 +23,14 @@ from mine_env.rendering import (
     render_rgb,
 )
 from minesweeper_cli import gui
-from minesweeper_cli.gui import (
-    LEGEND_HEIGHT,
-    LOST_COLOUR,
-    MARGIN,
-    MIN_CELL_PX,
-    MIN_WIDTH,
-    SCREEN_RESERVE,
-    TEXT_HEIGHT,
-    WON_COLOUR,
-    GameWindow,
-    check_display,
-    open_display,
-    plan_layout,
-    run_window,
-)
+from minesweeper_cli.gui import LOST_COLOUR, WON_COLOUR, GameWindow, run_window
+from minesweeper_cli.hints import SAMPLE_CHANCE, percent
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession, percent
+from minesweeper_cli.session import GameSession
+from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN, SCREEN_RESERVE, TEXT_HEIGHT, TITLE_BAR_PX
 
 pygame = pytest.importorskip("pygame")
 
-REPO = Path(__file__).resolve().parents[2]
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 SEED = 3
 START = (4, 4)
@@ -81,7 +65,7 @@ def frame(window: GameWindow) -> None:
     """One pass of the window's loop: events, auto play, drawing."""
     for event in pygame.event.get():
         window.handle(event)
-    window.update()
+    window.tick()
     window.draw()
 
 
@@ -244,7 +228,7 @@ def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colou
     click(window, window.cell_centre(*START))
     elsewhere = window.session.frontier_hints()[1]
     legend = window.legend()
-    assert legend[:3] == [(0.0, "safe"), (gui.SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
+    assert legend[:3] == [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
     assert (elsewhere is None) == (len(legend) == 3)
     if elsewhere is not None:
         assert legend[3] == (None, f"other hidden cells: {percent(elsewhere)}")
@@ -253,12 +237,14 @@ def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colou
     sample = legend_row[LEGEND_HEIGHT // 2, MARGIN + LEGEND_HEIGHT // 2].astype(int)  # the middle of the safe sample
     assert np.abs(sample - SAFE_HINT_COLOUR).sum() < np.abs(sample - (189, 189, 189)).sum()
     written: list[str] = []
-    monkeypatch.setattr(window, "_write_in_cell", lambda text, centre: written.append(text))
+    monkeypatch.setattr(window.painter, "write_in_cell", lambda text, centre, font: written.append(text))
     frame(window)
     chances = window.session.frontier_hints()[0]
     uncertain = chances[(chances > 0.0) & (chances < 1.0)]
     assert len(uncertain) == 5
-    assert written == [percent(float(chance)) for chance in uncertain] and all(t.endswith("%") for t in written)
+    on_board = [percent(float(chance)) for chance in uncertain]
+    assert written == [*on_board, percent(SAMPLE_CHANCE)]  # the cells, then the legend's sample
+    assert all(text.endswith("%") for text in written)
     while not window.session.is_over:
         window.session.agent_move()
     assert window.legend() == [(None, "Hints: none, the game is over")]
@@ -273,43 +259,6 @@ def test_a_preset_button_resizes_the_board_and_the_window(window):
 
 
 # ---------------------------------------------------------------------- the window fits the screen
-TOOLBAR_WIDTHS = [90, 80, 80, 90, 80, 110, 70]
-
-
-DESKTOPS = [(1920, 1080), (1366, 768), (1024, 768), (800, 600), (640, 480)]
-BOARDS_THAT_FIT = [(desktop, rows, cols) for desktop in DESKTOPS for rows, cols, _ in PRESETS.values()]
-BOARDS_THAT_FIT += [(desktop, 24, 40) for desktop in DESKTOPS[:-1]]
-
-
-@pytest.mark.parametrize(("desktop", "rows", "cols"), BOARDS_THAT_FIT)
-def test_the_planned_window_fits_the_screen_and_keeps_the_board_off_the_bottom_edge(desktop, rows, cols):
-    layout = plan_layout(rows, cols, 32, TOOLBAR_WIDTHS, desktop)
-    width, height = layout.size
-    assert width <= desktop[0] - SCREEN_RESERVE[0] and height <= desktop[1] - SCREEN_RESERVE[1]
-    left, top, board_width, board_height = layout.board
-    assert (board_width, board_height) == (cols * layout.cell_px, rows * layout.cell_px)
-    assert left >= MARGIN and left + board_width <= width - MARGIN
-    assert layout.legend_top >= top + board_height + MARGIN and layout.legend_top + LEGEND_HEIGHT < height
-    assert top >= layout.status_top + 2 * TEXT_HEIGHT
-    assert all(x + w <= width - MARGIN and y + h <= layout.status_top for x, y, w, h in layout.buttons)
-    assert MIN_CELL_PX <= layout.cell_px <= 32
-
-
-def test_cells_shrink_only_as_much_as_the_screen_needs():
-    big = plan_layout(16, 30, 32, TOOLBAR_WIDTHS, (1920, 1080))
-    assert big.cell_px == 32 and big.size[0] == 30 * 32 + 2 * MARGIN
-    small = plan_layout(16, 30, 32, TOOLBAR_WIDTHS, (800, 600))
-    assert small.cell_px < 32
-    assert plan_layout(16, 30, small.cell_px + 1, TOOLBAR_WIDTHS, (800, 600)).cell_px == small.cell_px  # the largest
-    beginner = plan_layout(9, 9, 32, TOOLBAR_WIDTHS, (800, 600))
-    assert beginner.cell_px == 32 and beginner.size[0] == MIN_WIDTH  # a small board keeps its cells
-
-
-def test_a_board_too_large_for_the_screen_is_refused_with_a_message():
-    with pytest.raises(ValueError, match=r"a 256x256 board does not fit the 1024x768 screen even with 10-pixel cells"):
-        plan_layout(256, 256, 32, TOOLBAR_WIDTHS, (1024, 768))
-
-
 def test_a_larger_preset_shrinks_the_cells_to_fit_a_small_screen_and_clicks_still_land():
     desktop = (800, 600)
     window = GameWindow(GameSession(BEGINNER, seed=SEED), cell_px=32, desktop=desktop)
@@ -340,88 +289,16 @@ def test_a_preset_that_cannot_fit_leaves_the_game_as_it_was():
 def test_a_growing_window_is_moved_back_onto_the_screen():
     window = GameWindow(GameSession(BEGINNER, seed=SEED), cell_px=32, desktop=(1024, 768))
     try:
-        if window.position is None:
+        if window.placement.position is None:
             pytest.skip("this pygame cannot tell where its window is")
-        window.move_to((600, 400))  # a small window near the right and bottom edges
-        assert window.position == (600, 400)
+        window.placement.move_to((600, 400))  # a small window near the right and bottom edges
+        assert window.placement.position == (600, 400)
         click(window, window.button("preset:expert").rect.center)
-        x, y = window.position
+        x, y = window.placement.position
         width, height = window.screen.get_size()
-        assert x >= 0 and x + width <= 1024 and y + height <= 768 - (SCREEN_RESERVE[1] - gui.TITLE_BAR_PX)
+        assert x >= 0 and x + width <= 1024 and y + height <= 768 - (SCREEN_RESERVE[1] - TITLE_BAR_PX)
     finally:
         window.close()
-
-
-# ---------------------------------------------------------------------- no display
-@pytest.mark.parametrize(
-    ("environ", "platform"),
-    [
-        ({"DISPLAY": ":0"}, "linux"),
-        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux"),
-        ({"SDL_VIDEODRIVER": "dummy"}, "linux"),
-        ({"SDL_VIDEODRIVER": "kmsdrm"}, "linux"),
-        ({}, "darwin"),
-        ({}, "win32"),
-    ],
-)
-def test_a_display_or_a_chosen_video_driver_lets_the_window_open(environ, platform):
-    check_display(environ, platform)
-
-
-@pytest.mark.parametrize(
-    "environ", [{}, {"DISPLAY": ""}, {"SDL_VIDEODRIVER": "x11"}, {"SDL_VIDEODRIVER": "wayland,x11"}]
-)
-def test_no_display_is_refused_before_pygame_starts(environ):
-    with pytest.raises(ValueError, match=r"no display to open the window on \(DISPLAY and WAYLAND_DISPLAY are unset\)"):
-        check_display(environ, "linux")
-
-
-class HeadlessDisplay:
-    """A stand-in for pygame.display whose SDL fell back to a driver that draws off screen."""
-
-    def __init__(self, driver: str) -> None:
-        self.driver, self.started = driver, False
-
-    def init(self) -> None:
-        self.started = True
-
-    def get_driver(self) -> str:
-        return self.driver
-
-    def quit(self) -> None:
-        self.started = False
-
-
-def test_sdl_falling_back_to_an_off_screen_driver_is_refused_unless_asked_for():
-    fake = type("FakePygame", (), {"display": HeadlessDisplay("offscreen"), "error": RuntimeError})()
-    with pytest.raises(ValueError, match="SDL fell back to its 'offscreen' video driver"):
-        open_display(fake, {})
-    assert not fake.display.started
-    open_display(fake, {"SDL_VIDEODRIVER": "offscreen"})
-    assert fake.display.started
-
-
-def test_play_gui_without_a_display_exits_at_once_with_one_line(monkeypatch, capsys):
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(sys, "platform", "linux")
-    with pytest.raises(SystemExit) as exit_info:
-        main(["play", "--gui"])
-    assert exit_info.value.code == 2
-    assert capsys.readouterr().err == (
-        "minesweeper play: error: no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): play "
-        "in the terminal without --gui, or run it in a desktop session (over ssh: ssh -X)\n"
-    )
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the display variables are those of X11 and Wayland")
-def test_the_command_without_a_display_ends_with_code_2_and_one_line():
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    result = subprocess.run([sys.executable, "-m", "minesweeper_cli.main", "play", "--gui"], cwd=REPO, env=env,
-                            capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "no display to open the window on" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli.session import ASSIST, PLAYER, GameSession, Move, percent, who_played
+from minesweeper_cli.moves import Move
+from minesweeper_cli.session import GameSession
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 
@@ -167,33 +168,6 @@ def test_moves_after_the_end_are_refused():
     assert session.agent_move() is None
 
 
-def moves_by(*players: str) -> list[Move]:
-    """A game's moves (reveals), one per name, in order."""
-    return [Move("reveal", 0, i, by, None if by == PLAYER else 0.0) for i, by in enumerate(players)]
-
-
-@pytest.mark.parametrize(
-    ("players", "owner", "share"),
-    [
-        ([PLAYER] * 5, "You", ""),
-        (["solver"] * 5, "The solver", ""),
-        ([PLAYER, PLAYER, "solver", "solver"], "The solver", "you made 2 of 4 moves"),  # handed over to auto play
-        (["solver", PLAYER, PLAYER, PLAYER], "You", "the solver made 1 of 4 moves"),  # one AI move, then the player
-        ([PLAYER, "solver", PLAYER, "solver", PLAYER], "You", "the solver made 2 of 5 moves"),
-        ([PLAYER, ASSIST, ASSIST, PLAYER, ASSIST], "You", "assist made 3 of 5 moves"),  # assist plays for the player
-        ([PLAYER, ASSIST, "solver", "solver"], "The solver", "you made 1 and assist 1 of 4 moves"),
-        ([PLAYER, "solver", ASSIST, PLAYER], "You", "the solver made 1 and assist 1 of 4 moves"),
-    ],
-)
-def test_who_played_gives_the_game_to_the_last_mover_and_counts_the_others(players, owner, share):
-    assert who_played(moves_by(*players), "solver") == (owner, share)
-
-
-def test_who_played_names_other_agents_as_agents():
-    assert who_played(moves_by("random", "random"), "random") == ("The random agent", "")
-    assert who_played(moves_by("rules", PLAYER), "rules") == ("You", "the rules agent made 1 of 2 moves")
-
-
 def test_the_outcome_says_who_won_or_lost_and_how():
     session = GameSession(BoardSpec(9, 9, 10, "opening"), seed=21)
     assert session.outcome() == ""
@@ -297,16 +271,6 @@ def test_an_agent_choosing_a_revealed_cell_changes_nothing():
     assert session.agent_move() is None
     assert "not an unrevealed cell" in session.message
     assert (session.grid == before).all()
-
-
-def test_chances_read_as_percentages_that_say_certain_only_when_certain():
-    assert [percent(p) for p in (0.0, 0.001, 0.333, 0.5, 0.999, 1.0)] == ["0%", "1%", "33%", "50%", "99%", "100%"]
-
-
-def test_move_descriptions():
-    assert Move("reveal", 3, 4, "solver", 0.0, 1).describe() == "solver reveals (3, 4): certain"
-    assert Move("reveal", 3, 4, "solver", 0.25, 0).describe() == "solver reveals (3, 4): guess, 25% risk"
-    assert Move("flag", 1, 2, "you").describe() == "you flag (1, 2)"
 
 
 @pytest.mark.parametrize("agent", ["solver", "rules", "random"])

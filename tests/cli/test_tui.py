@@ -7,7 +7,6 @@ in advance from :func:`mine_env.engine.board.layout_key`, so a test can play a w
 
 from __future__ import annotations
 
-import io
 import os
 import shlex
 import shutil
@@ -24,12 +23,12 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import render_ansi
-from minesweeper_cli import tui
+from minesweeper_cli.hints import Hint
 from minesweeper_cli.main import main
 from minesweeper_cli.session import GameSession
-from minesweeper_cli.tui import BoardGeometry, TerminalGame, hint_text, watch_plain
+from minesweeper_cli.tui import TerminalGame, hint_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 SEED = 3
 START = (4, 4)
@@ -89,16 +88,7 @@ def test_random_keys_and_clicks_never_crash_the_game():
     assert not game.quit
 
 
-def test_clicks_map_screen_positions_to_cells():
-    geometry = BoardGeometry(16, 30, cell_width=2)
-    for row, col in [(0, 0), (15, 29), (7, 12)]:
-        assert geometry.cell_at(geometry.top + row, geometry.cell_x(col) + 1) == (row, col)
-    assert geometry.cell_at(geometry.top, geometry.cell_x(1) - 1) is None  # the space between two cells
-    assert geometry.cell_at(geometry.top + 16, geometry.cell_x(0)) is None
-    expert = BoardGeometry.fitting(16, 30, screen_width=80, hints=True)  # the classic 80-column terminal
-    assert expert.cell_width == 1 and expert.width < 80
-    assert [line[expert.cell_x(29)] for line in expert.header_lines()] == ["2", "9"]
-    assert BoardGeometry.fitting(16, 30, screen_width=200, hints=True).cell_width == 3
+def test_a_click_on_a_cell_moves_the_cursor_there_and_acts():
     game = TerminalGame(GameSession(BEGINNER, seed=SEED))
     board_geometry = game.geometry()
     game.handle_click(board_geometry.top + 2, board_geometry.cell_x(3), 3)
@@ -194,8 +184,8 @@ def test_the_hint_legend_shows_each_sample_in_its_cells_colour():
     session.click(*START)
     game.handle_key(ord("p"))
     assert legend_line(game) == "hints: s safe   M mine   33% chance of a mine"
-    pairs = dict(game.legend_segments())
-    assert pairs["s"] == tui._PAIR_SAFE and pairs["M"] == tui._PAIR_MINE and pairs["33%"] == tui._PAIR_RISKY
+    kinds = dict(game.legend_segments())
+    assert kinds["s"] is Hint.SAFE and kinds["M"] is Hint.MINE and kinds["33%"] is Hint.UNCERTAIN
     chances, elsewhere = session.frontier_hints()
     row, col = (int(v) for v in np.argwhere(~np.isnan(chances))[0])
     game.cursor = (row, col)
@@ -207,26 +197,6 @@ def test_the_hint_legend_shows_each_sample_in_its_cells_colour():
     while not session.is_over:
         session.agent_move()
     assert legend_line(game) == "hints: none, the game is over"
-
-
-def test_watch_plain_prints_every_move_and_the_result():
-    class FirstHidden:
-        name = "first-hidden"
-
-        def reset(self) -> None:
-            pass
-
-        def act(self, obs, info):  # the first hidden cell: a poor but valid agent
-            return int(np.flatnonzero(info["action_mask"])[0])
-
-    session = GameSession(BoardSpec(5, 5, 3), seed=0, agent=FirstHidden())
-    out = io.StringIO()
-    won = watch_plain(session, 0.0, out)
-    text = out.getvalue()
-    assert session.is_over and won == (session.status == "won")
-    assert text.count("move ") == len(session.moves)
-    assert text.rstrip().endswith(f"in {len(session.moves)} moves ({session.agent_summary()})")
-    assert "\x1b" not in text
 
 
 # ---------------------------------------------------------------------- the real command in tmux
@@ -415,3 +385,19 @@ def test_bad_command_lines_end_with_a_message(args, message, capsys):
         main(["play", *args])  # pytest's captured stdout is not a terminal, as in a pipe
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_without_curses_the_full_screen_game_is_refused_with_a_message_and_plain_text_still_plays(
+    monkeypatch, capsys
+):
+    monkeypatch.setitem(sys.modules, "curses", None)  # as on Windows without windows-curses
+    for name in ("minesweeper_cli.tui", "minesweeper_cli.curses_screen"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--seed", "1"])
+    assert exit_info.value.code == 2
+    assert "the terminal game needs curses" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert main(["play", "--agent", "random", "--seed", "1", "--preset", "beginner"]) == 0
+    assert capsys.readouterr().out.startswith("random plays 9x9, 10 mines")
