@@ -29,6 +29,11 @@ class MinesweeperVectorEnv(VectorEnv):
     Observations are batched versions of the single env's (``obs_mode`` "grid" or "planes"); masks come
     from :meth:`action_masks` (bool (N, n_actions)). Board i after ``reset(seed=s)`` plays exactly the
     games of a single env reset with ``seed=s + i``.
+
+    Actions are N integers in ``0..n_actions-1`` (a list or an integer array); anything else (a float or
+    bool array, a wrong length, an action out of range) raises ValueError naming it and the space. An action
+    of the space that is not valid now changes nothing, earns the invalid reward and sets
+    ``info["invalid_action"][i]`` (bool (N,), with ``info["_invalid_action"]`` all True, Gymnasium's layout).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -52,6 +57,8 @@ class MinesweeperVectorEnv(VectorEnv):
         cell_px: int = 24,
     ) -> None:
         spec = BoardSpec.from_options(preset, rows, cols, mines, first_click)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode not in ("grid", "planes"):
             raise ValueError(f"the vector env supports obs_mode 'grid' or 'planes', got {obs_mode!r} (of {OBS_MODES})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -67,6 +74,8 @@ class MinesweeperVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(self.engine.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._every_board = np.ones(self.num_envs, dtype=np.bool_)
+        self._every_board.flags.writeable = False  # shared by every step's info, so nobody may change it
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -77,9 +86,17 @@ class MinesweeperVectorEnv(VectorEnv):
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one action per board; finished boards restart in the same step."""
-        out = self.engine.step(actions)
+        engine = self.engine
+        actions = engine.checked_actions(actions)
+        invalid = engine.invalid_actions(actions)
+        out = engine.step_checked(actions)
         done = out.terminated | out.truncated
-        info: dict[str, Any] = {"is_success": out.success.copy(), "_is_success": done}
+        info: dict[str, Any] = {
+            "is_success": out.success.copy(),
+            "_is_success": done,
+            "invalid_action": invalid,
+            "_invalid_action": self._every_board,
+        }
         if done.any():
             spec = self.engine.spec
             # A copy: the engine reuses its buffer on the next step, and callers may keep this info.

@@ -12,7 +12,7 @@ draw one layout key per game from ``np.random.default_rng(seed + i)``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -148,6 +148,7 @@ class BatchEngine:
             elapsed=np.zeros(num_boards, dtype=np.int64),
         )
         self._rngs: list[np.random.Generator] = []
+        self._first_cells = np.arange(num_boards) * spec.n_cells  # board i's cells start here in the flat grids
         self._out = BatchStep(
             rewards=np.zeros(num_boards, dtype=np.float64),
             terminated=np.zeros(num_boards, dtype=np.bool_),
@@ -179,17 +180,61 @@ class BatchEngine:
         self._refill_keys()
         _reset_all(self._boards, self._settings.rules)
 
-    def step(self, actions: np.ndarray) -> BatchStep:
+    def step(self, actions: Any) -> BatchStep:
         """Play ``actions[i]`` on board i; finished boards start a new game at once.
 
-        The returned arrays are reused by the next call: copy what you keep.
+        ``actions`` must be N integers in ``0..n_actions-1`` (see :meth:`checked_actions`); an action of that
+        range that is not valid now changes nothing and earns the invalid reward. The returned arrays are
+        reused by the next call: copy what you keep.
         """
-        actions = np.asarray(actions, dtype=np.int64)
-        if actions.shape != (self.num_boards,):
-            raise ValueError(f"expected {self.num_boards} actions, got an array of shape {actions.shape}")
+        return self.step_checked(self.checked_actions(actions))
+
+    def step_checked(self, actions: np.ndarray) -> BatchStep:
+        """:meth:`step` for actions that :meth:`checked_actions` returned, without checking them again."""
         _step_all(self._boards, self._settings, actions, self._out)
         self._refill_keys()
         return self._out
+
+    def checked_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64 (N,) if they are N integer actions in ``0..n_actions-1``, else a ValueError
+        naming them and the space.
+
+        Two numpy operations on the hot path: a dtype and shape test, then one maximum over the actions viewed
+        as unsigned (a negative action views as a number larger than any valid one).
+        """
+        try:
+            array = np.asarray(actions)
+        except ValueError:  # a ragged nesting of sequences
+            raise self._action_error(f"actions {actions!r} are", f"{self.num_boards} integers") from None
+        if array.shape != (self.num_boards,) or array.dtype.kind not in "iu":
+            raise self._action_error(
+                f"actions {_shown(array)} ({array.dtype} array of shape {array.shape}) are",
+                f"an integer array of shape ({self.num_boards},)",
+            )
+        array = array.astype(np.int64, copy=False)
+        unsigned = array.view(np.uint64)
+        if unsigned.max() >= self.n_actions:
+            board = int(np.argmax(unsigned >= self.n_actions))
+            action = np.asarray(actions)[board].item()
+            expected = f"integers from 0 to {self.n_actions - 1}"
+            raise self._action_error(f"action {action!r} of board {board} is", expected)
+        return array
+
+    def _action_error(self, what: str, expected: str) -> ValueError:
+        """The error of :meth:`checked_actions`: ``what`` (the actions and a verb) is not in the space."""
+        space = f"the action space of {self.num_boards} boards, each Discrete({self.n_actions})"
+        return ValueError(f"{what} not in {space}: expected {expected}")
+
+    def invalid_actions(self, actions: np.ndarray) -> np.ndarray:
+        """Which of these actions (int64 (N,), as :meth:`checked_actions` returns them) are not valid now,
+        bool (N,): those that would change nothing.
+
+        No board is ever over between two calls (a game that ends is reset in the same step), so without flags
+        an action is valid exactly on a hidden cell: N cells are read, not N masks.
+        """
+        if self.flags:
+            return ~self.action_masks()[np.arange(self.num_boards), actions]
+        return self._boards.obs.reshape(-1)[self._first_cells + actions] != HIDDEN
 
     def action_masks(self) -> np.ndarray:
         """Valid actions, bool (N, n_actions)."""
@@ -211,3 +256,8 @@ class BatchEngine:
         for i in np.flatnonzero(boards.key_pos >= KEY_BLOCK):
             boards.keys[i] = draw_layout_keys(self._rngs[i], KEY_BLOCK)
             boards.key_pos[i] = 0
+
+
+def _shown(array: np.ndarray) -> str:
+    """A batch of actions as a short text: its first values only when it is long."""
+    return np.array2string(array, threshold=8, separator=", ") if array.dtype != object else repr(array.tolist())
