@@ -76,6 +76,25 @@ def checked_action(action: Any, n_actions: int, flags: bool = False) -> int:
     return value
 
 
+MIN_CELL_PX = 8
+"""The smallest cell the renderer can draw a digit in (:func:`mine_env.rendering.render_rgb` refuses less)."""
+
+
+def check_env_options(flags: Any, max_steps: Any, cell_px: Any) -> None:
+    """ValueError for options of the wrong kind, which ``bool()`` and ``int()`` would otherwise take silently
+    (``flags="no"`` is true, ``max_steps=2.5`` is 2)."""
+    if not isinstance(flags, bool | np.bool_):
+        raise ValueError(f"flags must be True or False, got {flags!r}")
+    if max_steps is not None and (not _is_integer(max_steps) or max_steps < 1):
+        raise ValueError(f"max_steps must be an integer of at least 1 (or None for 4 * rows * cols), got {max_steps!r}")
+    if not _is_integer(cell_px) or cell_px < MIN_CELL_PX:
+        raise ValueError(f"cell_px must be an integer of at least {MIN_CELL_PX} to draw the digits, got {cell_px!r}")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 def resolve_rewards(rewards: RewardConfig | dict[str, float] | None) -> RewardConfig:
     """Accept a RewardConfig, a dict of its fields, or None for the defaults."""
     if rewards is None:
@@ -178,16 +197,15 @@ class MinesweeperEnv(gym.Env):
             raise ValueError(f"unknown obs_mode {obs_mode!r}; expected one of {', '.join(OBS_MODES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        check_env_options(flags, max_steps, cell_px)
         n_cells = self.spec_board.n_cells
         self.max_steps = 4 * n_cells if max_steps is None else int(max_steps)
-        if self.max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.obs_mode = obs_mode
         self.flags = bool(flags)
         self._rewards = resolve_rewards(rewards)
         self._reward_values = self._rewards.values
         self.render_mode = render_mode
-        self.cell_px = cell_px
+        self.cell_px = int(cell_px)
         self.n_actions = n_cells * (2 if self.flags else 1)
         self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = self._make_observation_space()

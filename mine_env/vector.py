@@ -19,7 +19,7 @@ from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
-from mine_env.env import OBS_MODES, grid_space, planes_space, resolve_rewards, to_planes
+from mine_env.env import OBS_MODES, check_env_options, grid_space, planes_space, resolve_rewards, to_planes
 from mine_env.rendering import render_ansi, render_rgb
 
 
@@ -63,11 +63,12 @@ class MinesweeperVectorEnv(VectorEnv):
             raise ValueError(f"the vector env supports obs_mode 'grid' or 'planes', got {obs_mode!r} (of {OBS_MODES})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        check_env_options(flags, max_steps, cell_px)
         self.engine = BatchEngine(spec, int(num_envs), flags, resolve_rewards(rewards), max_steps)
         self.num_envs = self.engine.num_boards
         self.obs_mode = obs_mode
         self.render_mode = render_mode
-        self.cell_px = cell_px
+        self.cell_px = int(cell_px)
         self.single_observation_space = (
             planes_space(spec.rows, spec.cols) if obs_mode == "planes" else grid_space(spec.rows, spec.cols)
         )

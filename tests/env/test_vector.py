@@ -157,6 +157,10 @@ def test_the_native_class_is_what_make_vec_returns() -> None:
         ({"num_envs": True}, "num_envs must be a positive integer, got True"),
         ({"render_mode": "human"}, "unknown render_mode 'human'"),
         ({"mines": 81}, "81 mines do not fit a 9x9 board"),
+        ({"max_steps": 0}, "max_steps must be an integer of at least 1 .*, got 0"),
+        ({"flags": "yes"}, "flags must be True or False, got 'yes'"),
+        ({"cell_px": 4}, "cell_px must be an integer of at least 8 to draw the digits, got 4"),
+        ({"rewards": {"bonus": 1.0}}, r"unknown reward option in \['bonus'\]"),
     ],
 )
 def test_bad_vector_options_say_what_is_wrong(kwargs: dict[str, Any], message: str) -> None:
