@@ -136,7 +136,9 @@ class ModelCard:
         check_model_path(path)
         archive, card = model_paths(path)
         if not archive.is_file():
-            raise FileNotFoundError(f"model file {archive} does not exist")
+            given = Path(path)
+            nor = f", nor {archive}" if given.suffix not in ("", ".zip") else ""
+            raise FileNotFoundError(f"model file {given if nor else archive} does not exist{nor}")
         if not card.is_file():
             raise FileNotFoundError(
                 f"model {archive} has no metadata file {card} beside it (the training scripts write one; "

@@ -77,6 +77,8 @@ EVAL = [
      "{dir} is a folder, not a model file: give a model's .zip; the models in it: {dir}/bad-card.zip"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/missing.zip"], "model file {dir}/missing.zip does not exist"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/missing"], "model file {dir}/missing.zip does not exist"),
+    (["eval", *EVAL_QUICK, "--model", "{dir}/missing.md"],
+     "model file {dir}/missing.md does not exist, nor {dir}/missing.md.zip"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/lonely.zip"], "has no metadata file {dir}/lonely.json beside it"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/bad-card.zip"], "model card {dir}/bad-card.json is not valid JSON"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/bad-card.json"], "the model beside it is {dir}/bad-card.zip"),
