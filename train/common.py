@@ -184,8 +184,25 @@ def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
     if resume is not None:
         if not resume.is_file():
             raise FileNotFoundError(f"no checkpoint at {resume}")
-        base = algorithm.config_class(**json.loads(find_run_config(resume).read_text()))
+        base = run_config(algorithm, find_run_config(resume))
     return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
+
+
+def run_config(algorithm: Algorithm, path: Path) -> RunConfig:
+    """The config a run saved in ``path``, as ``algorithm``'s config; a ValueError when another algorithm's run
+    (or anything else) wrote it."""
+    try:
+        saved = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a run's config: {error}") from None
+    known = {item.name for item in dataclasses.fields(algorithm.config_class)}
+    foreign = sorted(set(saved) - known) if isinstance(saved, dict) else ["(not a JSON object)"]
+    if foreign:
+        raise ValueError(
+            f"{path} is not the config of a {algorithm.name} run (it has {', '.join(foreign)}): resume a run with "
+            "the algorithm that trained it"
+        )
+    return algorithm.config_class(**saved)
 
 
 def find_run_config(checkpoint: Path) -> Path:
@@ -333,7 +350,10 @@ def start_or_resume(
     if resume is None:
         return algorithm.build(config, env), new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
-    model = algorithm.model_class.load(resume, env=env, device=config.device)
+    try:
+        model = algorithm.model_class.load(resume, env=env, device=config.device)
+    except Exception as error:  # another algorithm's checkpoint, another board, a foreign file: SB3 fails in many ways
+        raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
     if algorithm.resumed is not None:
         algorithm.resumed(model, config)
     buffer = resume.with_name(resume.stem.replace("model", "model_replay_buffer") + ".pkl")

@@ -19,6 +19,8 @@ import pytest
 
 from minesweeper_cli.main import main
 
+COMMANDS = ("games", "solve", "eval", "play", "train")
+
 HAS_TRAIN = all(importlib.util.find_spec(name) for name in ("torch", "stable_baselines3", "sb3_contrib"))
 NEEDS_TRAIN = [pytest.mark.train, pytest.mark.skipif(not HAS_TRAIN, reason="needs the train extra")]
 
@@ -122,9 +124,15 @@ TRAIN = [
     (["train", "dqn", "--steps", "64", "--runs-dir", "{dir}/notes.md"], "runs_dir {dir}/notes.md is a file"),
     (["train", "dqn", *TRAIN_QUICK, "--resume", "{dir}/missing.zip"], "no checkpoint at {dir}/missing.zip"),
     (["train", "dqn", *TRAIN_QUICK, "--resume", "{dir}/lonely.zip"], "no config.json in any folder above"),
+    (["train", "dqn", *TRAIN_QUICK, "--resume", "{dir}/ppo-run/model.zip"],
+     "{dir}/ppo-run/config.json is not the config of a dqn run (it has n_steps): resume a run with the algorithm"),
+    (["train", "ppo", *TRAIN_QUICK, "--resume", "{dir}/ppo-run/model.zip"],
+     "cannot resume {dir}/ppo-run/model.zip as a ppo run"),
 ]
 
-CASES = GAMES + SOLVE + EVAL + PLAY + [pytest.param(*case, marks=NEEDS_TRAIN) for case in TRAIN]
+COMMAND = [([], "the following arguments are required: COMMAND"), (["nonsense"], "invalid choice: 'nonsense'")]
+
+CASES = COMMAND + GAMES + SOLVE + EVAL + PLAY + [pytest.param(*case, marks=NEEDS_TRAIN) for case in TRAIN]
 """Every bad input of the sweep, as (argv, words the error must contain)."""
 
 TEXT_FILES = {
@@ -152,6 +160,9 @@ def bad_files(tmp_path: Path) -> Path:
     (tmp_path / "lonely.zip").write_bytes(b"PK\x05\x06" + bytes(18))  # an empty zip with no card beside it
     (tmp_path / "bad-card.zip").write_bytes(b"PK\x05\x06" + bytes(18))
     (tmp_path / "bad-card.json").write_text("{not json")
+    (tmp_path / "ppo-run").mkdir()
+    (tmp_path / "ppo-run" / "config.json").write_text(json.dumps({"n_steps": 16, "num_envs": 2}))
+    (tmp_path / "ppo-run" / "model.zip").write_bytes(b"not a zip")
     card = {"algo": "ppo", "model_class": "stable_baselines3:PPO", "env_kwargs": {"rows": 9, "cols": 9}}
     for name, env_kwargs in (("flags", {"flags": True}), ("pixels", {"obs_mode": "pixels"}), ("not-a-zip", {})):
         (tmp_path / f"{name}.zip").write_bytes(b"not a zip")
@@ -183,7 +194,10 @@ def test_every_bad_input_gets_one_clear_error_line(
     last_line = err.strip().splitlines()[-1] if err.strip() else ""
     assert status == 2, (status, err)
     assert "Traceback" not in err
-    assert last_line.startswith(f"minesweeper {argv[0]}") and ": error: " in last_line
+    command = argv[0] if argv and argv[0] in COMMANDS else None  # the command, when there is one to name
+    assert last_line.startswith(" ".join(["minesweeper", *([command] if command else [])]) + ": error: ") or (
+        command and last_line.startswith(f"minesweeper {command} ") and ": error: " in last_line  # train ALGO
+    )
     assert message.replace("{dir}", str(bad_files)) in last_line
-    if argv[0] == "eval":
+    if argv[:1] == ["eval"]:
         assert out == "", "eval printed results before it refused its input"
