@@ -87,15 +87,12 @@ class MinesweeperVectorEnv(VectorEnv):
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Play one action per board; finished boards restart in the same step."""
-        engine = self.engine
-        actions = engine.checked_actions(actions)
-        invalid = engine.invalid_actions(actions)
-        out = engine.step_checked(actions)
+        out = self.engine.step(actions)
         done = out.terminated | out.truncated
         info: dict[str, Any] = {
             "is_success": out.success.copy(),
             "_is_success": done,
-            "invalid_action": invalid,
+            "invalid_action": out.invalid.copy(),
             "_invalid_action": self._every_board,
         }
         if done.any():

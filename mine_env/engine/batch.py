@@ -29,13 +29,15 @@ because each ``Generator.integers`` call costs ~20 us whatever its size, more th
 
 
 class BatchStep(NamedTuple):
-    """What one batched step returns; arrays of length N (``final_obs`` is (N, n_cells))."""
+    """What one batched step returns; arrays of length N (``final_obs`` is (N, n_cells)). ``invalid``: the
+    action changed nothing (it was in the action space but not valid in its position)."""
 
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
     success: np.ndarray
     final_obs: np.ndarray
+    invalid: np.ndarray
 
 
 class BatchBoards(NamedTuple):
@@ -93,9 +95,10 @@ def _step_all(boards: BatchBoards, settings: BatchSettings, actions: np.ndarray,
     keys, key_pos, elapsed = boards.keys, boards.key_pos, boards.elapsed
     rules, flags, max_steps, rewards = settings.rules, settings.flags, settings.max_steps, settings.rewards
     earned, terminated, truncated, success = out.rewards, out.terminated, out.truncated, out.success
-    final_obs = out.final_obs
+    final_obs, invalid = out.final_obs, out.invalid
     for i in range(obs.shape[0]):
         revealed = k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, flags, actions[i])
+        invalid[i] = revealed == k.INVALID
         status = meta[i, k.META_STATUS]
         earned[i] = k.step_reward(status, revealed, rewards)
         elapsed[i] += 1
@@ -148,13 +151,13 @@ class BatchEngine:
             elapsed=np.zeros(num_boards, dtype=np.int64),
         )
         self._rngs: list[np.random.Generator] = []
-        self._first_cells = np.arange(num_boards) * spec.n_cells  # board i's cells start here in the flat grids
         self._out = BatchStep(
             rewards=np.zeros(num_boards, dtype=np.float64),
             terminated=np.zeros(num_boards, dtype=np.bool_),
             truncated=np.zeros(num_boards, dtype=np.bool_),
             success=np.zeros(num_boards, dtype=np.bool_),
             final_obs=np.full(shape, HIDDEN, dtype=np.int8),
+            invalid=np.zeros(num_boards, dtype=np.bool_),
         )
 
     @property
@@ -187,11 +190,7 @@ class BatchEngine:
         range that is not valid now changes nothing and earns the invalid reward. The returned arrays are
         reused by the next call: copy what you keep.
         """
-        return self.step_checked(self.checked_actions(actions))
-
-    def step_checked(self, actions: np.ndarray) -> BatchStep:
-        """:meth:`step` for actions that :meth:`checked_actions` returned, without checking them again."""
-        _step_all(self._boards, self._settings, actions, self._out)
+        _step_all(self._boards, self._settings, self.checked_actions(actions), self._out)
         self._refill_keys()
         return self._out
 
@@ -224,17 +223,6 @@ class BatchEngine:
         """The error of :meth:`checked_actions`: ``what`` (the actions and a verb) is not in the space."""
         space = f"the action space of {self.num_boards} boards, each Discrete({self.n_actions})"
         return ValueError(f"{what} not in {space}: expected {expected}")
-
-    def invalid_actions(self, actions: np.ndarray) -> np.ndarray:
-        """Which of these actions (int64 (N,), as :meth:`checked_actions` returns them) are not valid now,
-        bool (N,): those that would change nothing.
-
-        No board is ever over between two calls (a game that ends is reset in the same step), so without flags
-        an action is valid exactly on a hidden cell: N cells are read, not N masks.
-        """
-        if self.flags:
-            return ~self.action_masks()[np.arange(self.num_boards), actions]
-        return self._boards.obs.reshape(-1)[self._first_cells + actions] != HIDDEN
 
     def action_masks(self) -> np.ndarray:
         """Valid actions, bool (N, n_actions)."""
