@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train")
+COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle")
 
 
 def build_parser() -> argparse.ArgumentParser:
