@@ -24,17 +24,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS)
     tournament.add_argument("--cols", type=int, default=DEFAULT_COLS)
     tournament.add_argument("--mines", type=int, default=DEFAULT_MINES)
+    tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
+    tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
     tournament.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON here")
     tournament.set_defaults(func=run_eval)
 
 
 def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
-    spec = BattleSpec(args.rows, args.cols, args.mines)
-    check_tournament(args.agent, args.games, args.seed)
+    spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
+    check_tournament(args.agent, args.games, args.seed, args.workers)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
-    report = run_tournament(args.agent, spec, args.games, args.seed)
+    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers)
     print(markdown_table(report), end="")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
