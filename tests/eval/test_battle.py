@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 import pytest
 
-from eval.battle import markdown_table, play_pair, run_tournament
+from eval.battle import bradley_terry, first_move_table, markdown_table, play_pair, run_tournament
 from eval.stats import wilson_interval
 from mine_env.engine.battle import BattleSpec
 from minesweeper_cli import battle as battle_cli
@@ -89,3 +90,51 @@ def test_the_module_registers_a_battle_command() -> None:
     battle_cli.register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["battle", "eval", "--agent", "a", "--agent", "b", "--games", "1", "--seed", "0"])
     assert args.func is battle_cli.run_eval and (args.rows, args.cols, args.mines) == (16, 16, 51)
+
+
+def test_workers_do_not_change_the_result() -> None:
+    assert play_pair(SMALL, "greedy", "random", boards=3, seed=5, workers=2) == play_pair(
+        SMALL, "greedy", "random", boards=3, seed=5
+    )
+
+
+def test_bradley_terry_recovers_a_known_ratio() -> None:
+    # With the half-game prior on each side a scores 74 + 1/2 (draw) + 1/2 = 75 against b's 25: odds 3 to 1.
+    results = [{"agent_a": "a", "agent_b": "b", "wins_a": 74, "wins_b": 24, "draws": 1}]
+    ratings = bradley_terry(["a", "b"], results)
+    assert ratings["a"] - ratings["b"] == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert ratings["a"] + ratings["b"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_bradley_terry_orders_a_chain_of_three() -> None:
+    results = [
+        {"agent_a": "x", "agent_b": "y", "wins_a": 70, "wins_b": 30, "draws": 0},
+        {"agent_a": "y", "agent_b": "z", "wins_a": 70, "wins_b": 30, "draws": 0},
+        {"agent_a": "x", "agent_b": "z", "wins_a": 85, "wins_b": 15, "draws": 0},
+    ]
+    ratings = bradley_terry(["x", "y", "z"], results)
+    assert ratings["x"] > ratings["y"] > ratings["z"]
+
+
+def test_the_report_has_the_ratings_in_json_and_markdown() -> None:
+    report = run_tournament(["random", "greedy"], SMALL, boards=2, seed=1)
+    assert list(report["ratings"]) == ["greedy", "random"]
+    assert "| greedy | +" in markdown_table(report)
+
+
+def test_the_first_move_table_is_exact() -> None:
+    table = first_move_table(BattleSpec())
+    for distribution in table.values():
+        assert sum(distribution) == pytest.approx(1.0)
+        assert distribution[0] == pytest.approx(51 / 256)
+    # A corner shows 0 when it and its 3 neighbours are all safe: C(252, 51) / C(256, 51).
+    assert table["corner"][1] == pytest.approx(math.comb(252, 51) / math.comb(256, 51))
+    assert table["inside"][1] == pytest.approx(math.comb(247, 51) / math.comb(256, 51))
+    assert table["corner"][5:] == pytest.approx([0.0] * 5)
+    with pytest.raises(ValueError, match="at least 3x3"):
+        first_move_table(BattleSpec(2, 8, 3))
+
+
+def test_bad_workers_are_refused() -> None:
+    with pytest.raises(ValueError, match="--workers must be at least 1"):
+        run_tournament(["random", "greedy"], SMALL, 1, 0, workers=0)
