@@ -136,11 +136,12 @@ def best_chance(analysis: BoardAnalysis) -> float:
 class Expansion(NamedTuple):
     """What clicking one cell can lead to: its exact mine probability and the position after each outcome."""
 
+    cell: tuple[int, int]
     p_mine: float
     claimed: BoardAnalysis | None
     """The position after the cell turns out a mine (the mover moves again); None when it cannot be one."""
-    safe: list[tuple[float, BoardAnalysis]]
-    """(P(the cell shows v), the position after it) for each possible number v; the shares sum to 1 - p_mine."""
+    safe: list[tuple[int, float, BoardAnalysis]]
+    """(v, P(the cell shows v), the position after it) for each possible number v; the shares sum to 1 - p_mine."""
 
 
 def expand(analysis: BoardAnalysis, cell: int) -> Expansion:
@@ -153,15 +154,57 @@ def expand(analysis: BoardAnalysis, cell: int) -> Expansion:
         grid = analysis.grid.copy()
         grid[coordinates] = MINE
         claimed = analyse(grid, analysis.mines)
-    safe = [(float(distribution[index]), outcome) for index, outcome in enumerate(outcomes)
+    safe = [(index - 1, float(distribution[index]), outcome) for index, outcome in enumerate(outcomes)
             if outcome is not None and index != VALUE_MINE]  # fmt: skip
-    return Expansion(p_mine, claimed, safe)
+    return Expansion(coordinates, p_mine, claimed, safe)
+
+
+FLOOD_MIN_SHARE = 0.1
+"""A zero at least this likely gets its flood fill modelled (:func:`flooded_chance`); a rarer one keeps ``m``."""
+
+
+FLOOD_NEIGHBOURS = 1
+"""How many of a zero's neighbours :func:`flooded_chance` reveals one at a time (the most telling ones)."""
+
+
+def flooded_chance(after_zero: BoardAnalysis, cell: tuple[int, int]) -> float:
+    """The opponent's best chance after ``cell`` shows 0 and its flood fill opens the neighbours: the best, over
+    the most telling hidden neighbours ``N``, of ``sum_w P(N shows w) * m(N shows w)`` (and at least ``m``).
+
+    The flood reveals every neighbour's number at once; revealing one of them is less information, and the
+    expected best chance only grows with information, so this is a lower bound of the true value, and at least
+    the ``m`` of the zero alone (which ignores the opened numbers). To keep it cheap only the ``FLOOD_NEIGHBOURS``
+    neighbours with the fewest undecided cells (mine probability strictly between 0 and 1) around them are
+    revealed: a number over few undecided cells is the likeliest to pin a mine; one over none tells nothing.
+    """
+    rows, cols = after_zero.grid.shape
+    undecided = after_zero.hidden & (after_zero.probabilities > TIE_TOLERANCE)
+    undecided &= after_zero.probabilities < 1.0 - TIE_TOLERANCE
+    telling = []
+    for r in range(max(cell[0] - 1, 0), min(cell[0] + 2, rows)):
+        for c in range(max(cell[1] - 1, 0), min(cell[1] + 2, cols)):
+            around = int(undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
+            if after_zero.hidden[r, c] and around:
+                telling.append((around, r, c))
+    best = best_chance(after_zero)
+    for _, r, c in sorted(telling)[:FLOOD_NEIGHBOURS]:
+        distribution, outcomes = after_zero.reveal_outcomes((r, c))
+        expected = sum(float(distribution[i]) * best_chance(o) for i, o in enumerate(outcomes) if o is not None)
+        best = max(best, expected)
+    return best
+
+
+def opponent_chance(expansion: Expansion, value: int, share: float, outcome: BoardAnalysis) -> float:
+    """``m`` of the position after the click shows ``value``, the flood fill of a likely zero included."""
+    if value == 0 and share >= FLOOD_MIN_SHARE:
+        return flooded_chance(outcome, expansion.cell)
+    return best_chance(outcome)
 
 
 def contest_value(expansion: Expansion) -> float:
     """``E[A] - E'[A]`` of an expanded click (the formula in :class:`ContestBattleAgent`)."""
     gain = expansion.p_mine * (1.0 + best_chance(expansion.claimed)) if expansion.claimed is not None else 0.0
-    return gain - sum(share * best_chance(outcome) for share, outcome in expansion.safe)
+    return gain - sum(share * opponent_chance(expansion, v, share, o) for v, share, o in expansion.safe)
 
 
 def likeliest(analysis: BoardAnalysis, cells: np.ndarray, count: int) -> np.ndarray:
@@ -280,8 +323,9 @@ class LookaheadBattleAgent(BattleAgent):
         if expansion.claimed is not None:
             gain = expansion.p_mine * (1.0 + contest_best(expansion.claimed, self.inner))
         given_away = sum(
-            share * (contest_best(outcome, self.inner) if share >= self.min_share else best_chance(outcome))
-            for share, outcome in expansion.safe
+            share * (contest_best(outcome, self.inner) if share >= self.min_share and value != 0
+                     else opponent_chance(expansion, value, share, outcome))
+            for value, share, outcome in expansion.safe
         )
         return gain - given_away
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -152,11 +153,21 @@ def bradley_terry(names: list[str], results: list[dict[str, Any]], iterations: i
     return {name: ELO_SCALE * math.log(strength[index[name]]) for name in names}
 
 
-def run_tournament(agents: list[str], spec: BattleSpec, boards: int, seed: int, workers: int = 1) -> dict[str, Any]:
-    """Every pair of distinct ``agents`` (in the order given) on the same boards; the report as a JSON-ready dict."""
+def run_tournament(
+    agents: list[str], spec: BattleSpec, boards: int, seed: int, workers: int = 1,
+    on_pair: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Every pair of distinct ``agents`` (in the order given) on the same boards; the report as a JSON-ready dict.
+
+    ``on_pair`` (if given) receives each pair's result as soon as it is played (progress of a long run).
+    """
     check_tournament(agents, boards, seed, workers)
     names = list(dict.fromkeys(agents))
-    results = [asdict(play_pair(spec, a, b, boards, seed, workers)) for a, b in itertools.combinations(names, 2)]
+    results = []
+    for a, b in itertools.combinations(names, 2):
+        results.append(asdict(play_pair(spec, a, b, boards, seed, workers)))
+        if on_pair is not None:
+            on_pair(results[-1])
     ratings = bradley_terry(names, results)
     return {
         "suite": {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
@@ -164,6 +175,16 @@ def run_tournament(agents: list[str], spec: BattleSpec, boards: int, seed: int, 
         "results": results,
         "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1])),
     }  # fmt: skip
+
+
+def pair_row(r: dict[str, Any]) -> str:
+    """One pair's result as a row of the Markdown table."""
+    low, high = r["ci95"]
+    return (
+        f"| {r['agent_a']} | {r['agent_b']} | {r['games']} | {r['wins_a']} | {r['wins_b']} | {r['draws']} "
+        f"| {r['win_rate_a']:.3f} ({low:.3f}-{high:.3f}) | {r['mines_per_game_a']:.2f} "
+        f"| {r['mines_per_game_b']:.2f} | {r['boards_swept_a']} / {r['boards_swept_b']} | {r['sign_test_p']:.3g} |"
+    )
 
 
 def markdown_table(report: dict[str, Any]) -> str:
@@ -177,14 +198,7 @@ def markdown_table(report: dict[str, Any]) -> str:
         "| boards swept A / B | sign test p |",
         "|---|---|---:|---:|---:|---:|---|---:|---:|---|---:|",
     ]
-    for r in report["results"]:
-        low, high = r["ci95"]
-        lines.append(
-            f"| {r['agent_a']} | {r['agent_b']} | {r['games']} | {r['wins_a']} | {r['wins_b']} | {r['draws']} "
-            f"| {r['win_rate_a']:.3f} ({low:.3f}-{high:.3f}) | {r['mines_per_game_a']:.2f} "
-            f"| {r['mines_per_game_b']:.2f} | {r['boards_swept_a']} / {r['boards_swept_b']} "
-            f"| {r['sign_test_p']:.3g} |"
-        )
+    lines += [pair_row(r) for r in report["results"]]
     lines += ["", "| agent | Bradley-Terry rating (Elo scale) |", "|---|---:|"]
     lines += [f"| {name} | {rating:+.0f} |" for name, rating in report["ratings"].items()]
     return "\n".join(lines) + "\n"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from agents.battle import BATTLE_AGENTS
-from eval.battle import check_tournament, markdown_table, run_tournament
+from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
 from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, BattleSpec
 
 
@@ -36,7 +37,8 @@ def run_eval(args: argparse.Namespace) -> int:
     check_tournament(args.agent, args.games, args.seed, args.workers)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
-    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers)
+    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers,
+                            on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True))
     print(markdown_table(report), end="")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
