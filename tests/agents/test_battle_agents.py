@@ -11,9 +11,11 @@ from agents.battle import (
     GreedyBattleAgent,
     LookaheadBattleAgent,
     RandomBattleAgent,
+    best_chance,
     bomb_expectations,
     contest_value,
     expand,
+    flooded_chance,
     make_battle_agent,
     play_battle,
     position_analysis,
@@ -164,3 +166,15 @@ def test_the_agents_use_the_bomb_in_whole_games() -> None:
         assert game.is_over
         bombed += sum(game.bomb_used)
     assert bombed >= 1
+
+
+def test_the_flood_of_a_zero_counts_what_it_opens() -> None:
+    # ? ? ? ?, one mine. If cell 0 shows 0, cell 1 is safe and the mine is at 2 or 3 (m = 0.5); but the flood
+    # opens cell 1 at once, whose number (1 or 0) says which: the opponent then has a certain mine.
+    empty = np.full((1, 4), HIDDEN, dtype=np.int8)
+    analysis = position_analysis(position(empty), ROW_INFO)
+    zero_share, after_zero = next((share, o) for v, share, o in expand(analysis, 0).safe if v == 0)
+    assert zero_share == pytest.approx(0.5) and best_chance(after_zero) == pytest.approx(0.5)
+    assert flooded_chance(after_zero, (0, 0)) == pytest.approx(1.0)
+    # So the contest's E' of cell 0 is 0.5 * 1 (zero, flooded) + 0.25 * 1 (shows 1: the mine is at 1): 0.75.
+    assert ContestBattleAgent.score(analysis, 0) == pytest.approx(0.25 - 0.75)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from agents.battle import make_battle_agent
 from eval.battle import bradley_terry, first_move_table, markdown_table, play_pair, run_tournament
 from eval.stats import wilson_interval
-from mine_env.engine.battle import BattleSpec
+from mine_env.engine.battle import BattleGame, BattleSpec
 from minesweeper_cli import battle as battle_cli
 from minesweeper_cli import main as cli_main
 
@@ -138,3 +140,48 @@ def test_the_first_move_table_is_exact() -> None:
 def test_bad_workers_are_refused() -> None:
     with pytest.raises(ValueError, match="--workers must be at least 1"):
         run_tournament(["random", "greedy"], SMALL, 1, 0, workers=0)
+
+
+def scripted(lines: list[str]) -> Callable[[], str]:
+    """A person who types ``lines`` one at a time, then closes the input."""
+    queue = iter(lines)
+
+    def read_line() -> str:
+        try:
+            return next(queue)
+        except StopIteration:
+            raise EOFError from None
+
+    return read_line
+
+
+def test_watching_two_ais_plays_to_the_end_with_scores_on_screen() -> None:
+    game = BattleGame(SMALL, 4)
+    shown: list[str] = []
+    players = (make_battle_agent("contest", 0), make_battle_agent("greedy", 0))
+    battle_cli.play_game(game, players, scripted([]), shown.append)
+    assert game.is_over and max(game.scores) == SMALL.to_win
+    assert "player_0 (A) 0 - 0 player_1 (B), 6 to win: player_0 to move" in shown[0]
+    assert "wins" in shown[-1] and all(line.count("\n") >= 1 for line in shown)
+
+
+def test_a_person_types_moves_and_bad_lines_get_one_clear_line() -> None:
+    game = BattleGame(SMALL, 4)
+    shown: list[str] = []
+    lines = ["7 7", "x y", "99 0", "b 0 0", "q"]
+    battle_cli.play_game(game, (None, make_battle_agent("random", 0)), scripted(lines), shown.append)
+    text = "".join(shown)
+    assert "player_0 reveals (7, 7)" in text
+    assert "cannot read 'x y': type ROW COL to reveal, b ROW COL to bomb, q to quit" in text
+    assert "(99, 0) is off the board: rows 0..7, columns 0..7" in text
+    assert "action 64 is outside 0..63" in text  # the bomb rule is off on this board
+    assert (text.endswith("quit\n") and not game.is_over) or game.is_over
+
+
+def test_the_play_command_refuses_an_unknown_ai(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        battle_command(monkeypatch, ["play", "--opponent", "smart"])
+    assert exit_info.value.code == 2
+    assert "unknown battle agent 'smart'" in capsys.readouterr().err
