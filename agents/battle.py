@@ -226,15 +226,16 @@ class ContestBattleAgent(BattleAgent):
 
     - ``E[A] = p_A * (1 + m(A claimed))``: the mine ``A`` may be, plus the chain it opens, since the mover
       moves again (cut after one more click);
-    - ``E'[A] = sum_v P(A shows v) * m(A shows v)``: what the opponent can expect from its next click given the
+    - ``E'[A] = sum_v P(A shows v) * m'(A shows v)``: what the opponent can expect from its next click given the
       number ``A`` reveals, with ``P(A shows v)`` the exact distribution of the number under the global mine
-      count (:meth:`BoardAnalysis.reveal_outcomes`; these sum to ``1 - p_A``).
+      count (:meth:`BoardAnalysis.reveal_outcomes`; these sum to ``1 - p_A``). ``m'`` is ``m``, except after a
+      zero at least ``FLOOD_MIN_SHARE`` likely, whose flood fill opens its neighbours: there it is the lower
+      bound of :func:`flooded_chance` (ignoring the flood loses 67% of games to this rule, docs/BATTLE.md).
 
-    A certain mine is always taken first (it gains one and moves again, and shows nothing new). The positions
-    after a number are counted with that number alone: the flood fill of a zero, which opens more, is not
-    modelled (docs/BATTLE.md measures that this changes almost no choice). Only the ``candidates`` cells with the
-    highest ``p_A`` are scored (each costs ten exact counts). This is a 2-ply negamax on the expected mine
-    difference, with the opponent's value cut at one click: see :class:`LookaheadBattleAgent` for 3 plies.
+    A certain mine is always taken first (it gains one and moves again, and shows nothing new). Only the
+    ``candidates`` cells with the highest ``p_A`` are scored (each costs about ten exact counts). This is a 2-ply
+    negamax on the expected mine difference, the opponent's value cut at one click (:class:`LookaheadBattleAgent`
+    looks one ply deeper).
     """
 
     name = "contest"
@@ -286,8 +287,8 @@ class LookaheadBattleAgent(BattleAgent):
     opponent's ``V2`` subtracts); ``V2`` itself looks one more click ahead than the contest's ``m``, so a cell
     whose number lets the opponent safely chain mines, or whose mine leads to a strong follow-up, is seen as
     such. Cost is capped: the contest's score ranks the ``candidates`` likeliest cells, only the ``deepen``
-    best of those get ``Q3``, and outcomes less likely than ``min_share`` keep the contest's ``m`` instead of
-    ``V2``. A certain mine is taken first, as in the contest.
+    best of those get ``Q3``, and outcomes less likely than ``min_share``, and every zero (whose flood fill
+    ``V2`` would not see), keep the contest's ``m'`` instead of ``V2``. A certain mine is taken first.
     """
 
     name = "lookahead"
