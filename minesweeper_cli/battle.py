@@ -27,7 +27,7 @@ CLAIM_CHARS = ("A", "B")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs")
+    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game to play")
     commands = parser.add_subparsers(dest="battle_command", required=True, metavar="BATTLE_COMMAND")
     tournament = commands.add_parser(
         "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
