@@ -27,7 +27,7 @@ CLAIM_CHARS = ("A", "B")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game to play")
+    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game")
     commands = parser.add_subparsers(dest="battle_command", required=True, metavar="BATTLE_COMMAND")
     tournament = commands.add_parser(
         "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
@@ -163,8 +163,9 @@ def run_play(args: argparse.Namespace) -> int:
     for name in names:
         if name not in BATTLE_AGENTS:
             raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
-    if args.seed < 0 or args.delay < 0:
-        raise ValueError("--seed and --delay must be non-negative")
+    for option in ("seed", "delay"):
+        if getattr(args, option) < 0:
+            raise ValueError(f"--{option} must be non-negative, got {getattr(args, option)}")
     if args.watch:
         players = (make_battle_agent(args.watch[0], args.seed), make_battle_agent(args.watch[1], args.seed))
     else:

@@ -185,3 +185,22 @@ def test_the_play_command_refuses_an_unknown_ai(
         battle_command(monkeypatch, ["play", "--opponent", "smart"])
     assert exit_info.value.code == 2
     assert "unknown battle agent 'smart'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "--seed", "-1"], "--seed must be non-negative, got -1"),
+        (["play", "--delay", "-0.5"], "--delay must be non-negative, got -0.5"),
+        (["play", "--watch", "greedy", "nobody"], "unknown battle agent 'nobody'"),
+        (["eval", "--agent", "greedy", "--agent", "random", "--games", "1", "--seed", "0", "--workers", "0"],
+         "--workers must be at least 1, got 0"),
+    ],
+)
+def test_bad_battle_options_get_one_line_and_status_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        battle_command(monkeypatch, argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
