@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mine_env.engine.constants import HIDDEN, MAX_SIDE, MINE
+from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import RULE_NONE
 from mine_env.engine.rules import Game, new_game_arrays, new_game_spread, reveal_cell
+from mine_env.engine.spec import check_board_size
 
 DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_MINES = 16, 16, 51
 BOMB_SIDE = 5
@@ -56,14 +57,7 @@ class BattleSpec:
     bomb: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("rows", "cols", "mines"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
-        for name in ("rows", "cols"):
-            if not 1 <= getattr(self, name) <= MAX_SIDE:
-                raise ValueError(f"{name} must be between 1 and {MAX_SIDE}, got {getattr(self, name)}")
+        check_board_size(self)
         if not 1 <= self.mines <= self.n_cells:
             raise ValueError(
                 f"a {self.rows}x{self.cols} battle board needs 1..{self.n_cells} mines (someone must score), "
