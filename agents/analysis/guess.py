@@ -201,10 +201,14 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
     return cell, state
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring);
-    returns (cell, new state)."""
+    returns (cell, new state).
+
+    Inlined into :func:`decide`, its one caller: a compiled layer of its own would link and re-optimise
+    everything below it once more, seconds of a cold start (docs/COLD_START.md).
+    """
     strong = settings.strength == STRONG
     if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
         cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, ENDGAME_WORK)
@@ -221,10 +225,11 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
     tied = lowest + TIE_TOLERANCE * lowest
     if strong:
         bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - settings.margin))
-        candidates, state = _candidates(flat, rows, cols, probability, bound, True, settings.max_candidates, state)
+        limit = settings.max_candidates
     else:
+        bound = tied
         limit = 1 if settings.strength == FAST else settings.max_candidates
-        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
+    candidates, state = _candidates(flat, rows, cols, probability, bound, strong, limit, state)
     if candidates.shape[0] == 1:
         return candidates[0], state
     if strong:
