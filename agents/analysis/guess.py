@@ -183,7 +183,10 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
     for j in range(m):
         cell = candidates[j]
         outlook = look_ahead(flat, rows, cols, mines, cell, probability[cell])
-        next_safest[j], always_safe[j] = outlook.next_safest, outlook.always_safe
+        next_safest[j] = outlook.next_safest
+        safe_after = outlook.always_safe
+        for i in range(flat.shape[0]):  # not a row assignment, whose shape checks take seconds to compile
+            always_safe[j, i] = safe_after[i]
         risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell)
         scores[0, j] = outlook.values > 1
         scores[1, j] = outlook.blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
