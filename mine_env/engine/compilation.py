@@ -11,15 +11,17 @@ The line is printed when numba starts compiling a kernel called from Python (num
 event, which a cache hit never raises), so a warm cache prints nothing. Each package names its groups by
 module prefix (:func:`announce_compiles`); this module imports nothing of theirs.
 
-Where it goes: to an interactive terminal only, so that piped output and tests' captured output stay clean;
-the environment variable ``MINESWEEPER_RL_COMPILE_NOTICE`` overrides that (``1``: always, ``0``: never).
+Where it goes: to stderr when it is an interactive terminal, so that piped output and tests' captured output
+stay clean; the environment variable ``MINESWEEPER_RL_COMPILE_NOTICE`` overrides that (``1``: always, ``0``:
+never). A full-screen app, on which a stray stderr line would land in the middle of its drawing, hands the
+notice to its own status line with :func:`show_notices_with`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, TextIO
 
 from numba.core import event
@@ -41,12 +43,25 @@ _GROUPS: dict[str, KernelGroup] = {}
 """Groups by module prefix (see :func:`announce_compiles`)."""
 _shown: set[str] = set()
 """Prefixes of the groups already announced in this process."""
+_handler: Callable[[str], None] | None = None
+"""Where notices go instead of stderr (see :func:`show_notices_with`)."""
 
 
 def announce_compiles(prefix: str, what: str, duration: str) -> None:
     """Announce the first compile of a kernel defined in module ``prefix`` or below it (the longest prefix
     wins) as ``compiling <what> once (<duration>; ...)``."""
     _GROUPS[prefix] = KernelGroup(what, duration)
+
+
+def show_notices_with(handler: Callable[[str], None] | None) -> None:
+    """Send every notice to ``handler`` (a full-screen app's status line, say) instead of stderr, whether or
+    not stderr is a terminal (``MINESWEEPER_RL_COMPILE_NOTICE=0`` still silences them); None: stderr again.
+
+    The handler runs in the thread that compiles, just before the compile, so a synchronous app can draw the
+    line before it waits.
+    """
+    global _handler
+    _handler = handler
 
 
 def group_of(module: str, groups: Mapping[str, KernelGroup]) -> str | None:
@@ -60,13 +75,20 @@ def notice_line(group: KernelGroup) -> str:
     return f"minesweeper-rl: compiling {group.what} once ({group.duration}; later runs load them from the cache)"
 
 
-def notices_enabled(environ: Mapping[str, str], stream: TextIO) -> bool:
-    """Whether to show notices: as :data:`ENV_VAR` says, else when ``stream`` is an interactive terminal."""
+def notice_sink(
+    environ: Mapping[str, str], stream: TextIO, handler: Callable[[str], None] | None
+) -> Callable[[str], None] | None:
+    """Where a notice goes: nowhere (None) when :data:`ENV_VAR` is ``0``, else to ``handler`` when one is set,
+    else to ``stream`` when it is an interactive terminal or :data:`ENV_VAR` is ``1``."""
     setting = environ.get(ENV_VAR, "").strip()
-    if setting in ("0", "1"):
-        return setting == "1"
+    if setting == "0":
+        return None
+    if handler is not None:
+        return handler
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+    if setting == "1" or (isatty is not None and isatty()):
+        return lambda line: print(line, file=stream, flush=True)
+    return None
 
 
 def notice_for(module: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[str]) -> str | None:
@@ -82,7 +104,7 @@ def notice_for(module: str, depth: int, groups: Mapping[str, KernelGroup], shown
 
 
 class _CompileListener(event.Listener):
-    """Prints the notice when numba starts a compile that :func:`notice_for` announces."""
+    """Shows the notice when numba starts a compile that :func:`notice_for` announces."""
 
     def __init__(self) -> None:
         self._depth = 0
@@ -91,9 +113,10 @@ class _CompileListener(event.Listener):
         depth, self._depth = self._depth, self._depth + 1
         dispatcher = ev.data["dispatcher"]
         prefix = notice_for(getattr(dispatcher.py_func, "__module__", ""), depth, _GROUPS, _shown)
-        if prefix is not None and notices_enabled(os.environ, sys.stderr):
+        sink = None if prefix is None else notice_sink(os.environ, sys.stderr, _handler)
+        if sink is not None:
             _shown.add(prefix)
-            print(notice_line(_GROUPS[prefix]), file=sys.stderr, flush=True)
+            sink(notice_line(_GROUPS[prefix]))
 
     def on_end(self, ev: event.Event) -> None:
         self._depth -= 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mine_env.engine.compilation import ENV_VAR, KernelGroup, group_of, notice_for, notice_line, notices_enabled
+from mine_env.engine.compilation import ENV_VAR, KernelGroup, group_of, notice_for, notice_line, notice_sink
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = {
@@ -80,22 +80,39 @@ def test_notices_go_to_a_terminal_unless_the_environment_variable_says_otherwise
     setting: str | None, stream: io.StringIO, shown: bool
 ) -> None:
     environ = {} if setting is None else {ENV_VAR: setting}
-    assert notices_enabled(environ, stream) is shown
+    sink = notice_sink(environ, stream, None)
+    assert (sink is not None) is shown
+    if sink is not None:
+        sink("a notice")
+        assert stream.getvalue() == "a notice\n"
 
 
-def _compile_one_kernel(cache_dir: Path, setting: str | None) -> str:
-    """stderr of a fresh process that calls one engine kernel with numba's cache in ``cache_dir``."""
+def test_an_app_can_take_the_notices_unless_the_environment_variable_silences_them() -> None:
+    lines: list[str] = []
+    assert notice_sink({}, io.StringIO(), lines.append) == lines.append  # even when stderr is not a terminal
+    assert notice_sink({ENV_VAR: "0"}, _Terminal(), lines.append) is None
+
+
+KERNEL_CALL = "from mine_env.engine.rng import splitmix64; splitmix64(1)"
+ENGINE_NOTICE = notice_line(KernelGroup("the game engine's kernels", "a few seconds"))
+
+
+def _compile_one_kernel(cache_dir: Path, setting: str | None, code: str = KERNEL_CALL) -> tuple[str, str]:
+    """(stdout, stderr) of a fresh process that calls one engine kernel with numba's cache in ``cache_dir``."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
     env.pop(ENV_VAR, None)
     if setting is not None:
         env[ENV_VAR] = setting
-    code = "from mine_env.engine.rng import splitmix64; splitmix64(1)"
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    return result.stderr
+    return result.stdout, result.stderr
 
 
 def test_a_cold_cache_prints_one_line_and_a_warm_one_nothing(tmp_path: Path) -> None:
-    assert _compile_one_kernel(tmp_path / "quiet", None) == ""  # stderr is a pipe here: no notice by default
-    cold = _compile_one_kernel(tmp_path / "cache", "1")
-    assert cold.splitlines() == [notice_line(KernelGroup("the game engine's kernels", "a few seconds"))]
-    assert _compile_one_kernel(tmp_path / "cache", "1") == ""  # loaded from the cache: nothing compiles
+    assert _compile_one_kernel(tmp_path / "quiet", None) == ("", "")  # stderr is a pipe: no notice by default
+    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", ENGINE_NOTICE + "\n")
+    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", "")  # loaded from the cache: nothing compiles
+
+
+def test_a_handler_gets_the_notice_instead_of_stderr(tmp_path: Path) -> None:
+    code = "from mine_env.engine import compilation; compilation.show_notices_with(print); " + KERNEL_CALL
+    assert _compile_one_kernel(tmp_path / "cache", None, code) == (ENGINE_NOTICE + "\n", "")
