@@ -8,6 +8,8 @@ compiles anything afterwards (tested). :func:`warm_up_in_background` does it in 
 shows a board first (hints, assist mode) has the kernels ready by the time it is asked for a move, and a
 move asked for earlier waits only for the rest of the compile (numba's lock makes it wait, not compile
 twice).
+
+``python -m agents.warm_up`` does it from the command line (for an install step, say).
 """
 
 from __future__ import annotations
@@ -32,3 +34,7 @@ def warm_up_in_background() -> threading.Thread:
     thread = threading.Thread(target=warm_up, name="minesweeper-rl warm-up", daemon=True)
     thread.start()
     return thread
+
+
+if __name__ == "__main__":
+    print(f"the solver's kernels are compiled and cached ({warm_up():.1f} s)")
