@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.counting import count_position
+from agents.analysis.counting import count_board
+from agents.analysis.counting_base import STATUS_OK
 from agents.analysis.guess import ENDGAME_LAYOUTS, MARGIN, MAX_CANDIDATES, SolverSettings, decide
 from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
 from agents.analysis.probability import analyse
@@ -212,7 +213,8 @@ class SolverAgent(PlannedMovesAgent):
         mines = int(info["mines"])
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
         if not self._checked:  # a position not reached by this game's reveals: check it fits
-            if not count_position(flat, rows, cols, mines)[0]:
+            # count_board, not count_position: called from Python, count_position would be compiled on its own
+            if count_board(flat, rows, cols, False, mines).status != STATUS_OK:
                 analyse(obs, mines)  # raises InconsistentBoard, saying what does not fit
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal

@@ -15,13 +15,14 @@ from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game, reveal_cell, safe_left
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game(rows, cols, n_mines, rule, first_cell, key, state, settings):
     """One whole game: the layout from ``key`` (as the env draws it), the first click on ``first_cell`` under
     the first-click ``rule`` (a code of :data:`mine_env.engine.geometry.RULE_CODES`), the solver's moves by
     ``settings`` (:class:`agents.analysis.guess.SolverSettings`) from its random stream ``state``.
 
-    Returns (won, safe cells revealed, reveals made).
+    Returns (won, safe cells revealed, reveals made). Inlined into :func:`play_games`: a compiled layer of
+    its own would link and re-optimise the whole solver once more on a cold start.
     """
     n = rows * cols
     game = new_game_arrays(n)

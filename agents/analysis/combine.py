@@ -87,9 +87,12 @@ class _InteriorSummary(NamedTuple):
     """Interior certainly all mines."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def combine(frontier: Frontier, counts: ComponentCounts, mines: int) -> Combined:
-    """Weigh every component total against the rest of the board (``mines`` in all); probabilities per box."""
+    """Weigh every component total against the rest of the board (``mines`` in all); probabilities per box.
+
+    Inlined into :func:`agents.analysis.counting.count_board`, its one caller (a layer less to link).
+    """
     mines_left = mines - frontier.n_known
     interior = frontier.interior
     component_of_box = frontier.component_of_box

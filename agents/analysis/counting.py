@@ -29,7 +29,10 @@ to stay short for test runs. So the kernels spell out element loops and use no n
 and booleans they pass to each other are read from arrays or returned by calls, never literals or loop
 counters started from a constant. And a numba function that calls another links and re-optimises the
 callee's code once more: Python callers and compiled ones alike call :func:`count_board` (or
-:func:`count_position`, inlined into its compiled callers), so the stages are linked into one root.
+:func:`count_position`, inlined into its compiled callers), so the stages are linked into one root, and
+the stages with one caller and much below them (:func:`~agents.analysis.component.count_components`,
+:func:`~agents.analysis.combine.combine`) are inlined into it (docs/COLD_START.md measures what each
+layer costs).
 
 Speed: numba wraps array-taking helpers inlined into a hot loop in reference counting, so the innermost
 loops (the dynamic programme's per-state work) are written out in their functions rather than split into

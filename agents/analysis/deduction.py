@@ -64,7 +64,10 @@ def _covered_around(flat, rows, cols, r, c):
 @njit(cache=True)
 def _mark_around(flat, rows, cols, r, c, target, skip, only_hidden):
     """Set ``target`` on the covered cells (only the hidden ones when ``only_hidden``) around (r, c) that
-    are not in ``skip``; returns how many were newly set."""
+    are not in ``skip``; returns how many were newly set.
+
+    Callers pass ``only_hidden`` as ``np.bool_(...)``: a literal True or False would compile a copy each.
+    """
     r0, r1, c0, c1 = block(r, c, rows, cols)
     newly = 0
     for rr in range(r0, r1):
@@ -87,7 +90,7 @@ def number_facts(flat, rows, cols):
         for c in range(cols):
             value = flat[r * cols + c]
             if value > 0 and _covered_around(flat, rows, cols, r, c) == value:
-                _mark_around(flat, rows, cols, r, c, mine, mine, False)
+                _mark_around(flat, rows, cols, r, c, mine, mine, np.bool_(False))  # see _mark_around
     unknown = np.zeros(n, np.int64)
     missing = np.zeros(n, np.int64)
     for r in range(rows):
@@ -114,7 +117,7 @@ def one_number_safe(flat, rows, cols, facts):
         for c in range(cols):
             i = r * cols + c
             if is_revealed(flat[i]) and facts.missing[i] == 0 and facts.unknown[i]:
-                _mark_around(flat, rows, cols, r, c, safe, facts.mine, True)
+                _mark_around(flat, rows, cols, r, c, safe, facts.mine, np.bool_(True))
     return safe
 
 

@@ -56,8 +56,10 @@ def _unknown_cells(flat, rows, cols):
             interior[n_interior] = i
             n_interior += 1
     cells = np.empty(n_front + n_interior, np.int64)
-    cells[:n_front] = front[:n_front]
-    cells[n_front:] = interior[:n_interior]
+    for j in range(n_front):  # element loops: a slice assignment compiles numba's shape checks (seconds)
+        cells[j] = front[j]
+    for j in range(n_interior):
+        cells[n_front + j] = interior[j]
     return cells, n_front
 
 

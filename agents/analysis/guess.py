@@ -167,6 +167,20 @@ def _pick(candidates, scores_by_rank, state):
 
 
 @njit(cache=True)
+def _outlook(flat, rows, cols, mines, probability, log_layouts, cell, with_risk):
+    """The :class:`~agents.analysis.lookahead.Outlook` of revealing ``cell`` and, when ``with_risk``, its
+    long-term 50/50 risk (:func:`~agents.analysis.long_term_risk.fifty_fifty_risk`; else 0.0).
+
+    Every recount of a guess goes through here, with the look-ahead and the risk inlined, so the count is
+    linked into one compiled layer below :func:`decide` rather than two (docs/COLD_START.md). Callers pass
+    ``with_risk`` as ``np.bool_(...)``: a literal True or False would compile a copy each.
+    """
+    outlook = look_ahead(flat, rows, cols, mines, cell, probability[cell])
+    risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell) if with_risk else 0.0
+    return outlook, risk
+
+
+@njit(cache=True, inline="always")
 def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state):
     """``strong``'s choice among its candidates; returns (cell, new state).
 
@@ -182,9 +196,11 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
     always_safe = np.empty((m, flat.shape[0]), np.bool_)
     for j in range(m):
         cell = candidates[j]
-        outlook = look_ahead(flat, rows, cols, mines, cell, probability[cell])
-        next_safest[j], always_safe[j] = outlook.next_safest, outlook.always_safe
-        risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell)
+        outlook, risk = _outlook(flat, rows, cols, mines, probability, log_layouts, cell, np.bool_(True))
+        next_safest[j] = outlook.next_safest
+        safe_after = outlook.always_safe
+        for i in range(flat.shape[0]):  # not a row assignment, whose shape checks take seconds to compile
+            always_safe[j, i] = safe_after[i]
         scores[0, j] = outlook.values > 1
         scores[1, j] = outlook.blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
         scores[2, j] = outlook.progress
@@ -201,10 +217,14 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
     return cell, state
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring);
-    returns (cell, new state)."""
+    returns (cell, new state).
+
+    Inlined into :func:`decide`, its one caller: a compiled layer of its own would link and re-optimise
+    everything below it once more, seconds of a cold start (docs/COLD_START.md).
+    """
     strong = settings.strength == STRONG
     if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
         cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, ENDGAME_WORK)
@@ -221,17 +241,19 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
     tied = lowest + TIE_TOLERANCE * lowest
     if strong:
         bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - settings.margin))
-        candidates, state = _candidates(flat, rows, cols, probability, bound, True, settings.max_candidates, state)
+        limit = settings.max_candidates
     else:
+        bound = tied
         limit = 1 if settings.strength == FAST else settings.max_candidates
-        candidates, state = _candidates(flat, rows, cols, probability, tied, False, limit, state)
+    candidates, state = _candidates(flat, rows, cols, probability, bound, strong, limit, state)
     if candidates.shape[0] == 1:
         return candidates[0], state
     if strong:
         return _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state)
     progress = np.empty((1, candidates.shape[0]))
     for j in range(candidates.shape[0]):
-        progress[0, j] = look_ahead(flat, rows, cols, mines, candidates[j], probability[candidates[j]]).progress
+        outlook, _ = _outlook(flat, rows, cols, mines, probability, log_layouts, candidates[j], np.bool_(False))
+        progress[0, j] = outlook.progress
     return _pick(candidates, progress, state)
 
 

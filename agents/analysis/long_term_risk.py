@@ -16,6 +16,11 @@ A shape counts only if no flanking cell is revealed and at most a few flanking c
 mines (:data:`PAIR_MISSING`, :data:`BOX_MISSING`). The risk of a cell is the share of layouts that form
 a pair through it (summed over its four pairs) plus the largest such share over its four boxes, capped
 at its chance of being a mine and of being safe.
+
+Compile time: every function here that recounts (:func:`fifty_fifty_risk` and the shares below it) is
+inlined into its caller, so the recounts' kernel (:func:`agents.analysis.counting.count_board`) is linked
+into the guess's compiled code once, not re-linked and re-optimised at each of four levels (see
+docs/COLD_START.md).
 """
 
 from __future__ import annotations
@@ -65,7 +70,7 @@ def _mines_to_place(flat, probability, rows, cols, at_rows, at_cols, out):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _share_with(flat, rows, cols, mines, log_layouts, placed, n_placed, safe_a, safe_b):
     """Share of the position's layouts with the ``placed`` cells all mines and ``safe_a`` safe, and
     ``safe_b`` too when it is not -1 (both safe: 1 - P(a) - P(b) + P(a) P(b | a), one recount more)."""
@@ -88,7 +93,7 @@ def _share_with(flat, rows, cols, mines, log_layouts, placed, n_placed, safe_a, 
     return ratio * max(0.0, 1.0 - p_a - p_b + both)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_share(flat, rows, cols, mines, probability, log_layouts, mines_left, r, c, vertical):
     """Share of layouts where (r, c) and the cell right of it (below it when ``vertical``) form a pair
     50/50 with (r, c) the mine; 0 when the shape cannot form."""
@@ -110,7 +115,7 @@ def pair_share(flat, rows, cols, mines, probability, log_layouts, mines_left, r,
     return _share_with(flat, rows, cols, mines, log_layouts, placed, found + 1, r2 * cols + c2, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def box_share(flat, rows, cols, mines, probability, log_layouts, mines_left, r, c):
     """Share of layouts where the 2x2 box with top-left (r, c) forms a 50/50 with its main diagonal the
     mines; 0 when the shape cannot form."""
@@ -128,7 +133,7 @@ def box_share(flat, rows, cols, mines, probability, log_layouts, mines_left, r, 
     return _share_with(flat, rows, cols, mines, log_layouts, placed, found + 2, r * cols + c + 1, (r + 1) * cols + c)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell):
     """Share of the layouts in which ``cell`` belongs to a future pair or box 50/50 (see the module
     docstring), at most its chance of being a mine and of being safe."""

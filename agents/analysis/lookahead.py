@@ -42,7 +42,7 @@ def hidden_neighbours(flat, rows, cols, cell):
     return count_around(flat, rows, cols, cell // cols, cell % cols, HIDDEN) - (flat[cell] == HIDDEN)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def look_ahead(flat, rows, cols, mines, cell, mine_probability):
     """The :class:`Outlook` of revealing ``cell``, whose mine probability is ``mine_probability``: each number
     it may show is added to the position and the position counted again."""

@@ -9,5 +9,9 @@ on it, and it imports nothing of theirs. Its modules, from the bottom up:
 - ``layout``: mine placement and counts; ``rules``: the rules of play (reveal, chord, flags, valid actions,
   reward) and the game API of compiled drivers;
 - ``spec``: board specifications; ``textformat``: boards as text; ``board``: one game; ``batch``: N games
-  stepped in one compiled call; ``reference``: the rules in plain Python, the tests' yardstick.
+  stepped in one compiled call; ``reference``: the rules in plain Python, the tests' yardstick;
+- ``compilation``: the one-line notice while numba compiles the kernels for the first time (imported
+  here, so that it listens before any kernel compiles).
 """
+
+from mine_env.engine import compilation as compilation

@@ -107,7 +107,8 @@ def _step_all(boards: BatchBoards, settings: BatchSettings, actions: np.ndarray,
         truncated[i] = (not done) and elapsed[i] >= max_steps
         success[i] = status == k.WON
         if done or truncated[i]:
-            final_obs[i, :] = obs[i]
+            for cell in range(obs.shape[1]):  # not a slice assignment, whose shape checks take seconds to compile
+                final_obs[i, cell] = obs[i, cell]
             k.new_game(obs[i], mines[i], counts[i], meta[i], stack, rules, _next_key(keys, key_pos, i))
             elapsed[i] = 0
 

@@ -120,7 +120,7 @@ def new_game(
     meta[META_KEY] = key
     meta[META_STEPS] = 0
     if rules.rule == RULE_NONE:
-        start_game(mines, counts, meta, stack, rules, -1)
+        start_game(mines, counts, meta, stack, rules, np.int64(-1))  # not a literal: one compiled start_game
 
 
 @njit(cache=True)

@@ -1,0 +1,126 @@
+"""A one-line notice on stderr while numba compiles the project's kernels for the first time.
+
+A fresh install has no compiled kernels: the first use of the solver compiles them (about half a minute on
+the 2-core development machine, docs/COLD_START.md), and every later run loads them from numba's on-disk
+cache in well under a second. So that the first wait is not silent, the first compile of each group of
+kernels in a process prints one line, for example::
+
+    minesweeper-rl: compiling the solver's kernels once (about half a minute; later runs load them from the cache)
+
+The line is printed when numba starts compiling a kernel called from Python (numba's ``numba:compile``
+event, which a cache hit never raises), so a warm cache prints nothing. Each package names its groups by
+module prefix (:func:`announce_compiles`); this module imports nothing of theirs.
+
+Where it goes: to stderr when it is an interactive terminal, so that piped output and tests' captured output
+stay clean; the environment variable ``MINESWEEPER_RL_COMPILE_NOTICE`` overrides that (``1``: always, ``0``:
+never). A full-screen app, on which a stray stderr line would land in the middle of its drawing, hands the
+notice to its own status line with :func:`show_notices_with`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import NamedTuple, TextIO
+
+from numba.core import event
+
+ENV_VAR = "MINESWEEPER_RL_COMPILE_NOTICE"
+"""``1``: show the notice even when stderr is not a terminal; ``0``: never show it."""
+
+
+class KernelGroup(NamedTuple):
+    """Kernels announced together: what they are and how long their first compile takes."""
+
+    what: str
+    """For example ``"the solver's kernels"``."""
+    duration: str
+    """For example ``"about half a minute"``."""
+
+
+_GROUPS: dict[str, KernelGroup] = {}
+"""Groups by module prefix (see :func:`announce_compiles`)."""
+_shown: set[str] = set()
+"""Prefixes of the groups already announced in this process."""
+_handler: Callable[[str], None] | None = None
+"""Where notices go instead of stderr (see :func:`show_notices_with`)."""
+
+
+def announce_compiles(prefix: str, what: str, duration: str) -> None:
+    """Announce the first compile of a kernel defined in module ``prefix`` or below it (the longest prefix
+    wins) as ``compiling <what> once (<duration>; ...)``."""
+    _GROUPS[prefix] = KernelGroup(what, duration)
+
+
+def show_notices_with(handler: Callable[[str], None] | None) -> None:
+    """Send every notice to ``handler`` (a full-screen app's status line, say) instead of stderr, whether or
+    not stderr is a terminal (``MINESWEEPER_RL_COMPILE_NOTICE=0`` still silences them); None: stderr again.
+
+    The handler runs in the thread that compiles, just before the compile, so a synchronous app can draw the
+    line before it waits.
+    """
+    global _handler
+    _handler = handler
+
+
+def group_of(module: str, groups: Mapping[str, KernelGroup]) -> str | None:
+    """The longest prefix of ``groups`` that is ``module`` or a package above it, or None."""
+    matches = [prefix for prefix in groups if module == prefix or module.startswith(prefix + ".")]
+    return max(matches, key=len, default=None)
+
+
+def notice_line(group: KernelGroup) -> str:
+    """The notice for a group of kernels."""
+    return f"minesweeper-rl: compiling {group.what} once ({group.duration}; later runs load them from the cache)"
+
+
+def notice_sink(
+    environ: Mapping[str, str], stream: TextIO, handler: Callable[[str], None] | None
+) -> Callable[[str], None] | None:
+    """Where a notice goes: nowhere (None) when :data:`ENV_VAR` is ``0``, else to ``handler`` when one is set,
+    else to ``stream`` when it is an interactive terminal or :data:`ENV_VAR` is ``1``."""
+    setting = environ.get(ENV_VAR, "").strip()
+    if setting == "0":
+        return None
+    if handler is not None:
+        return handler
+    isatty = getattr(stream, "isatty", None)
+    if setting == "1" or (isatty is not None and isatty()):
+        return lambda line: print(line, file=stream, flush=True)
+    return None
+
+
+def notice_for(module: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[str]) -> str | None:
+    """The group prefix to announce when numba starts compiling a kernel of ``module``, or None.
+
+    Only a compile started from Python (``depth`` 0: the kernels it calls compile inside it) of a kernel in
+    a named group that was not announced yet in this process gets a notice.
+    """
+    if depth:
+        return None
+    prefix = group_of(module, groups)
+    return None if prefix is None or prefix in shown else prefix
+
+
+class _CompileListener(event.Listener):
+    """Shows the notice when numba starts a compile that :func:`notice_for` announces."""
+
+    def __init__(self) -> None:
+        self._depth = 0
+
+    def on_start(self, ev: event.Event) -> None:
+        depth, self._depth = self._depth, self._depth + 1
+        dispatcher = ev.data["dispatcher"]
+        prefix = notice_for(getattr(dispatcher.py_func, "__module__", ""), depth, _GROUPS, _shown)
+        sink = None if prefix is None else notice_sink(os.environ, sys.stderr, _handler)
+        if sink is not None:
+            _shown.add(prefix)
+            sink(notice_line(_GROUPS[prefix]))
+
+    def on_end(self, ev: event.Event) -> None:
+        self._depth -= 1
+
+
+event.register("numba:compile", _CompileListener())
+announce_compiles("mine_env.engine", "the game engine's kernels", "a few seconds")

@@ -1,0 +1,60 @@
+"""The warm-up compiles the kernels the solver's paths use, with the types they call them with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import pytest
+from numba import typeof, types
+
+import agents.analysis.probability as probability_module
+import agents.solver as solver_module
+import mine_env  # noqa: F401  (registers the env ids)
+from agents.analysis.guess import PRESETS
+from agents.probability import mine_probabilities
+from agents.solver import SolverAgent
+from agents.warm_up import warm_up, warm_up_in_background
+
+FLAT = types.Array(types.int8, 1, "C")
+# The types play_games passes on (its game's obs, Python ints, a uint64 state), so the warm-up's compiled game
+# compiles each kernel once for every caller.
+CALLEE_TYPES = {
+    "decide": (FLAT, types.int64, types.int64, types.int64, typeof(PRESETS["strong"]), types.uint64),
+    "count_board": (FLAT, types.int64, types.int64, types.boolean, types.int64),
+}
+
+
+def _recording(kernel: Any, seen: set[tuple[types.Type, ...]]) -> Any:
+    def call(*args: Any) -> Any:
+        seen.add(tuple(kernel.typeof_pyval(arg) for arg in args))
+        return kernel(*args)
+
+    return call
+
+
+def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_games_types(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, set[tuple[types.Type, ...]]] = {"decide": set(), "count_board": set()}
+    monkeypatch.setattr(solver_module, "decide", _recording(solver_module.decide, seen["decide"]))
+    monkeypatch.setattr(solver_module, "count_board", _recording(solver_module.count_board, seen["count_board"]))
+    monkeypatch.setattr(
+        probability_module, "count_board", _recording(probability_module.count_board, seen["count_board"])
+    )
+    env, agent = gym.make("Minesweeper-v0", preset="intermediate"), SolverAgent(seed=1)
+    obs, info = env.reset(seed=3)
+    done = False
+    while not done:
+        mine_probabilities(obs, info["mines"])
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+        done = terminated or truncated
+    assert seen == {name: {signature} for name, signature in CALLEE_TYPES.items()}
+
+
+def test_the_warm_up_returns_its_time_and_runs_in_a_daemon_thread_in_the_background() -> None:
+    assert warm_up() >= 0.0
+    thread = warm_up_in_background()
+    assert thread.daemon
+    thread.join(timeout=600)
+    assert not thread.is_alive()

@@ -1,0 +1,118 @@
+"""The compile notice: when it is shown (a cold compile started from Python, once per group) and where."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mine_env.engine.compilation import ENV_VAR, KernelGroup, group_of, notice_for, notice_line, notice_sink
+
+ROOT = Path(__file__).resolve().parents[2]
+GROUPS = {
+    "agents": KernelGroup("the solver's kernels", "about half a minute"),
+    "agents.analysis.counting": KernelGroup("the exact-probability kernels", "about 10 s"),
+    "mine_env.engine": KernelGroup("the game engine's kernels", "a few seconds"),
+}
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("module", "group"),
+    [
+        ("agents.analysis.counting", "agents.analysis.counting"),
+        ("agents.analysis.guess", "agents"),
+        ("agents.analysis.counting_base", "agents"),  # a sibling module, not below the counting prefix
+        ("agents", "agents"),
+        ("mine_env.engine.rules", "mine_env.engine"),
+        ("mine_env.env", None),
+        ("agentsx.other", None),
+        ("numba.np.arrayobj", None),
+    ],
+)
+def test_a_module_belongs_to_its_longest_prefix(module: str, group: str | None) -> None:
+    assert group_of(module, GROUPS) == group
+
+
+def test_a_compile_started_from_python_is_announced_once_per_group() -> None:
+    shown: set[str] = set()
+    assert notice_for("agents.analysis.guess", 0, GROUPS, shown) == "agents"
+    shown.add("agents")
+    assert notice_for("agents.solver_games", 0, GROUPS, shown) is None  # the same group: said already
+    assert notice_for("agents.analysis.counting", 0, GROUPS, shown) == "agents.analysis.counting"
+
+
+def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced() -> None:
+    assert notice_for("agents.analysis.counting", 1, GROUPS, set()) is None
+    assert notice_for("numba.np.arrayobj", 0, GROUPS, set()) is None
+    assert notice_for("my_project.kernels", 0, GROUPS, set()) is None
+
+
+def test_the_notice_says_what_compiles_how_long_and_that_it_happens_once() -> None:
+    line = notice_line(GROUPS["agents"])
+    assert line == (
+        "minesweeper-rl: compiling the solver's kernels once (about half a minute; later runs load them from "
+        "the cache)"
+    )
+    assert "\n" not in line
+
+
+@pytest.mark.parametrize(
+    ("setting", "stream", "shown"),
+    [
+        (None, _Terminal(), True),
+        (None, io.StringIO(), False),  # piped or captured: silent
+        ("1", io.StringIO(), True),
+        ("0", _Terminal(), False),
+        ("yes", io.StringIO(), False),  # anything else: the terminal decides
+        (" 1 ", io.StringIO(), True),
+    ],
+)
+def test_notices_go_to_a_terminal_unless_the_environment_variable_says_otherwise(
+    setting: str | None, stream: io.StringIO, shown: bool
+) -> None:
+    environ = {} if setting is None else {ENV_VAR: setting}
+    sink = notice_sink(environ, stream, None)
+    assert (sink is not None) is shown
+    if sink is not None:
+        sink("a notice")
+        assert stream.getvalue() == "a notice\n"
+
+
+def test_an_app_can_take_the_notices_unless_the_environment_variable_silences_them() -> None:
+    lines: list[str] = []
+    assert notice_sink({}, io.StringIO(), lines.append) == lines.append  # even when stderr is not a terminal
+    assert notice_sink({ENV_VAR: "0"}, _Terminal(), lines.append) is None
+
+
+KERNEL_CALL = "from mine_env.engine.rng import splitmix64; splitmix64(1)"
+ENGINE_NOTICE = notice_line(KernelGroup("the game engine's kernels", "a few seconds"))
+
+
+def _compile_one_kernel(cache_dir: Path, setting: str | None, code: str = KERNEL_CALL) -> tuple[str, str]:
+    """(stdout, stderr) of a fresh process that calls one engine kernel with numba's cache in ``cache_dir``."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
+    env.pop(ENV_VAR, None)
+    if setting is not None:
+        env[ENV_VAR] = setting
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return result.stdout, result.stderr
+
+
+def test_a_cold_cache_prints_one_line_and_a_warm_one_nothing(tmp_path: Path) -> None:
+    assert _compile_one_kernel(tmp_path / "quiet", None) == ("", "")  # stderr is a pipe: no notice by default
+    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", ENGINE_NOTICE + "\n")
+    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", "")  # loaded from the cache: nothing compiles
+
+
+def test_a_handler_gets_the_notice_instead_of_stderr(tmp_path: Path) -> None:
+    code = "from mine_env.engine import compilation; compilation.show_notices_with(print); " + KERNEL_CALL
+    assert _compile_one_kernel(tmp_path / "cache", None, code) == (ENGINE_NOTICE + "\n", "")
