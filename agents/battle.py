@@ -79,6 +79,18 @@ class BattleAgent(ABC):
             raise ValueError("no valid reveal: the action mask allows none (is the game over, or not your turn?)")
         return valid
 
+    def _unscored_move(
+        self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]
+    ) -> tuple[BoardAnalysis, np.ndarray, int | None]:
+        """The position's analysis and valid reveals, and the move that needs no scoring, if any: a certain mine
+        first (it gains one, moves again and shows nothing new), else the bomb by rule."""
+        cells = self._valid_cells(obs)
+        analysis = position_analysis(obs, info)
+        certain = certain_mines(analysis, cells)
+        if certain.size:
+            return analysis, cells, int(certain[0])
+        return analysis, cells, self._bomb_choice(obs, analysis)
+
     def _bomb_choice(self, obs: Mapping[str, np.ndarray], analysis: BoardAnalysis) -> int | None:
         """The bomb action by rule, or None: when the bomb is allowed (the player is behind and has it), bomb the
         area with the most expected mines if that is at least ``BOMB_MARGIN`` above the best click's chance."""
@@ -245,14 +257,9 @@ class ContestBattleAgent(BattleAgent):
         self.candidates = positive_int("candidates", candidates)
 
     def act(self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
-        cells = self._valid_cells(obs)
-        analysis = position_analysis(obs, info)
-        certain = certain_mines(analysis, cells)
-        if certain.size:
-            return int(certain[0])
-        bomb = self._bomb_choice(obs, analysis)
-        if bomb is not None:
-            return bomb
+        analysis, cells, move = self._unscored_move(obs, info)
+        if move is not None:
+            return move
         shortlist = likeliest(analysis, cells, self.candidates)
         scores = np.array([self.score(analysis, int(cell)) for cell in shortlist])
         return self._pick_best(shortlist, scores)
@@ -304,14 +311,9 @@ class LookaheadBattleAgent(BattleAgent):
         self.min_share = min_share
 
     def act(self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
-        cells = self._valid_cells(obs)
-        analysis = position_analysis(obs, info)
-        certain = certain_mines(analysis, cells)
-        if certain.size:
-            return int(certain[0])
-        bomb = self._bomb_choice(obs, analysis)
-        if bomb is not None:
-            return bomb
+        analysis, cells, move = self._unscored_move(obs, info)
+        if move is not None:
+            return move
         shortlist = likeliest(analysis, cells, self.candidates)
         expansions = [expand(analysis, int(cell)) for cell in shortlist]
         ranked = np.argsort(-np.array([contest_value(e) for e in expansions]), kind="stable")[: self.deepen]
