@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from numba.core import event
 
-from mine_env.engine.compilation import ENV_VAR, KernelGroup, group_of, notice_for, notice_line, notice_sink
+from mine_env.engine import compilation
+from mine_env.engine.compilation import (
+    ENV_VAR,
+    GC_THRESHOLD_WHILE_COMPILING,
+    KernelGroup,
+    group_of,
+    notice_for,
+    notice_line,
+    notice_sink,
+    threshold_while_compiling,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = {
@@ -95,6 +108,30 @@ def test_an_app_can_take_the_notices_unless_the_environment_variable_silences_th
 
 KERNEL_CALL = "from mine_env.engine.rng import splitmix64; splitmix64(1)"
 ENGINE_NOTICE = notice_line(KernelGroup("the game engine's kernels", "a few seconds"))
+
+
+def test_kernels_compile_with_fewer_gc_passes_and_the_thresholds_come_back() -> None:
+    assert threshold_while_compiling((700, 10, 10)) == (GC_THRESHOLD_WHILE_COMPILING, 10, 10)
+    assert threshold_while_compiling((10**6, 5, 3)) == (10**6, 5, 3)  # never lowered
+
+
+def _compile_event(status: event.EventStatus, module: str) -> event.Event:
+    dispatcher = SimpleNamespace(py_func=SimpleNamespace(__module__=module))
+    return event.Event("numba:compile", status, data={"dispatcher": dispatcher})
+
+
+@pytest.mark.parametrize(("module", "raised"), [("mine_env.engine.rules", True), ("my_project.kernels", False)])
+def test_the_listener_raises_the_threshold_for_our_root_compiles_only(module: str, raised: bool) -> None:
+    listener, before = compilation._CompileListener(), gc.get_threshold()
+    try:
+        listener.on_start(_compile_event(event.EventStatus.START, module))
+        listener.on_start(_compile_event(event.EventStatus.START, "mine_env.engine.layout"))  # a callee
+        listener.on_end(_compile_event(event.EventStatus.END, "mine_env.engine.layout"))
+        assert gc.get_threshold() == (threshold_while_compiling(before) if raised else before)
+        listener.on_end(_compile_event(event.EventStatus.END, module))
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*before)
 
 
 def _compile_one_kernel(cache_dir: Path, setting: str | None, code: str = KERNEL_CALL) -> tuple[str, str]:
