@@ -9,6 +9,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+import pytest
 
 import mine_env  # registers the env ids
 from agents.base import Agent
@@ -62,7 +63,6 @@ def flag(row: int, col: int, rows: int = HAND_ROWS, cols: int = HAND_COLS) -> in
     return rows * cols + row * cols + col
 
 
-
 def make_hand_env(**kwargs: Any) -> gym.Env:
     """A ``gym.make`` env of the hand board's size, reset, with the hand board put in its place."""
     env = gym.make("Minesweeper-v0", rows=HAND_ROWS, cols=HAND_COLS, mines=HAND_MINES, first_click="none", **kwargs)
@@ -94,3 +94,15 @@ def play(agent: Agent, env: gym.Env, seed: int) -> tuple[bool, list[int]]:
     actions: list[int] = []
     episode = play_episode(env, agent, seed, observer=lambda move: actions.append(move.action))
     return episode.won, actions
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``minesweeper`` with argv in this process; returns (exit status, stdout, stderr)."""
+    from minesweeper_cli.main import main  # here, not at the top: most tests never run the command
+
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err

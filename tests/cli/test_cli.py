@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from minesweeper_cli.main import main
+from support import run_cli
 
 COMMANDS = ("games", "solve", "eval", "play", "train")
 
@@ -169,15 +169,6 @@ def bad_files(tmp_path: Path) -> Path:
         (tmp_path / f"{name}.json").write_text(json.dumps(card | {"env_kwargs": card["env_kwargs"] | env_kwargs}))
     return tmp_path
 
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run ``minesweeper`` with argv in this process; returns (exit status, stdout, stderr)."""
-    try:
-        status = main(argv)
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
 
 
 def case_id(value: object) -> str | None:

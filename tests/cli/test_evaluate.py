@@ -9,17 +9,7 @@ from pathlib import Path
 import pytest
 
 from eval.metrics import RECORD_FIELDS
-from minesweeper_cli.main import main
-
-
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run ``minesweeper`` with argv; returns (exit status, stdout, stderr)."""
-    try:
-        status = main(argv)
-    except SystemExit as exit_:
-        status = int(exit_.code or 0)
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+from support import run_cli
 
 
 def test_cli_writes_the_contract_json_csv_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
