@@ -131,14 +131,34 @@ class ModelCard:
 
         Raises:
             FileNotFoundError: the ``.zip`` or its card does not exist.
-            ValueError: the card is unreadable or wrong.
+            ValueError: ``path`` is a folder or a file that is no model, or the card is unreadable or wrong.
         """
+        check_model_path(path)
         archive, card = model_paths(path)
         if not archive.is_file():
-            raise FileNotFoundError(f"model file {archive} does not exist")
+            given = Path(path)
+            nor = f", nor {archive}" if given.suffix not in ("", ".zip") else ""
+            raise FileNotFoundError(f"model file {given if nor else archive} does not exist{nor}")
         if not card.is_file():
             raise FileNotFoundError(
                 f"model {archive} has no metadata file {card} beside it (the training scripts write one; "
                 "it says how the model was trained: algo, model_class, env_kwargs)"
             )
         return cls.read(card)
+
+
+def check_model_path(path: str | Path) -> None:
+    """ValueError when ``path`` names a folder or an existing file that is not a ``.zip``: the usual slips (a run
+    folder, the model card, any other file) told as such rather than as a missing ``<path>.zip``."""
+    path = Path(path)
+    if path.is_dir():
+        models = sorted(str(item) for item in path.glob("*.zip"))
+        hint = f"; the models in it: {', '.join(models)}" if models else ""
+        raise ValueError(f"{path} is a folder, not a model file: give a model's .zip{hint}")
+    if path.is_file() and path.suffix != ".zip":
+        archive = path.with_suffix(".zip")
+        hint = f"; the model beside it is {archive}" if path.suffix == ".json" and archive.is_file() else ""
+        raise ValueError(
+            f"{path} is not a model file: a model is a stable-baselines3 .zip with its .json model card beside "
+            f"it{hint}"
+        )

@@ -3,6 +3,10 @@
 A model is a ``.zip`` saved by stable-baselines3 with its model card (:class:`agents.model_card.ModelCard`,
 a JSON file of the same stem) beside it, as the training scripts of :mod:`train` write them.
 
+A model plays any board its network can read: its own, and any other when the network is fully convolutional
+(one score per cell whatever the board's size, as the networks of :mod:`train.networks` are). Which it is is
+not taken on trust: the network is run on the new board before any game (:meth:`ModelAgent.check_board`).
+
 The agent converts the env's grid observation to the model's ``obs_mode`` and picks the best *valid* action
 by the policy's own preferences -- the action logits of an actor-critic policy (PPO, A2C, MaskablePPO), the
 Q-values of a Q-network (DQN), the mean quantiles of QR-DQN -- with invalid actions masked out, so no learned
@@ -21,6 +25,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_card import ModelCard, model_paths
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv, to_planes
 
@@ -32,16 +37,6 @@ def model_label(path: str | Path) -> str:
     """
     archive = model_paths(path)[0]
     return f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
-
-
-def check_board(card: ModelCard, spec: BoardSpec, archive: Path) -> None:
-    """A model's network is shaped for its board: the suite must have the same rows and columns."""
-    rows, cols = card.board
-    if (rows, cols) != (spec.rows, spec.cols):
-        raise ValueError(
-            f"model {archive} was trained on {rows}x{cols} boards and cannot play the suite's "
-            f"{spec.rows}x{spec.cols} board"
-        )
 
 
 def trained_env(card: ModelCard, archive: Path) -> MinesweeperEnv:
@@ -69,16 +64,16 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAg
 
     Args:
         path: The model's ``.zip`` (the ``.zip`` suffix may be left out).
-        spec: The board it will play; when given, a model of another size is refused.
+        spec: The board it will play; when its size is not the model's, the network must be fully
+            convolutional (:meth:`ModelAgent.check_board`).
 
     Raises:
         FileNotFoundError: the model or its card does not exist.
-        ValueError: the card is wrong, the model does not fit the board, or the zip cannot be loaded.
+        ValueError: the path is not a model, the card is wrong, the zip cannot be loaded, or the network cannot
+            read the board.
     """
+    card = ModelCard.of_model(path)
     archive, _ = model_paths(path)
-    card = ModelCard.of_model(archive)
-    if spec is not None:
-        check_board(card, spec, archive)
     expected = trained_env(card, archive)
     model_class = import_model_class(card.model_class)
     try:
@@ -92,6 +87,8 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAg
         )
     agent = ModelAgent(model.policy, card.obs_mode, model_label(archive))
     agent.check_spaces(expected, archive)
+    if spec is not None and (spec.rows, spec.cols) != card.board:
+        agent.check_board(spec.rows, spec.cols, card.board, archive)
     return agent
 
 
@@ -124,11 +121,40 @@ class ModelAgent(Agent):
                 f"{expected.observation_space} of a {rows}x{cols} board"
             )
 
+    def check_board(self, rows: int, cols: int, trained: tuple[int, int], archive: Path) -> None:
+        """Refuse a board the network cannot read: it must give one score per cell on a board of another size.
+
+        The network runs on an empty ``rows`` x ``cols`` board and on one a column wider: a network with a
+        fixed number of outputs fails the first or, when its output count happens to equal this board's cells,
+        the second. A fully convolutional one passes both.
+        """
+        trained_rows, trained_cols = trained
+        for probe_rows, probe_cols in ((rows, cols), (rows, cols + 1)):
+            grid = np.full((probe_rows, probe_cols), HIDDEN, dtype=np.int8)
+            mask = np.ones(probe_rows * probe_cols, dtype=np.int8)
+            try:
+                fits = self.action_scores(grid, {"action_mask": mask}).shape == (probe_rows * probe_cols,)
+            except Exception:  # a layer shaped for the trained board fails in torch, in many ways
+                fits = False
+            if not fits:
+                raise ValueError(
+                    f"model {archive} was trained on {trained_rows}x{trained_cols} boards and its network is not "
+                    f"fully convolutional (its {self.obs_mode!r} observation or a layer is shaped for that board), "
+                    f"so it cannot play the suite's {rows}x{cols} board; evaluate it on a "
+                    f"{trained_rows}x{trained_cols} suite"
+                )
+
     def action_scores(self, obs: np.ndarray, info: dict[str, Any]) -> np.ndarray:
-        """The policy's preference for every action (logits or Q-values), float array (n_actions,)."""
+        """The policy's preference for every action (logits or Q-values), float array (n_actions,), on a board of
+        any size (SB3's ``obs_to_tensor`` would insist on the trained one)."""
         import torch
 
-        tensor, _ = self.policy.obs_to_tensor(self._model_observation(obs, info))
+        observation = self._model_observation(obs, info)
+        device = self.policy.device
+        if isinstance(observation, dict):
+            tensor: Any = {key: torch.as_tensor(value[None], device=device) for key, value in observation.items()}
+        else:
+            tensor = torch.as_tensor(observation[None], device=device)
         with torch.no_grad():
             return _preferences(self.policy, tensor)[0].cpu().numpy()
 
@@ -151,14 +177,22 @@ def _space_shapes(space: Any) -> Any:
     return tuple(space.shape)
 
 
-_PREFERENCE_ATTRIBUTES = ("get_distribution", "q_net", "quantile_net")
+_PREFERENCE_ATTRIBUTES = ("action_net", "q_net", "quantile_net")
 """What a policy must have for :func:`_preferences` to read it."""
 
 
 def _preferences(policy: Any, observation: Any) -> Any:
-    """Per-action scores of any SB3 policy for a batch, (N, n_actions): logits, Q-values or mean quantiles."""
-    if hasattr(policy, "get_distribution"):  # actor-critic policies, maskable ones included
-        return policy.get_distribution(observation).distribution.logits
+    """Per-action scores of any SB3 policy for a batch, (N, n_actions): logits, Q-values or mean quantiles.
+
+    An actor-critic policy's logits are read before its action distribution, the way its ``get_distribution``
+    computes them: the distribution is shaped for the trained board's action count (a maskable one reshapes
+    the logits to it), and its normalised logits rank the actions the same.
+    """
+    if hasattr(policy, "action_net"):  # actor-critic policies, maskable ones included
+        from stable_baselines3.common.policies import BaseModel
+
+        features = BaseModel.extract_features(policy, observation, policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features))
     if hasattr(policy, "q_net"):  # DQN
         return policy.q_net(observation)
     return policy.quantile_net(observation).mean(dim=1)  # QR-DQN: (N, quantiles, actions)

@@ -7,7 +7,9 @@ JSON report can be shown again (``json.load`` it and pass it in). matplotlib is 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -84,6 +86,31 @@ def markdown_report(report: dict[str, Any]) -> str:
         lines += ["", "Paired on the same games (McNemar's test of equal win rates):", ""]
         lines += _table(PAIRED_COLUMNS, [paired_row(pair) for pair in report["paired"]])
     return "\n".join(lines) + "\n"
+
+
+def check_output_path(path: str | Path, option: str) -> Path:
+    """``path`` if a file can be written there, else a ValueError that names ``option`` and says why.
+
+    Checked before an evaluation starts, so that a typo in a folder name does not cost a whole run.
+    """
+    path = Path(path)
+    folder = path.parent
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; give a file name in it")
+    if not folder.is_dir():
+        if folder.exists():
+            raise ValueError(f"{option} {path}: {folder} is a file, not a folder")
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist; create it first (mkdir -p {folder})")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{option} {path}: no permission to write there")
+    return path
+
+
+def check_plot_output(path: str | Path, option: str = "--plot") -> Path:
+    """:func:`check_output_path`, and matplotlib importable (it is an optional dependency)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise ValueError(f"{option} needs matplotlib: pip install matplotlib")
+    return check_output_path(path, option)
 
 
 def write_json(report: dict[str, Any], path: str | Path) -> None:

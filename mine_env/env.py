@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
+from gymnasium import logger, spaces
 
 from mine_env.engine import rules as k
 from mine_env.engine.board import Board
@@ -42,6 +42,59 @@ def to_planes(grid: np.ndarray) -> np.ndarray:
     return (grid[..., None, :, :] == _PLANE_CODES).astype(np.float32)
 
 
+def action_space_error(action: Any, n_actions: int, flags: bool) -> ValueError:
+    """The error for an action outside ``Discrete(n_actions)``: it names the action, its type and the space."""
+    expected = f"an integer from 0 to {n_actions - 1}"
+    if flags:
+        half = n_actions // 2
+        expected += f" (0..{half - 1} reveal a cell, {half}..{n_actions - 1} toggle its flag)"
+    elif isinstance(action, int | np.integer) and n_actions <= action < 2 * n_actions:
+        expected += " (flag actions need flags=True)"
+    return ValueError(
+        f"action {action!r} ({type(action).__name__}) is not in the action space Discrete({n_actions}): "
+        f"expected {expected}"
+    )
+
+
+def checked_action(action: Any, n_actions: int, flags: bool = False) -> int:
+    """``action`` as a Python int if ``Discrete(n_actions)`` holds it, else the ValueError of
+    :func:`action_space_error`.
+
+    Python ints, numpy integer scalars and 0-d integer arrays are actions (SB3 passes numpy ones); bools,
+    floats (even 3.0), strings, sequences, None and arrays of any other shape are not. A numpy integer is
+    turned into an int before it is compared: comparing numpy scalars costs more than the conversion.
+    """
+    if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
+                                          and action.dtype.kind in "iu"):  # fmt: skip
+        value = int(action)
+    elif isinstance(action, int) and not isinstance(action, bool):
+        value = action
+    else:
+        raise action_space_error(action, n_actions, flags)
+    if not 0 <= value < n_actions:
+        raise action_space_error(action, n_actions, flags)
+    return value
+
+
+MIN_CELL_PX = 8
+"""The smallest cell the renderer can draw a digit in (:func:`mine_env.rendering.render_rgb` refuses less)."""
+
+
+def check_env_options(flags: Any, max_steps: Any, cell_px: Any) -> None:
+    """ValueError for options of the wrong kind, which ``bool()`` and ``int()`` would otherwise take silently
+    (``flags="no"`` is true, ``max_steps=2.5`` is 2)."""
+    if not isinstance(flags, bool | np.bool_):
+        raise ValueError(f"flags must be True or False, got {flags!r}")
+    if max_steps is not None and (not _is_integer(max_steps) or max_steps < 1):
+        raise ValueError(f"max_steps must be an integer of at least 1 (or None for 4 * rows * cols), got {max_steps!r}")
+    if not _is_integer(cell_px) or cell_px < MIN_CELL_PX:
+        raise ValueError(f"cell_px must be an integer of at least {MIN_CELL_PX} to draw the digits, got {cell_px!r}")
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 def resolve_rewards(rewards: RewardConfig | dict[str, float] | None) -> RewardConfig:
     """Accept a RewardConfig, a dict of its fields, or None for the defaults."""
     if rewards is None:
@@ -70,8 +123,12 @@ class MinesweeperEnv(gym.Env):
     ``Discrete(2 * rows * cols)``: the upper half toggles the flag on cell ``a - rows * cols``, and
     revealing a revealed number whose flags are all placed chords it (reveals its other neighbours).
     Valid actions: ``info["action_mask"]`` (``np.int8``, 1 = valid) and :meth:`action_masks` (bool,
-    the MaskablePPO convention). An invalid action never raises: the board does not change and the
-    step earns ``rewards.invalid``. No action is valid once the game is over.
+    the MaskablePPO convention). An action of the space that is not valid now (a revealed cell, a flag on
+    a revealed cell) never raises: the board does not change, the step earns ``rewards.invalid`` and
+    ``info["invalid_action"]`` is True. An action outside the space (out of range, a bool, a float, a
+    string, a sequence, None, an array that is not 0-d) raises ValueError naming the action and the space.
+    Python ints, numpy integer scalars and 0-d integer arrays are actions. No action is valid once the
+    game is over.
 
     ## Observation Space
     - ``obs_mode="grid"`` (default): ``np.int8`` (rows, cols): -1 hidden, -2 flagged, -3 a shown mine
@@ -88,11 +145,14 @@ class MinesweeperEnv(gym.Env):
     ## Episode End
     ``terminated`` when every safe cell is revealed (win) or a mine is revealed (loss). ``truncated``
     only when ``max_steps`` steps (valid or not) have been played without an end. Stepping a finished
-    game is a no-op (reward 0.0, terminated again).
+    game without a reset is a no-op (reward 0.0, terminated again, ``invalid_action`` True) that logs
+    Gymnasium's warning once per game, as Gymnasium's own envs do (CartPole): a warning rather than
+    ``ResetNeeded``, because the step is well defined and raising would break loops that step once more.
 
     ## Info
     ``mines`` (total), ``action_mask``, ``first_click`` (the rule), ``revealed`` (safe cells revealed),
-    ``flags`` (flags placed), ``is_success`` (True on the winning step). Never the layout.
+    ``flags`` (flags placed), ``is_success`` (True on the winning step), ``invalid_action`` (True when the
+    step's action was not valid now and changed nothing; False on reset). Never the layout.
 
     ## Arguments
     - ``preset``: "beginner" (9x9, 10 mines), "intermediate" (16x16, 40), "expert" (16x30, 99).
@@ -137,16 +197,15 @@ class MinesweeperEnv(gym.Env):
             raise ValueError(f"unknown obs_mode {obs_mode!r}; expected one of {', '.join(OBS_MODES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        check_env_options(flags, max_steps, cell_px)
         n_cells = self.spec_board.n_cells
         self.max_steps = 4 * n_cells if max_steps is None else int(max_steps)
-        if self.max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.obs_mode = obs_mode
         self.flags = bool(flags)
         self._rewards = resolve_rewards(rewards)
         self._reward_values = self._rewards.values
         self.render_mode = render_mode
-        self.cell_px = cell_px
+        self.cell_px = int(cell_px)
         self.n_actions = n_cells * (2 if self.flags else 1)
         self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = self._make_observation_space()
@@ -155,6 +214,7 @@ class MinesweeperEnv(gym.Env):
         self._mines, self._n_safe = self.spec_board.mines, self.spec_board.n_safe
         self._first_click = self.spec_board.first_click
         self._elapsed = 0
+        self._warned_over = False
         self._window: PygameWindow | None = None
 
     def _make_observation_space(self) -> spaces.Space:
@@ -177,21 +237,23 @@ class MinesweeperEnv(gym.Env):
         super().reset(seed=seed)
         self.board.new_game(draw_layout_key(self.np_random))
         self._elapsed = 0
-        return self._outcome(success=False)
+        self._warned_over = False
+        return self._outcome(success=False, invalid=False)
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Play one action; see the class docstring for rewards and episode end."""
+        """Play one action; see the class docstring for rewards, invalid actions and episode end."""
+        if type(action) is not int or not 0 <= action < self.n_actions:  # the common case in one cheap test
+            action = checked_action(action, self.n_actions, self.flags)
         board = self.board
         if board.is_over:
-            obs, info = self._outcome(success=False)
-            return obs, 0.0, True, False, info
-        revealed = board.step(int(action), self.flags)
+            return self._step_after_the_end()
+        revealed = board.step(action, self.flags)
         status = board.status_code
         reward = float(_step_reward(status, revealed, self._reward_values))
         self._elapsed += 1
         terminated = status == k.WON or status == k.LOST
         truncated = not terminated and self._elapsed >= self.max_steps
-        obs, info = self._outcome(success=status == k.WON)
+        obs, info = self._outcome(success=status == k.WON, invalid=revealed == k.INVALID)
         return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -219,7 +281,18 @@ class MinesweeperEnv(gym.Env):
             self._window = None
 
     # ------------------------------------------------------------------ helpers
-    def _outcome(self, success: bool) -> tuple[Any, dict[str, Any]]:
+    def _step_after_the_end(self) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """A step on a finished game: nothing changes; Gymnasium's warning, once per game."""
+        if not self._warned_over:
+            self._warned_over = True
+            logger.warn(
+                "You are calling 'step()' even though this environment has already returned terminated = True. "
+                "You should always call 'reset()' once you receive 'terminated = True': this step changes nothing."
+            )
+        obs, info = self._outcome(success=False, invalid=True)
+        return obs, 0.0, True, False, info
+
+    def _outcome(self, success: bool, invalid: bool) -> tuple[Any, dict[str, Any]]:
         """The observation and info of the board as it is now (and the frame, in human mode)."""
         board = self.board
         grid = board.grid
@@ -233,6 +306,7 @@ class MinesweeperEnv(gym.Env):
             "revealed": self._n_safe - board.safe_left,
             "flags": int(np.count_nonzero(grid == FLAG)) if self.flags else 0,
             "is_success": success,
+            "invalid_action": invalid,
         }
         if self.obs_mode == "planes":
             return to_planes(grid), info

@@ -19,7 +19,7 @@ from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
-from mine_env.env import OBS_MODES, grid_space, planes_space, resolve_rewards, to_planes
+from mine_env.env import OBS_MODES, check_env_options, grid_space, planes_space, resolve_rewards, to_planes
 from mine_env.rendering import render_ansi, render_rgb
 
 
@@ -29,6 +29,11 @@ class MinesweeperVectorEnv(VectorEnv):
     Observations are batched versions of the single env's (``obs_mode`` "grid" or "planes"); masks come
     from :meth:`action_masks` (bool (N, n_actions)). Board i after ``reset(seed=s)`` plays exactly the
     games of a single env reset with ``seed=s + i``.
+
+    Actions are N integers in ``0..n_actions-1`` (a list or an integer array); anything else (a float or
+    bool array, a wrong length, an action out of range) raises ValueError naming it and the space. An action
+    of the space that is not valid now changes nothing, earns the invalid reward and sets
+    ``info["invalid_action"][i]`` (bool (N,), with ``info["_invalid_action"]`` all True, Gymnasium's layout).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -52,21 +57,26 @@ class MinesweeperVectorEnv(VectorEnv):
         cell_px: int = 24,
     ) -> None:
         spec = BoardSpec.from_options(preset, rows, cols, mines, first_click)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode not in ("grid", "planes"):
             raise ValueError(f"the vector env supports obs_mode 'grid' or 'planes', got {obs_mode!r} (of {OBS_MODES})")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        check_env_options(flags, max_steps, cell_px)
         self.engine = BatchEngine(spec, int(num_envs), flags, resolve_rewards(rewards), max_steps)
         self.num_envs = self.engine.num_boards
         self.obs_mode = obs_mode
         self.render_mode = render_mode
-        self.cell_px = cell_px
+        self.cell_px = int(cell_px)
         self.single_observation_space = (
             planes_space(spec.rows, spec.cols) if obs_mode == "planes" else grid_space(spec.rows, spec.cols)
         )
         self.single_action_space = spaces.Discrete(self.engine.n_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._every_board = np.ones(self.num_envs, dtype=np.bool_)
+        self._every_board.flags.writeable = False  # shared by every step's info, so nobody may change it
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -79,7 +89,12 @@ class MinesweeperVectorEnv(VectorEnv):
         """Play one action per board; finished boards restart in the same step."""
         out = self.engine.step(actions)
         done = out.terminated | out.truncated
-        info: dict[str, Any] = {"is_success": out.success.copy(), "_is_success": done}
+        info: dict[str, Any] = {
+            "is_success": out.success.copy(),
+            "_is_success": done,
+            "invalid_action": out.invalid.copy(),
+            "_invalid_action": self._every_board,
+        }
         if done.any():
             spec = self.engine.spec
             # A copy: the engine reuses its buffer on the next step, and callers may keep this info.

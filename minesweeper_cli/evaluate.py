@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 
 from agents.registry import AGENTS
-from eval.report import markdown_report, plot_win_rates, write_csv, write_json
+from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
@@ -71,6 +71,15 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
     return adhoc_suite(board_spec(args), games, seed)
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """Every output path writable (and matplotlib there for --plot) before a game is played."""
+    for option in ("json", "csv"):
+        if getattr(args, option):
+            check_output_path(getattr(args, option), f"--{option}")
+    if args.plot:
+        check_plot_output(args.plot)
+
+
 def print_suites() -> None:
     """The named suites as a Markdown table."""
     print("| suite | version | board | mines | first click | games | base seed |")
@@ -88,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give at least one --agent NAME or --model PATH to evaluate")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    check_outputs(args)
     suite = suite_from_args(args)
     report = evaluate([*args.agent, *map(Path, args.model)], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress)  # fmt: skip

@@ -22,6 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, got {args.seed}")
     spec = board_spec(args)
     env = MinesweeperEnv(rows=spec.rows, cols=spec.cols, mines=spec.mines, first_click=spec.first_click,
                          render_mode="ansi")  # fmt: skip

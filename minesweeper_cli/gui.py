@@ -2,10 +2,12 @@
 
 The board is drawn by :func:`mine_env.rendering.render_rgb`, the drawing of the env's ``render_mode="human"``,
 with the solver's mine chances as its hint overlay. Above it: buttons for a new game, one AI move, auto
-play, hints and the three presets, then the mines left, the timer and the last move. :class:`GameWindow`
-reacts to one event at a time (:meth:`GameWindow.handle`) and draws one frame at a time
-(:meth:`GameWindow.draw`), so tests step it headless with SDL's dummy video driver; :func:`run_window` is
-the loop around it. pygame (the ``gui`` extra) is imported only here.
+play, hints and the three presets, then the counters and the last move (or who won); below it, the key to
+the hint colours. :func:`~minesweeper_cli.window_layout.plan_layout` places all of it so that the window fits
+the screen, shrinking the cells when a larger board needs it. :class:`GameWindow` reacts to one event at a time
+(:meth:`GameWindow.handle`) and draws one frame at a time (:meth:`GameWindow.draw`), so tests step it
+headless with SDL's dummy video driver; :func:`run_window` is the loop around it. pygame (the ``gui`` extra)
+is imported only once :func:`~minesweeper_cli.window_display.check_display` found a display to open the window on.
 """
 
 from __future__ import annotations
@@ -19,30 +21,25 @@ import numpy as np
 
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, render_rgb
-from minesweeper_cli.session import GameSession, MovePacer
+from mine_env.rendering import render_rgb
+from minesweeper_cli.controls import PlayControls
+from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
+from minesweeper_cli.session import GameSession
+from minesweeper_cli.window_display import WindowPlacement, desktop_size, import_pygame, open_display
+from minesweeper_cli.window_drawing import TEXT_COLOUR, WindowPainter
+from minesweeper_cli.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
 
-MIN_WIDTH = 460
-"""The window is at least this wide, so the buttons fit above a small board."""
-MARGIN = 6
-BUTTON_HEIGHT = 26
-TEXT_HEIGHT = 20
-BACKGROUND = HIDDEN_COLOUR
-TEXT_COLOUR = (0, 0, 0)
 WON_COLOUR = (0, 120, 0)
 LOST_COLOUR = (200, 0, 0)
 FPS = 30
 KEY_ACTIONS = {"n": "new", "a": "ai", "t": "auto", "h": "hints", "q": "quit"}
 """Keyboard shortcuts of the window, by key name."""
-
-
-def import_pygame() -> Any:
-    """pygame, or an ImportError saying how to install it."""
-    try:
-        import pygame
-    except ImportError as error:
-        raise ImportError("the window needs pygame: pip install 'minesweeper-rl[gui]'") from error
-    return pygame
+TOOLBAR = (
+    ("New game", "new"), ("AI move", "ai"), ("Auto: off", "auto"), ("Hints: off", "hints"),
+    *((name.capitalize(), f"preset:{name}") for name in PRESETS),
+)  # fmt: skip
+"""The toolbar's buttons as (label, action); "off" is the wider state of the two toggles."""
+CONTROLS = "Left click: reveal (on a number: chord)   Right click: flag"
 
 
 @dataclass
@@ -54,15 +51,16 @@ class Button:
     rect: Any
 
 
-class GameWindow:
-    """The window's state, event handling and drawing.
+class GameWindow(PlayControls):
+    """The window's state, its reactions to events, and what each frame shows (drawn by :class:`WindowPainter`).
 
     Args:
         session: The game session to play.
-        cell_px: Size of a cell in pixels.
+        cell_px: Size of a cell in pixels; smaller when the board would not fit the screen otherwise.
         delay: Seconds between agent moves while auto play is on.
         auto: Start with auto play on.
         clock: Seconds as a float, for auto play's pace.
+        desktop: The screen's (width, height) in pixels; None asks SDL.
     """
 
     def __init__(
@@ -72,43 +70,46 @@ class GameWindow:
         delay: float = 0.5,
         auto: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        desktop: tuple[int, int] | None = None,
     ) -> None:
         self.pygame = import_pygame()
-        self.pygame.display.init()  # only what the window needs: no audio device is opened
+        open_display(self.pygame)
         self.pygame.font.init()
         self.pygame.display.set_caption("Minesweeper")
-        self.session = session
-        self.cell_px = cell_px
-        self.delay = max(delay, 0.0)
-        self.auto = auto
-        self.show_hints = False
+        self.painter = WindowPainter(self.pygame)
+        self.desktop = desktop or desktop_size(self.pygame)
+        super().__init__(session, max(delay, 0.0), auto, clock)
+        self.wanted_cell_px = cell_px
         self.running = True
         self.hover: tuple[int, int] | None = None
-        self._pacer = MovePacer(clock)
-        self.font = self.pygame.font.Font(None, 22)
-        self.small_font = self.pygame.font.Font(None, max(12, cell_px * 9 // 16))
-        self._layout_window()
+        self.screen: Any = None
+        self.placement = WindowPlacement(self.pygame)
+        try:
+            self._apply(self.plan(session.spec))
+        except ValueError:
+            self.close()
+            raise
 
     # ------------------------------------------------------------------ geometry
-    def _layout_window(self) -> None:
-        """Place the buttons and the board for the current board size and open the window at that size."""
-        spec = self.session.spec
-        board_width = spec.cols * self.cell_px
-        width = max(MIN_WIDTH, board_width + 2 * MARGIN)
-        labels = [("New game", "new"), ("AI move", "ai"), ("Auto: off", "auto"), ("Hints: off", "hints")]
-        labels += [(name.capitalize(), f"preset:{name}") for name in PRESETS]
-        self.buttons: list[Button] = []
-        x, y = MARGIN, MARGIN
-        for label, action in labels:
-            button_width = self.font.size(label)[0] + 16  # "off" is wider than "on"
-            if x + button_width > width - MARGIN:
-                x, y = MARGIN, y + BUTTON_HEIGHT + MARGIN
-            self.buttons.append(Button(label, action, self.pygame.Rect(x, y, button_width, BUTTON_HEIGHT)))
-            x += button_width + MARGIN
-        self.status_top = y + BUTTON_HEIGHT + MARGIN
-        board_top = self.status_top + 2 * TEXT_HEIGHT + MARGIN
-        self.board_rect = self.pygame.Rect((width - board_width) // 2, board_top, board_width, spec.rows * self.cell_px)
-        self.screen = self.pygame.display.set_mode((width, self.board_rect.bottom + MARGIN))
+    def plan(self, spec: BoardSpec) -> WindowLayout:
+        """The layout for a board of ``spec`` on this screen (a ValueError if it cannot fit)."""
+        widths = [self.painter.font.size(label)[0] + 16 for label, _ in TOOLBAR]
+        return plan_layout(spec.rows, spec.cols, self.wanted_cell_px, widths, self.desktop)
+
+    def _apply(self, layout: WindowLayout) -> None:
+        """Place the buttons and the board as ``layout`` says and size the window to it."""
+        rect = self.pygame.Rect
+        self.layout = layout
+        self.cell_px = layout.cell_px
+        boxes = zip(TOOLBAR, layout.buttons, strict=True)
+        self.buttons = [Button(label, action, rect(box)) for (label, action), box in boxes]
+        self.status_top = layout.status_top
+        self.board_rect = rect(layout.board)
+        self.hint_font = self.painter.hint_font(layout.cell_px)
+        resized = self.screen is not None and self.screen.get_size() != layout.size
+        self.screen = self.pygame.display.set_mode(layout.size)
+        if resized:
+            self.placement.keep_on_screen(layout.size, self.desktop)
 
     def cell_at(self, pos: tuple[int, int]) -> tuple[int, int] | None:
         """The board cell under a window position, or None."""
@@ -146,9 +147,7 @@ class GameWindow:
         cell = self.cell_at(pos)
         if cell is not None:
             self.hover = cell
-            action = {1: self.session.click, 2: self.session.chord, 3: self.session.toggle_flag}.get(button)
-            if action is not None:
-                action(*cell)
+            self.press(cell, button)
             return
         if button != 1:
             return
@@ -159,65 +158,62 @@ class GameWindow:
 
     def do(self, action: str) -> None:
         """Run a toolbar action by name."""
-        session = self.session
         if action == "new":
-            session.new_game()
+            self.new_game()
         elif action == "ai":
-            session.agent_move()
+            self.agent_move()
         elif action == "auto":
-            self.auto = not self.auto
-            session.message = f"auto play {'on' if self.auto else 'off'}"
+            self.toggle_auto()
         elif action == "hints":
-            self.show_hints = not self.show_hints
-            session.message = f"hints {'on' if self.show_hints else 'off'}"
+            self.toggle_hints()
         elif action == "quit":
             self.running = False
         elif action.startswith("preset:"):
-            rows, cols, mines = PRESETS[action.split(":", 1)[1]]
-            session.new_game(BoardSpec(rows, cols, mines, session.spec.first_click))
-            self.hover = None
-            self._layout_window()
+            self._preset(action.split(":", 1)[1])
 
-    def update(self) -> None:
-        """Play the agent's next move when auto play is on and its delay has passed."""
-        if self.auto and not self.session.is_over and self._pacer.ready(self.delay):
-            self.session.agent_move()
+    def _preset(self, name: str) -> None:
+        """A new game on a preset board, the window resized to it (or a message if it cannot fit the screen)."""
+        rows, cols, mines = PRESETS[name]
+        spec = BoardSpec(rows, cols, mines, self.session.spec.first_click)
+        try:
+            layout = self.plan(spec)
+        except ValueError as error:
+            self.session.message = str(error)
+            return
+        self.new_game(spec)
+        self.hover = None
+        self._apply(layout)
 
     # ------------------------------------------------------------------ drawing
     def draw(self) -> None:
-        """Draw one frame: toolbar, counters, message and board."""
-        self.screen.fill(BACKGROUND)
+        """Draw one frame: toolbar, counters, message, board and legend."""
+        painter = self.painter
+        painter.clear()
         for button in self.buttons:
-            self._draw_button(button)
+            painter.button(button.rect, *self._face(button))
         self._draw_board()  # first: a solver failure while computing hints shows in this frame's message
-        self._draw_status()
+        for line, (text, colour) in enumerate(self.status_lines()):
+            painter.write(text, (MARGIN, self.status_top + line * TEXT_HEIGHT), colour)
+        painter.legend(self.legend(), self.layout.legend_top)
         self.pygame.display.flip()
 
-    def _draw_button(self, button: Button) -> None:
-        pygame, rect = self.pygame, button.rect
-        label = button.label
+    def _face(self, button: Button) -> tuple[str, bool]:
+        """A button's label and whether it is drawn pressed: the two toggles show their state."""
         if button.action == "auto":
-            label = f"Auto: {'on' if self.auto else 'off'}"
-        elif button.action == "hints":
-            label = f"Hints: {'on' if self.show_hints else 'off'}"
-        pressed = (button.action == "auto" and self.auto) or (button.action == "hints" and self.show_hints)
-        pygame.draw.rect(self.screen, HIDDEN_COLOUR, rect)
-        light, dark = (HIDDEN_DARK, HIDDEN_LIGHT) if pressed else (HIDDEN_LIGHT, HIDDEN_DARK)
-        pygame.draw.lines(self.screen, light, False, [rect.bottomleft, rect.topleft, rect.topright], 2)
-        pygame.draw.lines(self.screen, dark, False, [rect.topright, rect.bottomright, rect.bottomleft], 2)
-        text = self.font.render(label, True, TEXT_COLOUR)
-        self.screen.blit(text, text.get_rect(center=rect.center))
+            return f"Auto: {'on' if self.auto else 'off'}", self.auto
+        if button.action == "hints":
+            return f"Hints: {'on' if self.show_hints else 'off'}", self.show_hints
+        return button.label, False
 
-    def _draw_status(self) -> None:
+    def status_lines(self) -> list[tuple[str, tuple[int, int, int]]]:
+        """The two lines above the board as (text, colour): the counters, then who won (at the end) or the message."""
         session = self.session
-        counters = f"Mines left: {session.mines_left}    Time: {session.elapsed:.0f} s    Mode: {session.mode}"
-        colour = TEXT_COLOUR
-        if session.status == "won":
-            counters, colour = f"YOU WON in {session.elapsed:.0f} s!  " + counters, WON_COLOUR
-        elif session.status == "lost":
-            counters, colour = "YOU LOST!  " + counters, LOST_COLOUR
-        self.screen.blit(self.font.render(counters, True, colour), (MARGIN, self.status_top))
-        self.screen.blit(self.font.render(self._message(), True, TEXT_COLOUR), (MARGIN, self.status_top + TEXT_HEIGHT))
+        counters = (f"Mines left: {session.mines_left}    Time: {session.elapsed:.0f} s    Mode: {session.mode}"
+                    f"    Game {session.games}")  # fmt: skip
+        if session.is_over:
+            colour = WON_COLOUR if session.status == "won" else LOST_COLOUR
+            return [(counters, TEXT_COLOUR), (session.outcome(), colour)]
+        return [(counters, TEXT_COLOUR), (self._message(), TEXT_COLOUR)]
 
     def _message(self) -> str:
         """The last move's message, or the mine chance under the mouse while hints are on."""
@@ -230,22 +226,48 @@ class GameWindow:
     def _draw_board(self) -> None:
         session = self.session
         hints = session.frontier_hints() if self.show_hints else None
-        frame = render_rgb(session.grid, session.shown_layout, self.cell_px, hints=None if hints is None else hints[0])
-        surface = self.pygame.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2)))
-        self.screen.blit(surface, self.board_rect.topleft)
-        if hints is not None:
-            self._draw_percentages(hints[0])
+        chances = None if hints is None else hints.chances
+        self.painter.image(render_rgb(session.grid, session.shown_layout, self.cell_px, hints=chances),
+                           self.board_rect.topleft)  # fmt: skip
+        if chances is not None:
+            self._draw_percentages(chances)
 
     def _draw_percentages(self, chances: np.ndarray) -> None:
-        """Write the mine chance (in %) on every frontier cell that is neither certain safe nor a certain mine."""
-        for row, col in np.argwhere((chances > 0.0) & (chances < 1.0)):
-            percent = min(max(round(float(chances[row, col]) * 100), 1), 99)
-            text = self.small_font.render(str(percent), True, TEXT_COLOUR)
-            self.screen.blit(text, text.get_rect(center=self.cell_centre(int(row), int(col))))
+        """Write the mine chance (``33%``) on every frontier cell that is neither certainly safe nor a certain mine."""
+        if self.hint_font is None:  # cells too small for text: the colours and the hover line tell the chance
+            return
+        for row, col in np.argwhere(~np.isnan(chances)):
+            chance = float(chances[row, col])
+            if hint_kind(chance) is Hint.UNCERTAIN:
+                self.painter.write_in_cell(percent(chance), self.cell_centre(int(row), int(col)), self.hint_font)
+
+    def legend(self) -> list[tuple[float | None, str]]:
+        """The row under the board as (sample, text) pieces: a sample cell tinted for that mine chance (None: text).
+
+        While hints are shown: the key to the colours (safe, an uncertain chance, a mine) and the chance of
+        every hidden cell off the numbers' edge; otherwise the controls.
+        """
+        if not self.show_hints:
+            return [(None, CONTROLS)]
+        hints = self.session.frontier_hints()
+        if hints is None:
+            return [(None, _NO_HINTS.get(self.session.status, "Hints: none for this position"))]
+        pieces = [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
+        if hints.elsewhere is not None:
+            pieces.append((None, f"other hidden cells: {percent(hints.elsewhere)}"))
+        return pieces
 
     def close(self) -> None:
         self.pygame.display.quit()
         self.pygame.quit()
+
+
+_NO_HINTS = {
+    "ready": "Hints: mine chances appear after the first click",
+    "won": "Hints: none, the game is over",
+    "lost": "Hints: none, the game is over",
+}
+"""The legend while there is no mine chance to show, by the game's status."""
 
 
 def run_window(session: GameSession, cell_px: int = 32, delay: float = 0.5, auto: bool = False) -> None:
@@ -256,7 +278,7 @@ def run_window(session: GameSession, cell_px: int = 32, delay: float = 0.5, auto
         while window.running:
             for event in window.pygame.event.get():
                 window.handle(event)
-            window.update()
+            window.tick()
             window.draw()
             ticker.tick(FPS)
     finally:

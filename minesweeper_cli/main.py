@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train")
+COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,11 +30,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as error:
-        parser.exit(2, f"minesweeper {args.command}: error: {error}\n")
-    except BrokenPipeError:  # the reader left early, as `| head` does: stop quietly
+    except BrokenPipeError:  # the reader left early, as `| head` does: stop quietly (before OSError, its base)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
+    except (ValueError, OSError) as error:
+        parser.exit(2, f"minesweeper {args.command}: error: {_one_line(error)}\n")
+
+
+def _one_line(error: Exception) -> str:
+    """The error's message; an OS error as "what: path" rather than "[Errno N] what: 'path'"."""
+    if isinstance(error, OSError) and error.strerror and error.filename is not None:
+        return f"{error.strerror}: {error.filename}"
+    return str(error)
 
 
 if __name__ == "__main__":

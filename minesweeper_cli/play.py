@@ -1,17 +1,23 @@
 """``minesweeper play``: play in the terminal or a window, with the solver's help, or watch an agent play.
 
 Modes: ``manual`` (you play), ``assist`` (the solver plays every certain move after each of yours and shows
-mine chances on request; the guesses are yours), ``auto`` (an agent plays, saying which moves are certain
-and which are guesses, with their risk). ``--agent`` picks the agent and implies ``auto`` unless a mode is
-given. With ``--gui`` the game opens in a pygame window. When stdout is not a terminal (a pipe, a CI log),
-``auto`` prints the board after every move as plain text instead of a full-screen game.
+mine chances on request; the guesses are yours), ``auto`` (an agent plays the first game, saying which moves
+are certain and which are guesses, with their risk; every new game is yours, auto play off). ``--agent``
+picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the game opens in a pygame window
+that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
+a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
+
+The play apps, one job a module: ``session`` (a game as people play it), ``moves`` and ``outcome`` (the moves
+and what is said about them), ``hints`` (the mine chances shown), ``controls`` (what both front ends do
+alike); the terminal: ``tui`` (the game's screen text and keys), ``terminal_layout``, ``curses_screen``,
+``watch`` (plain text for pipes); the window: ``gui`` (its events and what a frame shows),
+``window_layout``, ``window_drawing``, ``window_display`` (the screen under it).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from types import ModuleType
 
 from agents.registry import AGENTS
 from minesweeper_cli.options import add_board_options, board_spec
@@ -43,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--delay must be at least 0 seconds, got {args.delay}")
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.gui:
+        _check_window(args.cell_px)
     session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver")
     screen_delay = INTERACTIVE_DELAY if args.delay is None else args.delay
     if args.gui:
@@ -52,37 +60,47 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"the {mode} mode needs an interactive terminal (or --gui); "
                              "to watch an agent in plain text, use --mode auto or --agent NAME")  # fmt: skip
         return _watch_plain(session, args.delay)
-    tui = _tui()
-    tui.run_terminal(tui.TerminalGame(session, delay=screen_delay, auto=mode == "auto"))
+    _run_terminal(session, screen_delay, auto=mode == "auto")
     return 0
 
 
 def _watch_plain(session: GameSession, delay: float | None) -> int:
     """Print an agent's game to stdout; 0 once it ends, else 1 (a reader leaving early is handled by main)."""
-    _tui().watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
+    from minesweeper_cli.watch import watch_plain
+
+    watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
     return 0 if session.is_over else 1
 
 
-def _tui() -> ModuleType:
+def _run_terminal(session: GameSession, delay: float, auto: bool) -> None:
+    """The full-screen game, or a ValueError saying what to install where curses is missing (Windows)."""
     try:
-        from minesweeper_cli import tui
-    except ImportError as error:  # curses is missing on Windows
+        from minesweeper_cli import curses_screen, tui
+    except ImportError as error:
         raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play in a window with --gui") from error  # fmt: skip
-    return tui
+    curses_screen.run_terminal(tui.TerminalGame(session, delay=delay, auto=auto))
+
+
+def _check_window(cell_px: int) -> None:
+    """Refuse at once what would keep the window from opening: a tiny cell, no display, no pygame."""
+    if cell_px < 16:
+        raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
+    from minesweeper_cli import window_display
+
+    window_display.check_display()
+    try:
+        window_display.import_pygame()
+    except ImportError as error:
+        raise ValueError(str(error)) from error
 
 
 def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
-    if cell_px < 16:
-        raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
-    from minesweeper_cli import gui
+    from minesweeper_cli import gui, window_display
 
-    try:
-        pygame = gui.import_pygame()
-    except ImportError as error:
-        raise ValueError(str(error)) from error
+    pygame = window_display.import_pygame()
     try:
         gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
-    except pygame.error as error:  # no display, or no video driver
+    except pygame.error as error:  # SDL could not make the window
         raise ValueError(f"cannot open the window: {error}") from error
     return 0

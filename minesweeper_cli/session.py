@@ -13,10 +13,8 @@ board in the terminal is the same board an agent meets in the env (see :func:`mi
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,63 +23,13 @@ from agents.base import Agent
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
+from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
+from minesweeper_cli.moves import ASSIST, PLAYER, Move
+from minesweeper_cli.outcome import agent_summary, game_outcome, move_message
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
-move. ``auto``: an agent plays the whole game."""
-
-PLAYER = "you"
-"""Who made a move the player made."""
-
-
-@dataclass(frozen=True)
-class Move:
-    """One move played in a session.
-
-    Attributes:
-        kind: ``"reveal"``, ``"chord"``, ``"flag"`` or ``"unflag"``.
-        row: Row of the cell.
-        col: Column of the cell.
-        by: :data:`PLAYER`, ``"assist"`` or the name of the agent that chose it.
-        risk: For moves chosen by the solver or an agent, the chance that the cell held a mine when the
-            move was chosen (0.0: a certain move; above: a guess). None for the player's moves.
-        revealed: Safe cells the move revealed.
-    """
-
-    kind: str
-    row: int
-    col: int
-    by: str
-    risk: float | None = None
-    revealed: int = 0
-
-    @property
-    def certain(self) -> bool:
-        """Whether the move could not hit a mine."""
-        return self.risk == 0.0
-
-    def describe(self) -> str:
-        """A short sentence for the status line, e.g. ``solver reveals (3, 4): guess, 25% risk``."""
-        text = f"{self.by} {self.kind}{'s' if self.by != PLAYER else ''} ({self.row}, {self.col})"
-        if self.risk is None or self.kind in ("flag", "unflag"):
-            return text
-        return text + (": certain" if self.certain else f": guess, {self.risk:.0%} risk")
-
-
-class MovePacer:
-    """Lets auto play move at most once every ``delay`` seconds of ``clock`` (shared by both front ends)."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._last_move = -math.inf
-
-    def ready(self, delay: float) -> bool:
-        """True (and the time is noted) when ``delay`` seconds have passed since the last move."""
-        now = self._clock()
-        if now - self._last_move < delay:
-            return False
-        self._last_move = now
-        return True
+move. ``auto``: an agent plays the first game; every later game starts in ``manual``."""
 
 
 class GameSession:
@@ -119,18 +67,27 @@ class GameSession:
         self._rng = np.random.default_rng(seed)
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
-        self._hints: tuple[tuple[int, int], tuple[np.ndarray, float | None]] | None = None
+        self._hints: tuple[tuple[int, int], FrontierHints] | None = None
         self.spec = spec
         self.board = Board(spec)
         self.games = 0
-        self.new_game()
+        self._start_game()
 
     # ------------------------------------------------------------------ games
     def new_game(self, spec: BoardSpec | None = None) -> None:
-        """Start the next game of the session, on a new board size if ``spec`` is given."""
+        """Start the next game of the session, on a new board size if ``spec`` is given.
+
+        The game is the player's: ``auto`` becomes ``manual`` (an agent played the game before, on request),
+        while ``assist`` stays, since its guesses are the player's anyway.
+        """
         if spec is not None and spec != self.spec:
             self.spec = spec
             self.board = Board(spec)
+        if self.mode == "auto":
+            self.mode = "manual"
+        self._start_game()
+
+    def _start_game(self) -> None:
         self.board.new_game(draw_layout_key(self._rng))
         self.games += 1
         self.moves: list[Move] = []
@@ -161,7 +118,12 @@ class GameSession:
 
     @property
     def mines_left(self) -> int:
-        """Mines minus flags placed (negative when there are too many flags), as on the classic counter."""
+        """Mines minus flags placed (negative when there are too many flags), as on the classic counter.
+
+        0 once the game is won: every cell left covered is then a mine, so every mine is found.
+        """
+        if self.status == "won":
+            return 0
         return self.spec.mines - int(np.count_nonzero(self.grid == FLAG))
 
     @property
@@ -177,6 +139,15 @@ class GameSession:
         """The mine that ended a lost game."""
         hit = np.argwhere(self.grid == MINE)
         return (int(hit[0, 0]), int(hit[0, 1])) if len(hit) else None
+
+    def outcome(self) -> str:
+        """Who won or lost the finished game, and how (see :func:`~minesweeper_cli.outcome.game_outcome`).
+
+        "" while the game goes on.
+        """
+        if not self.is_over:
+            return ""
+        return game_outcome(self.moves, self.agent_name, self.status, self.elapsed, self.lost_cell)
 
     # ------------------------------------------------------------------ the player's moves
     def click(self, row: int, col: int) -> list[Move]:
@@ -237,36 +208,21 @@ class GameSession:
         return self._probabilities[1]
 
     def frontier(self) -> np.ndarray:
-        """Unrevealed cells (hidden or flagged) next to a revealed number: where the numbers give evidence."""
-        revealed = np.pad(self.grid >= 0, 1)
-        rows, cols = self.grid.shape
-        near = np.zeros((rows, cols), dtype=bool)
-        for dr in (0, 1, 2):
-            for dc in (0, 1, 2):
-                near |= revealed[dr : dr + rows, dc : dc + cols]
-        return near & self._unrevealed()
+        """Unrevealed cells next to a revealed number (see :func:`minesweeper_cli.hints.frontier`)."""
+        return frontier(self.grid)
 
-    def frontier_hints(self) -> tuple[np.ndarray, float | None] | None:
-        """The mine chances worth showing, or None before the first reveal and after the end.
+    def frontier_hints(self) -> FrontierHints | None:
+        """The mine chances worth showing (see :func:`minesweeper_cli.hints.frontier_hints`), once per position.
 
-        Returns:
-            ``(chances, elsewhere)``: the chances of the hidden frontier cells (NaN on every other cell, flags
-            included), and the chance shared by every hidden cell off the frontier (None if there is none).
+        None before the first reveal and after the end.
         """
         probabilities = self.probabilities()
         if probabilities is None:
             return None
         position = (self.games, self.board.steps)  # flags move hints too: every valid action counts a step
         if self._hints is None or self._hints[0] != position:
-            self._hints = (position, self._compute_hints(probabilities))
+            self._hints = (position, frontier_hints(self.grid, probabilities))
         return self._hints[1]
-
-    def _compute_hints(self, probabilities: np.ndarray) -> tuple[np.ndarray, float | None]:
-        hidden = self.grid == HIDDEN
-        frontier = self.frontier() & hidden
-        elsewhere = hidden & ~frontier
-        chances = np.where(frontier, probabilities, np.nan)
-        return chances, (float(probabilities[elsewhere][0]) if elsewhere.any() else None)
 
     def risk_of(self, row: int, col: int) -> float | None:
         """The chance that revealing (row, col) now hits a mine; None when the solver has no answer.
@@ -298,16 +254,12 @@ class GameSession:
         if self.grid[row, col] == FLAG:
             self._play(action + self.spec.n_cells, "unflag", self.agent_name)
         move = self._play(action, "reveal", self.agent_name, risk)
-        self.message = self._describe_with_outcome(move)
+        self.message = move_message(move, self.status, self.elapsed)
         return move
 
     def agent_summary(self) -> str:
         """How the agent's moves of this game split into certain moves and guesses ("" before its first)."""
-        risks = [move.risk for move in self.moves if move.by == self.agent_name and move.risk is not None]
-        if not risks:
-            return ""
-        guesses = sum(risk > 0.0 for risk in risks)
-        return f"{len(risks) - guesses} certain, {guesses} guess{'es' if guesses != 1 else ''}"
+        return agent_summary(self.moves, self.agent_name)
 
     def certain_moves(self) -> list[Move]:
         """Play every move the solver is sure of: reveal each certainly safe cell, flag each certain mine.
@@ -325,12 +277,12 @@ class GameSession:
             if len(safe) == 0 and len(mines) == 0:
                 break
             for cell in mines:
-                played.append(self._play(int(cell) + self.spec.n_cells, "flag", "assist", 1.0))
+                played.append(self._play(int(cell) + self.spec.n_cells, "flag", ASSIST, 1.0))
             for cell in safe:
                 if self.is_over:
                     break
                 if self.grid.flat[cell] == HIDDEN:
-                    played.append(self._play(int(cell), "reveal", "assist", 0.0))
+                    played.append(self._play(int(cell), "reveal", ASSIST, 0.0))
         return [move for move in played if move is not None]
 
     @property
@@ -377,18 +329,10 @@ class GameSession:
         if self.mode == "assist":
             played += self.certain_moves()
         assisted = len(played) - 1
-        self.message = self._describe_with_outcome(move)
+        self.message = move_message(move, self.status, self.elapsed)
         if assisted and not self.is_over:
-            self.message += f"; assist played {assisted} certain move{'s' if assisted > 1 else ''}"
+            self.message += f"; {ASSIST} played {assisted} certain move{'s' if assisted > 1 else ''}"
         return played
-
-    def _describe_with_outcome(self, move: Move) -> str:
-        text = move.describe()
-        if self.status == "won":
-            return text + f" -- won in {self.elapsed:.0f} s"
-        if self.status == "lost":
-            return text + " -- hit a mine"
-        return text
 
     def _unrevealed(self) -> np.ndarray:
         return (self.grid == HIDDEN) | (self.grid == FLAG)

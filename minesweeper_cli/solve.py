@@ -1,30 +1,63 @@
-"""``minesweeper solve FILE``: the exact mine chances of a position and the solver's move."""
+"""``minesweeper solve FILE``: the exact mine chances of a position and the solver's move.
+
+``examples/beginner-position.txt`` is a position to try it on.
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
-from agents.analysis.probability import analyse
+from agents.analysis.probability import BoardAnalysis, InconsistentBoard, analyse
 from agents.solver import SolverAgent
 from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.textformat import read_board
+from mine_env.engine.textformat import TextBoard, parse_board
+
+EXAMPLE = "examples/beginner-position.txt"
+"""A position shipped with the project, named in the errors as one to start from."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "solve", help="print the exact mine probabilities of a board file and the recommended move"
     )
-    parser.add_argument("file", help="a board in the text format of mine_env.engine.textformat")
+    parser.add_argument("file", help=f"a board in the text format of mine_env.engine.textformat, e.g. {EXAMPLE}")
     parser.add_argument("--trust-flags", action="store_true", help="take flags as mines")
     parser.set_defaults(func=run)
 
 
+def read_position(path: str) -> TextBoard:
+    """The board in the file ``path``; a ValueError that names the file says what is wrong with it."""
+    file = Path(path)
+    if file.is_dir():
+        raise ValueError(f"{path} is a folder, not a board file; e.g. minesweeper solve {EXAMPLE}")
+    if not file.is_file():
+        raise ValueError(f"no board file {path}; e.g. minesweeper solve {EXAMPLE}")
+    try:
+        text = file.read_text()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file: a board file is plain text, like {EXAMPLE}") from None
+    try:
+        return parse_board(text)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+def analyse_position(board: TextBoard, path: str, trust_flags: bool) -> BoardAnalysis:
+    """The exact analysis of a position; a ValueError naming the file when no layout fits it."""
+    try:
+        return analyse(board.grid, board.mines, trust_flags=trust_flags)
+    except InconsistentBoard as error:
+        mines = f"{board.mines} mine" if board.mines == 1 else f"{board.mines} mines"
+        raise ValueError(f"{path}: no layout of {mines} fits this position: {error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    board = read_board(args.file)
+    board = read_position(args.file)
     grid = board.grid
-    analysis = analyse(grid, board.mines, trust_flags=args.trust_flags)
+    analysis = analyse_position(board, args.file, args.trust_flags)
     print(format_probabilities(grid, analysis.probabilities))
     hidden = grid == HIDDEN
     print(f"certainly safe: {int((analysis.certain_safe & hidden).sum())}  "

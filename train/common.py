@@ -25,6 +25,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from agents.model_card import ModelCard
@@ -52,7 +53,11 @@ class RunConfig:
     cols: int | None = option(None, "Board columns (overrides the preset).")
     mines: int | None = option(None, "Number of mines (overrides the preset).")
     first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
-    steps: int = option(1_000_000, "Total environment steps (summed over the boards) to train for.")
+    steps: int = option(
+        1_000_000,
+        "Total environment steps (summed over the boards) to train for, rounded up to whole rounds of collection "
+        "(PPO: n_steps * num_envs, DQN: train_freq * num_envs), as the run says and its progress bar counts.",
+    )
     seed: int = option(0, "Seed of everything random in training: torch, SB3, the boards, exploration.")
     num_envs: int = option(64, "Boards stepped together by the native batched engine.")
     max_steps: int | None = option(None, "Step limit per game (default 4 * rows * cols, as in the env).")
@@ -85,12 +90,35 @@ class RunConfig:
         """ValueError for settings that cannot train, before anything slow starts."""
         self.board_spec()
         self.reward_config()
-        for name in ("steps", "num_envs", "channels", "layers", "value_hidden", "torch_threads", "eval_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("eval_games", "checkpoint_every"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        at_least(self, 1, "steps", "num_envs", "channels", "layers", "value_hidden", "torch_threads", "eval_every")
+        at_least(self, 0, "eval_games", "checkpoint_every", "seed", "eval_seed")
+        if self.max_steps is not None:
+            at_least(self, 1, "max_steps")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        try:
+            th.device(self.device)
+        except RuntimeError:
+            raise ValueError(f"unknown device {self.device!r}; expected cpu, cuda, cuda:N or auto") from None
+        runs_dir = Path(self.runs_dir)
+        if runs_dir.exists() and not runs_dir.is_dir():
+            raise ValueError(f"runs_dir {runs_dir} is a file, not a folder")
+
+
+def at_least(config: Any, low: int, *names: str) -> None:
+    """ValueError naming the first of the config's fields ``names`` below ``low``."""
+    for name in names:
+        value = getattr(config, name)
+        if value < low:
+            raise ValueError(f"{name} must be at least {low}, got {value}")
+
+
+def within(config: Any, low: float, high: float, *names: str) -> None:
+    """ValueError naming the first of the config's fields ``names`` outside ``[low, high]``."""
+    for name in names:
+        value = getattr(config, name)
+        if not low <= value <= high:
+            raise ValueError(f"{name} must be between {low} and {high}, got {value}")
 
 
 # ---------------------------------------------------------------------- command line
@@ -156,8 +184,25 @@ def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
     if resume is not None:
         if not resume.is_file():
             raise FileNotFoundError(f"no checkpoint at {resume}")
-        base = algorithm.config_class(**json.loads(find_run_config(resume).read_text()))
+        base = run_config(algorithm, find_run_config(resume))
     return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
+
+
+def run_config(algorithm: Algorithm, path: Path) -> RunConfig:
+    """The config a run saved in ``path``, as ``algorithm``'s config; a ValueError when another algorithm's run
+    (or anything else) wrote it."""
+    try:
+        saved = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a run's config: {error}") from None
+    known = {item.name for item in dataclasses.fields(algorithm.config_class)}
+    foreign = sorted(set(saved) - known) if isinstance(saved, dict) else ["(not a JSON object)"]
+    if foreign:
+        raise ValueError(
+            f"{path} is not the config of a {algorithm.name} run (it has {', '.join(foreign)}): resume a run with "
+            "the algorithm that trained it"
+        )
+    return algorithm.config_class(**saved)
 
 
 def find_run_config(checkpoint: Path) -> Path:
@@ -305,7 +350,10 @@ def start_or_resume(
     if resume is None:
         return algorithm.build(config, env), new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
-    model = algorithm.model_class.load(resume, env=env, device=config.device)
+    try:
+        model = algorithm.model_class.load(resume, env=env, device=config.device)
+    except Exception as error:  # another algorithm's checkpoint, another board, a foreign file: SB3 fails in many ways
+        raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
     if algorithm.resumed is not None:
         algorithm.resumed(model, config)
     buffer = resume.with_name(resume.stem.replace("model", "model_replay_buffer") + ".pkl")
@@ -329,7 +377,36 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
             save_freq=max(1, config.checkpoint_every // config.num_envs), save_path=str(run_dir / "checkpoints"),
             name_prefix="model", save_replay_buffer=isinstance(model, OffPolicyAlgorithm),
         ))  # fmt: skip
-    remaining = max(0, config.steps - model.num_timesteps)
+    steps = planned_steps(model, config.steps)
+    if steps != config.steps:
+        print(f"--steps {config.steps:,} rounded up to {steps:,}: {algo} collects {steps_per_round(model):,} steps "
+              f"at a time ({round_description(model)})", flush=True)  # fmt: skip
+    remaining = steps - model.num_timesteps
     model.learn(remaining, callback=callbacks, progress_bar=config.progress_bar, reset_num_timesteps=resume is None)
     save_model(model, run_dir / "final_model.zip", algo, config)
     return run_dir
+
+
+def steps_per_round(model: BaseAlgorithm) -> int:
+    """Environment steps the algorithm collects between two looks at its step budget: a PPO rollout, or
+    a DQN training interval, on every board."""
+    if isinstance(model, OnPolicyAlgorithm):
+        return model.n_steps * model.n_envs
+    return model.train_freq.frequency * model.n_envs
+
+
+def round_description(model: BaseAlgorithm) -> str:
+    """How :func:`steps_per_round` comes about, in the options' names."""
+    if isinstance(model, OnPolicyAlgorithm):
+        return f"n_steps {model.n_steps} * num_envs {model.n_envs}"
+    return f"train_freq {model.train_freq.frequency} * num_envs {model.n_envs}"
+
+
+def planned_steps(model: BaseAlgorithm, asked: int) -> int:
+    """The total steps training will reach for ``asked``: whole rounds beyond the model's steps so far (none
+    when it has reached ``asked`` already). SB3 stops only between rounds, so the bar's total is this."""
+    done = model.num_timesteps
+    if asked <= done:
+        return done
+    per_round = steps_per_round(model)
+    return done + -(-(asked - done) // per_round) * per_round

@@ -34,7 +34,7 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
 from mine_env.engine.constants import HIDDEN
-from train.common import Algorithm, RunConfig, option, script_main
+from train.common import Algorithm, RunConfig, at_least, option, script_main, within
 from train.networks import MaskedDQNPolicy, action_scores, hidden_cells, masked_argmax
 
 
@@ -144,6 +144,16 @@ class DQNConfig(RunConfig):
     exploration_final_eps: float = option(0.02, "Epsilon after the decay.")
     max_grad_norm: float = option(10.0, "Gradient norm clipping.")
     double_q: bool = option(True, "Double DQN: online argmax over valid actions, valued by the target net.")
+
+    def validate(self) -> None:
+        """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
+        super().validate()
+        at_least(self, 1, "buffer_size", "batch_size", "train_freq", "target_update_interval")
+        at_least(self, 0, "learning_starts")
+        at_least(self, -1, "gradient_steps")  # -1: as many gradient steps as transitions collected (SB3)
+        within(self, 0.0, 1.0, "gamma", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps")
+        if not self.max_grad_norm > 0:
+            raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:

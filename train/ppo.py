@@ -16,7 +16,7 @@ from typing import Any
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecEnv
 
-from train.common import Algorithm, RunConfig, option, script_main
+from train.common import Algorithm, RunConfig, at_least, option, script_main, within
 from train.networks import ConvActorCriticPolicy
 
 
@@ -34,6 +34,16 @@ class PPOConfig(RunConfig):
     ent_coef: float = option(0.01, "Entropy bonus coefficient (exploration).")
     vf_coef: float = option(0.5, "Value loss coefficient.")
     max_grad_norm: float = option(0.5, "Gradient norm clipping.")
+
+    def validate(self) -> None:
+        """The shared checks, then PPO's own (SB3 would fail on them with an assertion, or train nonsense)."""
+        super().validate()
+        at_least(self, 1, "n_steps", "n_epochs")
+        at_least(self, 2, "batch_size")
+        within(self, 0.0, 1.0, "gamma", "gae_lambda")
+        for name in ("clip_range", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
 
 
 def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:

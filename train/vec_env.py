@@ -45,7 +45,7 @@ class BatchVecEnv(VecEnv):
         return self.engine.grids()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = np.asarray(actions).reshape(-1)  # checked by the engine: N integer actions in range
 
     def step_wait(self) -> VecEnvStepReturn:
         out = self.engine.step(self._actions)

@@ -275,8 +275,8 @@ def _explain_numbers(status: int, cell_index: int, board: np.ndarray, trust_flag
         known = int(_known_mine_mask(board[around], trust_flags).sum())
         unknown = int(_unknown_mask(board[around], trust_flags).sum())
         return (
-            f"the {board[cell]} at {cell} cannot be satisfied: it touches {known} known mine(s) and "
-            f"{unknown} hidden cell(s)"
+            f"the {board[cell]} at {cell} cannot be satisfied: it touches {_count(known, 'known mine')} and "
+            f"{_count(unknown, 'hidden cell')}"
         )
     return f"the numbers around {cell} cannot all be satisfied together: no layout of their hidden cells fits"
 
@@ -286,15 +286,28 @@ def _explain_total(mines: int, frontier: Frontier, combined: Combined) -> str:
     known, interior = int(frontier.n_known), int(frontier.interior)
     left = mines - known
     if left < 0:
-        return f"the total mine count does not fit: {known} known mine(s) but only {mines} mine(s) in total"
+        return f"the total mine count does not fit: {_count(known, 'known mine')} but only {mines} in total"
     frontier_cells = int(frontier.box_size.sum())
     if frontier_cells == 0:
-        return f"the total mine count does not fit: {left} mine(s) left to place on {interior} hidden cell(s)"
+        return (
+            f"the total mine count does not fit: {_count(left, 'mine')} left to place on "
+            f"{_count(interior, 'hidden cell')}"
+        )
+    low, high = combined.lowest_total, combined.highest_total
+    need = f"exactly {_count(low, 'mine')}" if low == high else f"between {low} and {high} mines"
+    others = (
+        "no other hidden cell remains" if interior == 0
+        else f"the {_count(interior, 'other hidden cell')} can hold at most {interior} more"
+    )  # fmt: skip
     return (
-        f"the total mine count does not fit: the numbers need between {combined.lowest_total} and "
-        f"{combined.highest_total} mine(s) on the {frontier_cells} hidden cell(s) they touch and {interior} "
-        f"other hidden cell(s) remain, but {left} mine(s) are left to place"
+        f"the total mine count does not fit: the numbers need {need} on the {_count(frontier_cells, 'hidden cell')} "
+        f"they touch and {others}, but {_count(left, 'mine')} {'is' if left == 1 else 'are'} left to place"
     )
+
+
+def _count(number: int, noun: str) -> str:
+    """``number`` and ``noun``, plural unless it is one: "1 mine", "3 mines"."""
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _component_solutions(count: BoardCount) -> tuple[ComponentSolution, ...]:

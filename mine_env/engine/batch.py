@@ -12,7 +12,7 @@ draw one layout key per game from ``np.random.default_rng(seed + i)``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -29,13 +29,15 @@ because each ``Generator.integers`` call costs ~20 us whatever its size, more th
 
 
 class BatchStep(NamedTuple):
-    """What one batched step returns; arrays of length N (``final_obs`` is (N, n_cells))."""
+    """What one batched step returns; arrays of length N (``final_obs`` is (N, n_cells)). ``invalid``: the
+    action changed nothing (it was in the action space but not valid in its position)."""
 
     rewards: np.ndarray
     terminated: np.ndarray
     truncated: np.ndarray
     success: np.ndarray
     final_obs: np.ndarray
+    invalid: np.ndarray
 
 
 class BatchBoards(NamedTuple):
@@ -93,9 +95,10 @@ def _step_all(boards: BatchBoards, settings: BatchSettings, actions: np.ndarray,
     keys, key_pos, elapsed = boards.keys, boards.key_pos, boards.elapsed
     rules, flags, max_steps, rewards = settings.rules, settings.flags, settings.max_steps, settings.rewards
     earned, terminated, truncated, success = out.rewards, out.terminated, out.truncated, out.success
-    final_obs = out.final_obs
+    final_obs, invalid = out.final_obs, out.invalid
     for i in range(obs.shape[0]):
         revealed = k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, flags, actions[i])
+        invalid[i] = revealed == k.INVALID
         status = meta[i, k.META_STATUS]
         earned[i] = k.step_reward(status, revealed, rewards)
         elapsed[i] += 1
@@ -155,6 +158,7 @@ class BatchEngine:
             truncated=np.zeros(num_boards, dtype=np.bool_),
             success=np.zeros(num_boards, dtype=np.bool_),
             final_obs=np.full(shape, HIDDEN, dtype=np.int8),
+            invalid=np.zeros(num_boards, dtype=np.bool_),
         )
 
     @property
@@ -180,17 +184,46 @@ class BatchEngine:
         self._refill_keys()
         _reset_all(self._boards, self._settings.rules)
 
-    def step(self, actions: np.ndarray) -> BatchStep:
+    def step(self, actions: Any) -> BatchStep:
         """Play ``actions[i]`` on board i; finished boards start a new game at once.
 
-        The returned arrays are reused by the next call: copy what you keep.
+        ``actions`` must be N integers in ``0..n_actions-1`` (see :meth:`checked_actions`); an action of that
+        range that is not valid now changes nothing and earns the invalid reward. The returned arrays are
+        reused by the next call: copy what you keep.
         """
-        actions = np.asarray(actions, dtype=np.int64)
-        if actions.shape != (self.num_boards,):
-            raise ValueError(f"expected {self.num_boards} actions, got an array of shape {actions.shape}")
-        _step_all(self._boards, self._settings, actions, self._out)
+        _step_all(self._boards, self._settings, self.checked_actions(actions), self._out)
         self._refill_keys()
         return self._out
+
+    def checked_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64 (N,) if they are N integer actions in ``0..n_actions-1``, else a ValueError
+        naming them and the space.
+
+        Two numpy operations on the hot path: a dtype and shape test, then one maximum over the actions viewed
+        as unsigned (a negative action views as a number larger than any valid one).
+        """
+        try:
+            array = np.asarray(actions)
+        except ValueError:  # a ragged nesting of sequences
+            raise self._action_error(f"actions {actions!r} are", f"{self.num_boards} integers") from None
+        if array.shape != (self.num_boards,) or array.dtype.kind not in "iu":
+            raise self._action_error(
+                f"actions {_shown(array)} ({array.dtype} array of shape {array.shape}) are",
+                f"an integer array of shape ({self.num_boards},)",
+            )
+        array = array.astype(np.int64, copy=False)
+        unsigned = array.view(np.uint64)
+        if unsigned.max() >= self.n_actions:
+            board = int(np.argmax(unsigned >= self.n_actions))
+            action = np.asarray(actions)[board].item()
+            expected = f"integers from 0 to {self.n_actions - 1}"
+            raise self._action_error(f"action {action!r} of board {board} is", expected)
+        return array
+
+    def _action_error(self, what: str, expected: str) -> ValueError:
+        """The error of :meth:`checked_actions`: ``what`` (the actions and a verb) is not in the space."""
+        space = f"the action space of {self.num_boards} boards, each Discrete({self.n_actions})"
+        return ValueError(f"{what} not in {space}: expected {expected}")
 
     def action_masks(self) -> np.ndarray:
         """Valid actions, bool (N, n_actions)."""
@@ -212,3 +245,8 @@ class BatchEngine:
         for i in np.flatnonzero(boards.key_pos >= KEY_BLOCK):
             boards.keys[i] = draw_layout_keys(self._rngs[i], KEY_BLOCK)
             boards.key_pos[i] = 0
+
+
+def _shown(array: np.ndarray) -> str:
+    """A batch of actions as a short text: its first values only when it is long."""
+    return np.array2string(array, threshold=8, separator=", ") if array.dtype != object else repr(array.tolist())

@@ -25,6 +25,23 @@ def max_mines(rows: int, cols: int, first_click: str) -> int:
     return rows * cols - max(most_protected_cells(rows, cols, first_click), 1)
 
 
+def check_board_size(spec: object) -> None:
+    """Check a frozen dataclass's ``rows``, ``cols`` and ``mines``: integers, each side 1..MAX_SIDE.
+
+    Each is stored back as a plain ``int`` (numpy integers are accepted); a ValueError names the bad one.
+    Shared by every board spec (single-player and battle), so the two cannot drift apart.
+    """
+    for name in ("rows", "cols", "mines"):
+        value = getattr(spec, name)
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        object.__setattr__(spec, name, int(value))
+    for name in ("rows", "cols"):
+        value = getattr(spec, name)
+        if not 1 <= value <= MAX_SIDE:
+            raise ValueError(f"{name} must be between 1 and {MAX_SIDE}, got {value}")
+
+
 @dataclass(frozen=True)
 class BoardSpec:
     """A board size, its mine count and the first-click rule.
@@ -42,15 +59,7 @@ class BoardSpec:
     first_click: str = DEFAULT_FIRST_CLICK
 
     def __post_init__(self) -> None:
-        for name in ("rows", "cols", "mines"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | np.integer):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-            object.__setattr__(self, name, int(value))
-        for name in ("rows", "cols"):
-            value = getattr(self, name)
-            if not 1 <= value <= MAX_SIDE:
-                raise ValueError(f"{name} must be between 1 and {MAX_SIDE}, got {value}")
+        check_board_size(self)
         if self.first_click not in FIRST_CLICK_RULES:
             raise ValueError(
                 f"unknown first_click rule {self.first_click!r}; expected one of {', '.join(FIRST_CLICK_RULES)}"

@@ -22,8 +22,12 @@ from mine_env.rendering import (
     hint_colour,
     render_rgb,
 )
+from minesweeper_cli import gui
 from minesweeper_cli.gui import LOST_COLOUR, WON_COLOUR, GameWindow, run_window
+from minesweeper_cli.hints import SAMPLE_CHANCE, percent
+from minesweeper_cli.main import main
 from minesweeper_cli.session import GameSession
+from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN, SCREEN_RESERVE, TEXT_HEIGHT, TITLE_BAR_PX
 
 pygame = pytest.importorskip("pygame")
 
@@ -61,7 +65,7 @@ def frame(window: GameWindow) -> None:
     """One pass of the window's loop: events, auto play, drawing."""
     for event in pygame.event.get():
         window.handle(event)
-    window.update()
+    window.tick()
     window.draw()
 
 
@@ -73,6 +77,12 @@ def board_pixels(window: GameWindow) -> np.ndarray:
 def cell_pixels(window: GameWindow, row: int, col: int) -> np.ndarray:
     px = window.cell_px
     return board_pixels(window)[row * px : (row + 1) * px, col * px : (col + 1) * px]
+
+
+def message_line(window: GameWindow) -> np.ndarray:
+    """The pixels of the second text line above the board: the message, or who won at the end."""
+    top = window.status_top + TEXT_HEIGHT
+    return pygame.surfarray.array3d(window.screen).transpose(1, 0, 2)[top : top + TEXT_HEIGHT - 2]
 
 
 def seeded_layout() -> np.ndarray:
@@ -108,16 +118,17 @@ def test_a_seeded_game_clicked_to_a_win_and_to_a_loss(window):
         if session.grid[row, col] == HIDDEN:
             click(window, window.cell_centre(int(row), int(col)))
     assert session.status == "won"
-    status = pygame.surfarray.array3d(window.screen).transpose(1, 0, 2)[window.status_top : window.status_top + 18]
-    assert (status == WON_COLOUR).all(axis=2).any()
+    assert (message_line(window) == WON_COLOUR).all(axis=2).any()
+    counters, outcome = (text for text, _ in window.status_lines())
+    assert counters.startswith("Mines left: 0    Time: ") and outcome.startswith("You won in ")
     click(window, window.button("new").rect.center)
     assert session.status == "ready" and session.games == 2
     click(window, window.cell_centre(*START))
     mine = tuple(int(v) for v in np.argwhere(session.board.layout & (session.grid == HIDDEN))[0])
     click(window, window.cell_centre(*mine))
     assert session.status == "lost" and session.lost_cell == mine
-    status = pygame.surfarray.array3d(window.screen).transpose(1, 0, 2)[window.status_top : window.status_top + 18]
-    assert (status == LOST_COLOUR).all(axis=2).any()
+    assert (message_line(window) == LOST_COLOUR).all(axis=2).any()
+    assert window.status_lines()[1] == (f"You lost: a mine at {mine}", LOST_COLOUR)
 
 
 def test_the_ai_move_button_plays_one_solver_move(window):
@@ -151,6 +162,39 @@ def test_the_ai_move_button_and_auto_play_use_the_agent(window):
         if window.session.is_over:
             break
     assert window.session.is_over and len(window.session.moves) > played
+    frame(window)
+    assert not window.auto  # auto play stops with the game
+    owner = "The first-hidden agent" if window.session.moves[-1].by == "first-hidden" else "You"
+    assert window.status_lines()[1][0].startswith(f"{owner} {window.session.status}")
+
+
+def test_a_new_game_or_a_preset_starts_with_auto_play_off(window):
+    window.session = GameSession(BEGINNER, seed=SEED, mode="auto", clock=window.fake_clock)
+    window.auto = True
+    window.fake_clock.now += 1
+    frame(window)
+    assert window.session.moves and window.auto
+    click(window, window.button("new").rect.center)
+    assert not window.auto and window.session.mode == "manual" and "auto play off" in window.session.message
+    for _ in range(5):
+        window.fake_clock.now += 1
+        frame(window)
+    assert window.session.moves == []
+    click(window, window.button("auto").rect.center)
+    assert window.auto
+    click(window, window.button("preset:intermediate").rect.center)
+    assert not window.auto and window.session.grid.shape == (16, 16)
+    window.fake_clock.now += 1
+    frame(window)
+    assert window.session.moves == [] and window.button("auto").label == "Auto: off"
+
+
+def test_auto_play_cannot_start_on_a_finished_game(window):
+    click(window, window.cell_centre(*START))
+    while not window.session.is_over:
+        window.session.agent_move()
+    click(window, window.button("auto").rect.center)
+    assert not window.auto and window.session.message == "the game is over: start a new one"
 
 
 def test_hints_tint_the_frontier_by_mine_chance(window):
@@ -176,12 +220,99 @@ def test_hints_tint_the_frontier_by_mine_chance(window):
                                                                           col * CELL_PX : (col + 1) * CELL_PX])
 
 
+def test_hint_percentages_carry_a_percent_sign_and_the_legend_explains_the_colours(window, monkeypatch):
+    window.session = GameSession(BEGINNER, seed=7)  # its first position has safe, uncertain and mine cells
+    assert window.legend() == [(None, gui.CONTROLS)]  # hints off: the controls
+    click(window, window.button("hints").rect.center)
+    assert "after the first click" in window.legend()[0][1]
+    click(window, window.cell_centre(*START))
+    elsewhere = window.session.frontier_hints()[1]
+    legend = window.legend()
+    assert legend[:3] == [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
+    assert (elsewhere is None) == (len(legend) == 3)
+    if elsewhere is not None:
+        assert legend[3] == (None, f"other hidden cells: {percent(elsewhere)}")
+    assert window.hint_font is not None and window.hint_font.size("99%")[0] <= CELL_PX - 4
+    legend_row = pygame.surfarray.array3d(window.screen).transpose(1, 0, 2)[window.layout.legend_top :]
+    sample = legend_row[LEGEND_HEIGHT // 2, MARGIN + LEGEND_HEIGHT // 2].astype(int)  # the middle of the safe sample
+    assert np.abs(sample - SAFE_HINT_COLOUR).sum() < np.abs(sample - (189, 189, 189)).sum()
+    written: list[str] = []
+    monkeypatch.setattr(window.painter, "write_in_cell", lambda text, centre, font: written.append(text))
+    frame(window)
+    chances = window.session.frontier_hints()[0]
+    uncertain = chances[(chances > 0.0) & (chances < 1.0)]
+    assert len(uncertain) == 5
+    on_board = [percent(float(chance)) for chance in uncertain]
+    assert written == [*on_board, percent(SAMPLE_CHANCE)]  # the cells, then the legend's sample
+    assert all(text.endswith("%") for text in written)
+    while not window.session.is_over:
+        window.session.agent_move()
+    assert window.legend() == [(None, "Hints: none, the game is over")]
+
+
 def test_a_preset_button_resizes_the_board_and_the_window(window):
     click(window, window.button("preset:expert").rect.center)
     assert window.session.grid.shape == (16, 30)
     assert window.screen.get_size()[0] >= 30 * CELL_PX and window.board_rect.height == 16 * CELL_PX
     click(window, window.cell_centre(15, 29))
     assert window.session.status == "playing"
+
+
+# ---------------------------------------------------------------------- the window fits the screen
+def test_a_larger_preset_shrinks_the_cells_to_fit_a_small_screen_and_clicks_still_land():
+    desktop = (800, 600)
+    window = GameWindow(GameSession(BEGINNER, seed=SEED), cell_px=32, desktop=desktop)
+    try:
+        assert window.cell_px == 32
+        for preset, shape in (("expert", (16, 30)), ("intermediate", (16, 16)), ("beginner", (9, 9))):
+            click(window, window.button(f"preset:{preset}").rect.center)
+            assert window.session.grid.shape == shape
+            width, height = window.screen.get_size()
+            assert width <= desktop[0] - SCREEN_RESERVE[0] and height <= desktop[1] - SCREEN_RESERVE[1]
+            assert window.board_rect.bottom + MARGIN + LEGEND_HEIGHT < height
+            click(window, window.cell_centre(shape[0] - 1, shape[1] - 1), button=3)
+            assert window.session.grid[shape[0] - 1, shape[1] - 1] == FLAG
+        assert window.cell_px == 32  # back on a small board, the cells are full size again
+    finally:
+        window.close()
+
+
+def test_a_preset_that_cannot_fit_leaves_the_game_as_it_was():
+    window = GameWindow(GameSession(BEGINNER, seed=SEED), cell_px=32, desktop=(640, 400))
+    try:
+        click(window, window.button("preset:expert").rect.center)
+        assert window.session.grid.shape == (9, 9) and "does not fit the 640x400 screen" in window.session.message
+    finally:
+        window.close()
+
+
+def test_a_growing_window_is_moved_back_onto_the_screen():
+    window = GameWindow(GameSession(BEGINNER, seed=SEED), cell_px=32, desktop=(1024, 768))
+    try:
+        if window.placement.position is None:
+            pytest.skip("this pygame cannot tell where its window is")
+        window.placement.move_to((600, 400))  # a small window near the right and bottom edges
+        assert window.placement.position == (600, 400)
+        click(window, window.button("preset:expert").rect.center)
+        x, y = window.placement.position
+        width, height = window.screen.get_size()
+        assert x >= 0 and x + width <= 1024 and y + height <= 768 - (SCREEN_RESERVE[1] - TITLE_BAR_PX)
+    finally:
+        window.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cell-px", "8"], "--cell-px must be at least 16, got 8"),
+        (["--rows", "200", "--cols", "200", "--mines", "10"], "a 200x200 board does not fit the 1024x768 screen"),
+    ],
+)
+def test_bad_window_options_end_with_a_message(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--gui", *args])  # the dummy video driver's screen is 1024x768
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def test_bad_input_changes_nothing(window):

@@ -10,7 +10,8 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli.session import GameSession, Move
+from minesweeper_cli.moves import Move
+from minesweeper_cli.session import GameSession
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 
@@ -73,6 +74,25 @@ def test_revealing_every_safe_cell_wins_and_the_timer_stops_at_the_end():
     assert "won in 7 s" in session.message
     clock.now += 30
     assert session.elapsed == 7.0
+    assert session.mines_left == 0  # no flag was placed, but a won board's mines are all found
+    assert session.outcome() == "You won in 7 s"
+
+
+def test_mines_left_counts_flags_until_a_loss_and_is_zero_after_a_win_with_some_flags():
+    session = GameSession(SPEC, seed=5)
+    session.click(0, 0)
+    mines = [tuple(int(v) for v in cell) for cell in np.argwhere(layout_after(SPEC, 5, (0, 0)))]
+    session.toggle_flag(*mines[0])
+    assert session.mines_left == SPEC.mines - 1
+    for row, col in np.argwhere(~session.board.layout):
+        if session.grid[row, col] == HIDDEN:
+            session.click(int(row), int(col))
+    assert session.status == "won" and session.mines_left == 0
+    lost = GameSession(SPEC, seed=5)
+    lost.click(0, 0)
+    lost.toggle_flag(*mines[0])
+    lost.click(*mines[1])
+    assert lost.status == "lost" and lost.mines_left == SPEC.mines - 1  # the flags placed, as the counter showed
 
 
 def test_revealing_a_mine_loses_and_names_the_cell():
@@ -148,6 +168,38 @@ def test_moves_after_the_end_are_refused():
     assert session.agent_move() is None
 
 
+def test_the_outcome_says_who_won_or_lost_and_how():
+    session = GameSession(BoardSpec(9, 9, 10, "opening"), seed=21)
+    assert session.outcome() == ""
+    session.click(4, 4)
+    while not session.is_over:
+        session.agent_move()
+    agents = sum(move.by == "solver" for move in session.moves)
+    yours = len(session.moves) - agents
+    how = f"won in {session.elapsed:.0f} s" if session.status == "won" else f"lost: a mine at {session.lost_cell}"
+    assert session.outcome() == f"The solver {how}; you made {yours} of {len(session.moves)} moves"
+
+
+def test_a_lost_game_names_the_mine():
+    session = GameSession(SPEC, seed=5)
+    session.click(0, 0)
+    mine = tuple(int(v) for v in np.argwhere(layout_after(SPEC, 5, (0, 0)))[0])
+    session.click(*mine)
+    assert session.outcome() == f"You lost: a mine at {mine}"
+
+
+def test_a_new_game_after_auto_mode_is_the_players_and_assist_stays():
+    auto = GameSession(SPEC, seed=1, mode="auto")
+    assert auto.mode == "auto"  # the first game is the agent's
+    auto.new_game()
+    assert auto.mode == "manual"
+    auto.new_game(BoardSpec(9, 9, 10))
+    assert auto.mode == "manual"
+    assist = GameSession(SPEC, seed=1, mode="assist")
+    assist.new_game()
+    assert assist.mode == "assist"
+
+
 def test_unknown_mode_is_a_value_error():
     with pytest.raises(ValueError, match="unknown mode 'cheat'"):
         GameSession(SPEC, mode="cheat")
@@ -219,12 +271,6 @@ def test_an_agent_choosing_a_revealed_cell_changes_nothing():
     assert session.agent_move() is None
     assert "not an unrevealed cell" in session.message
     assert (session.grid == before).all()
-
-
-def test_move_descriptions():
-    assert Move("reveal", 3, 4, "solver", 0.0, 1).describe() == "solver reveals (3, 4): certain"
-    assert Move("reveal", 3, 4, "solver", 0.25, 0).describe() == "solver reveals (3, 4): guess, 25% risk"
-    assert Move("flag", 1, 2, "you").describe() == "you flag (1, 2)"
 
 
 @pytest.mark.parametrize("agent", ["solver", "rules", "random"])

@@ -32,7 +32,27 @@ def test_solve_reports_an_inconsistent_position(tmp_path: Path, capsys: pytest.C
     with pytest.raises(SystemExit) as exit_info:
         main(["solve", str(board)])
     assert exit_info.value.code == 2
-    assert "error" in capsys.readouterr().err
+    assert f"error: {board}: no layout of 1 mine fits this position: the 3 at (0, 1)" in capsys.readouterr().err
+
+
+def test_an_impossible_mine_total_names_the_file_and_the_exact_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = tmp_path / "eight.txt"
+    board.write_text("mines: 8\n. . 1 0\n. . 1 0\n1 1 1 0\n0 0 0 0\n")
+    with pytest.raises(SystemExit):
+        main(["solve", str(board)])
+    err = capsys.readouterr().err
+    assert f"{board}: no layout of 8 mines fits" in err
+    assert "the numbers need exactly 1 mine on the 3 hidden cells they touch" in err and "between" not in err
+
+
+def test_the_shipped_example_position_is_solved(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "beginner-position.txt"
+    assert main(["solve", str(example)]) == 0
+    out = capsys.readouterr().out
+    assert "certainly safe: 0  certain mines: 4  hidden: 20  mines: 10" in out
+    assert "recommended move: reveal (" in out and "a guess, mine chance" in out
 
 
 def test_solve_names_a_malformed_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

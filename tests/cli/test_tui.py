@@ -7,7 +7,6 @@ in advance from :func:`mine_env.engine.board.layout_key`, so a test can play a w
 
 from __future__ import annotations
 
-import io
 import os
 import shlex
 import shutil
@@ -24,11 +23,12 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import render_ansi
+from minesweeper_cli.hints import Hint
 from minesweeper_cli.main import main
 from minesweeper_cli.session import GameSession
-from minesweeper_cli.tui import BoardGeometry, TerminalGame, hint_text, watch_plain
+from minesweeper_cli.tui import TerminalGame, hint_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 SEED = 3
 START = (4, 4)
@@ -88,16 +88,7 @@ def test_random_keys_and_clicks_never_crash_the_game():
     assert not game.quit
 
 
-def test_clicks_map_screen_positions_to_cells():
-    geometry = BoardGeometry(16, 30, cell_width=2)
-    for row, col in [(0, 0), (15, 29), (7, 12)]:
-        assert geometry.cell_at(geometry.top + row, geometry.cell_x(col) + 1) == (row, col)
-    assert geometry.cell_at(geometry.top, geometry.cell_x(1) - 1) is None  # the space between two cells
-    assert geometry.cell_at(geometry.top + 16, geometry.cell_x(0)) is None
-    expert = BoardGeometry.fitting(16, 30, screen_width=80, hints=True)  # the classic 80-column terminal
-    assert expert.cell_width == 1 and expert.width < 80
-    assert [line[expert.cell_x(29)] for line in expert.header_lines()] == ["2", "9"]
-    assert BoardGeometry.fitting(16, 30, screen_width=200, hints=True).cell_width == 3
+def test_a_click_on_a_cell_moves_the_cursor_there_and_acts():
     game = TerminalGame(GameSession(BEGINNER, seed=SEED))
     board_geometry = game.geometry()
     game.handle_click(board_geometry.top + 2, board_geometry.cell_x(3), 3)
@@ -112,44 +103,100 @@ def test_the_screen_shows_coordinates_counters_and_the_win_banner():
     for row, col in np.argwhere(~board.layout):
         if session.grid[row, col] == HIDDEN:
             session.click(int(row), int(col))
-    text = [line for line, _ in game.lines()]
-    assert text[2].startswith("*** YOU WON")
+    lines = game.lines()
+    text = [line for line, _ in lines]
+    assert text[2].startswith("*** You won in 0 s ***") and lines[2][1] == "won"
     board_lines = render_ansi(session.grid, session.shown_layout).splitlines()
     assert text[3 : 3 + 10] == board_lines
-    assert "Mines left: 10" in text[1]
+    assert "Mines left: 0" in text[1]  # the won board's mines count as found
+
+
+def test_the_banner_says_who_played():
+    session = GameSession(BEGINNER, seed=SEED, mode="auto")
+    game = TerminalGame(session, delay=0.0, auto=True)
+    while not session.is_over:
+        game.tick()
+    banner, style = game.lines()[2]
+    assert banner.startswith(f"*** The solver {session.status}") and style == session.status
+    assert "you made" not in banner
+    mixed = GameSession(BEGINNER, seed=SEED)
+    game = TerminalGame(mixed, delay=0.0)
+    game.cursor = START
+    game.handle_key(ord(" "))
+    game.handle_key(ord("t"))
+    while not mixed.is_over:
+        game.tick()
+    banner = game.lines()[2][0]
+    assert banner.startswith(f"*** The solver {mixed.status}")
+    assert f"you made 1 of {len(mixed.moves)} moves ***" in banner
+
+
+def test_a_new_game_starts_with_auto_play_off():
+    session = GameSession(BEGINNER, seed=SEED, mode="auto")
+    game = TerminalGame(session, delay=0.0, auto=True)
+    game.tick()
+    game.handle_key(ord("n"))  # in the middle of the agent's game
+    assert not game.auto and session.mode == "manual" and session.games == 2
+    assert "auto play off (t turns it on)" in session.message
+    for _ in range(5):
+        game.tick()
+    assert session.moves == [] and "auto" not in game.lines()[1][0]
+    assert "mode: manual" in game.lines()[0][0]
+
+
+def test_auto_play_stops_when_the_game_ends_and_cannot_start_on_a_finished_game():
+    session = GameSession(BEGINNER, seed=SEED)
+    game = TerminalGame(session, delay=0.0)
+    game.handle_key(ord("t"))
+    assert game.auto
+    while not session.is_over:
+        game.tick()
+    game.tick()
+    assert not game.auto and "auto" not in game.lines()[1][0]
+    game.handle_key(ord("t"))
+    assert not game.auto and session.message == "the game is over: n starts a new one"
+    game.handle_key(ord("n"))
+    assert session.games == 2 and session.message == "game 2: 9x9, 10 mines"
+
+
+def legend_line(game: TerminalGame) -> str:
+    return next(text for text, style in game.lines() if style == "legend")
 
 
 def test_hints_replace_hidden_frontier_cells_with_their_chances():
     session = GameSession(BEGINNER, seed=4)
     game = TerminalGame(session)
+    assert legend_line(game) == ""  # no legend while hints are off
     game.handle_key(ord("p"))
-    assert "appear once the game is under way" in game._hint_legend()
+    assert "appear once the game is under way" in legend_line(game)
     session.click(*START)
     chances, _ = session.frontier_hints()
     texts = game._cell_texts(3)
     for row, col in np.argwhere(~np.isnan(chances)):
         assert texts[row][col].strip() == hint_text(chances[row, col])
     assert hint_text(0.0) == "s" and hint_text(1.0) == "M" and hint_text(0.333) == "33%" and hint_text(0.999) == "99%"
+    assert hint_text(0.001) == "1%" and hint_text(0.333, width=1) == "?"
 
 
-def test_watch_plain_prints_every_move_and_the_result():
-    class FirstHidden:
-        name = "first-hidden"
-
-        def reset(self) -> None:
-            pass
-
-        def act(self, obs, info):  # the first hidden cell: a poor but valid agent
-            return int(np.flatnonzero(info["action_mask"])[0])
-
-    session = GameSession(BoardSpec(5, 5, 3), seed=0, agent=FirstHidden())
-    out = io.StringIO()
-    won = watch_plain(session, 0.0, out)
-    text = out.getvalue()
-    assert session.is_over and won == (session.status == "won")
-    assert text.count("move ") == len(session.moves)
-    assert text.rstrip().endswith(f"in {len(session.moves)} moves ({session.agent_summary()})")
-    assert "\x1b" not in text
+def test_the_hint_legend_shows_each_sample_in_its_cells_colour():
+    session = GameSession(BEGINNER, seed=4)
+    game = TerminalGame(session)
+    session.click(*START)
+    game.handle_key(ord("p"))
+    assert legend_line(game) == "hints: s safe   M mine   33% chance of a mine"
+    kinds = dict(game.legend_segments())
+    assert kinds["s"] is Hint.SAFE and kinds["M"] is Hint.MINE and kinds["33%"] is Hint.UNCERTAIN
+    chances, elsewhere = session.frontier_hints()
+    row, col = (int(v) for v in np.argwhere(~np.isnan(chances))[0])
+    game.cursor = (row, col)
+    details = game.lines()[game.lines().index((legend_line(game), "legend")) + 1][0]
+    assert f"at the cursor ({row}, {col}): {chances[row, col]:.1%}" in details
+    assert elsewhere is None or f"every other hidden cell: {elsewhere:.0%}" in details
+    game.screen_width = 30  # too narrow for 3-character cells: a ? stands for a chance
+    assert legend_line(game) == "hints: s safe   M mine   ? chance of a mine, given at the cursor"
+    while not session.is_over:
+        session.agent_move()
+    assert legend_line(game) == "hints: none, the game is over"
 
 
 # ---------------------------------------------------------------------- the real command in tmux
@@ -247,7 +294,8 @@ def test_tmux_a_seeded_game_played_from_the_first_move_to_a_win(tmux_game):
             board.reveal(row, col)
     assert board.status == "won"
     game.keys(*keys)
-    screen = game.wait_for("YOU WON")
+    screen = game.wait_for("*** You won in")
+    assert "Mines left: 0" in screen
     assert board_lines(screen) == [line.rstrip() for line in render_ansi(board.grid, board.layout).splitlines()]
     game.keys("q")
     game.wait_for("EXITED 0")
@@ -271,8 +319,8 @@ def test_tmux_a_loss_flags_by_mouse_bad_input_and_a_new_game(tmux_game):
     game.keys("f")  # the cursor followed the click: f takes the flag off again
     game.wait_for("Mines left: 10")
     game.keys("Space")
-    screen = game.wait_for("YOU LOST")
-    assert f"a mine at {mine}" in screen
+    screen = game.wait_for("*** You lost")
+    assert f"*** You lost: a mine at {mine} ***" in screen
     assert board_lines(screen)[1 + mine[0]][2 + 2 * mine[1]] == "X"
     game.keys("n")
     screen = game.wait_for("Game 2")
@@ -288,10 +336,26 @@ def test_tmux_assist_shows_hints_and_auto_play_finishes_the_game(tmux_game):
     game.keys(path_keys((0, 0), START), "Space")
     game.wait_for("you reveal (4, 4)")
     game.keys("p")
-    game.wait_for("hints: s safe, M mine")
+    game.wait_for("hints: s safe   M mine   33% chance of a mine")
     game.keys("t")
-    screen = game.wait_for("*** YOU ")
-    assert "solver reveals" in screen or "assist" in screen
+    screen = game.wait_for("*** ")
+    assert "*** The solver won" in screen or "*** The solver lost" in screen or "*** You " in screen
+    assert "you made" in screen or "assist made" in screen  # a mixed game says who made the other moves
+
+
+@needs_tmux
+def test_tmux_auto_play_ends_with_the_solvers_result_and_a_new_game_is_the_players(tmux_game):
+    game = tmux_game("--seed", str(SEED), "--agent", "solver", "--delay", "0.02")
+    screen = game.wait_for("*** The solver ")
+    assert "you made" not in screen
+    game.keys("n")
+    screen = game.wait_for("Game 2")
+    assert "mode: manual" in screen and "auto: on" not in screen and "auto play off" in screen
+    time.sleep(1.0)  # auto play would have moved by now
+    screen = game.screen()
+    assert all(set(line[2:].replace(" ", "")) == {"."} for line in board_lines(screen)[1:])
+    game.keys("q")
+    game.wait_for("EXITED 0")
 
 
 # ---------------------------------------------------------------------- the command without a terminal
@@ -321,3 +385,19 @@ def test_bad_command_lines_end_with_a_message(args, message, capsys):
         main(["play", *args])  # pytest's captured stdout is not a terminal, as in a pipe
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_without_curses_the_full_screen_game_is_refused_with_a_message_and_plain_text_still_plays(
+    monkeypatch, capsys
+):
+    monkeypatch.setitem(sys.modules, "curses", None)  # as on Windows without windows-curses
+    for name in ("minesweeper_cli.tui", "minesweeper_cli.curses_screen"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--seed", "1"])
+    assert exit_info.value.code == 2
+    assert "the terminal game needs curses" in capsys.readouterr().err
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    assert main(["play", "--agent", "random", "--seed", "1", "--preset", "beginner"]) == 0
+    assert capsys.readouterr().out.startswith("random plays 9x9, 10 mines")

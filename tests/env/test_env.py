@@ -108,7 +108,7 @@ def test_a_lost_game_shows_the_mine_and_costs_one(hand_env: gym.Env) -> None:
     )
     np.testing.assert_array_equal(obs, expected)
     assert (reward, terminated, truncated, info["is_success"]) == (-1.0, True, False, False)
-    assert set(info) == {"mines", "action_mask", "first_click", "revealed", "flags", "is_success"}  # no layout
+    assert set(info) == {"mines", "action_mask", "first_click", "revealed", "flags", "is_success", "invalid_action"}
 
 
 def test_a_chord_on_a_satisfied_number_reveals_its_neighbours(hand_env: gym.Env) -> None:
@@ -153,30 +153,87 @@ def test_the_flood_fill_does_not_open_flagged_cells(hand_env: gym.Env) -> None:
     np.testing.assert_array_equal(obs[2:], grid_from_rows("0 1 . . .", "0 F . . ."))
 
 
-@pytest.mark.parametrize("action", [-1, 40, 10**6, cell(0, 1)])
-def test_invalid_actions_never_raise_and_change_nothing(action: int) -> None:
+@pytest.mark.parametrize("action", [cell(0, 1), flag(0, 1)], ids=["reveal-revealed", "flag-revealed"])
+def test_an_action_of_the_space_not_valid_now_is_a_no_op_with_the_penalty(action: int) -> None:
     env = make_hand_env(flags=True, rewards={"invalid": -0.25})
     env.step(cell(0, 1))
     before = env.unwrapped.board.export_state()
     obs, reward, terminated, truncated, info = env.step(action)
     np.testing.assert_array_equal(obs.ravel(), before.obs)
     assert (reward, terminated, truncated, info["is_success"]) == (-0.25, False, False, False)
+    assert info["invalid_action"] is True
     assert env.unwrapped.board.steps == 1
 
 
-def test_flag_actions_are_invalid_without_flags() -> None:
+def test_invalid_action_is_false_on_reset_and_valid_steps(hand_env: gym.Env) -> None:
+    _, info = hand_env.reset(seed=1)
+    assert info["invalid_action"] is False
+    assert hand_env.step(cell(3, 0))[4]["invalid_action"] is False
+    assert hand_env.step(flag(0, 0))[4]["invalid_action"] is False
+
+
+NOT_IN_THE_SPACE = [
+    (40, r"action 40 \(int\) is not in the action space Discrete\(40\): expected an integer from 0 to 39"),
+    (-1, r"action -1 \(int\) is not in the action space Discrete\(40\)"),
+    (10**9, r"action 1000000000 \(int\) is not in the action space"),
+    (np.int64(-3), r"action np.int64\(-3\) \(int64\) is not in the action space"),
+    (3.7, r"action 3.7 \(float\) is not in the action space"),
+    (3.0, r"action 3.0 \(float\) is not in the action space"),
+    (np.float32(3), r"\(float32\) is not in the action space"),
+    ("3", r"action '3' \(str\) is not in the action space"),
+    (True, r"action True \(bool\) is not in the action space"),
+    (np.bool_(False), r"\(bool\) is not in the action space"),
+    ((2, 3), r"action \(2, 3\) \(tuple\) is not in the action space"),
+    ([3], r"action \[3\] \(list\) is not in the action space"),
+    (None, r"action None \(NoneType\) is not in the action space"),
+    (np.array([3]), r"action array\(\[3\]\) \(ndarray\) is not in the action space"),
+    (np.array(3.0), r"action array\(3.\) \(ndarray\) is not in the action space"),
+]
+
+
+@pytest.mark.parametrize(("action", "message"), NOT_IN_THE_SPACE, ids=[repr(a) for a, _ in NOT_IN_THE_SPACE])
+def test_an_action_outside_the_space_raises_a_value_error_naming_it_and_the_space(action: Any, message: str) -> None:
+    env = make_hand_env(flags=True)
+    before = env.unwrapped.board.export_state()
+    with pytest.raises(ValueError, match=message):
+        env.step(action)
+    np.testing.assert_array_equal(env.unwrapped.board.export_state().obs, before.obs)
+
+
+def test_the_space_error_says_what_each_half_of_the_flag_actions_does() -> None:
+    with pytest.raises(ValueError, match=r"0\.\.19 reveal a cell, 20\.\.39 toggle its flag"):
+        make_hand_env(flags=True).step(40)
+
+
+def test_flag_actions_without_flags_are_outside_the_space() -> None:
     env = make_hand_env()
     assert env.action_space.n == 20
-    obs, reward, *_ = env.step(25)
-    assert (obs == HIDDEN).all() and reward == 0.0
+    with pytest.raises(ValueError, match=r"action 25 \(int\) is not in the action space Discrete\(20\).*flags=True"):
+        env.step(25)
 
 
-def test_stepping_a_finished_game_is_a_no_op(hand_env: gym.Env) -> None:
+@pytest.mark.parametrize("action", [np.int64(3), np.int32(3), np.uint8(3), np.array(3), np.array(3, dtype=np.int16)])
+def test_numpy_integer_scalars_and_0d_arrays_are_actions(action: Any) -> None:
+    env = make_hand_env()
+    obs, *_, info = env.step(action)
+    assert obs[0, 3] == 1 and info["invalid_action"] is False
+
+
+def test_stepping_a_finished_game_warns_once_and_changes_nothing(hand_env: gym.Env) -> None:
     last = hand_env.step(cell(0, 0))
-    for action in (cell(3, 0), flag(2, 2), -5):
-        obs, reward, terminated, truncated, info = hand_env.step(action)
+    with pytest.warns(UserWarning, match="already returned terminated = True") as warned:
+        outcomes = [hand_env.step(action) for action in (cell(3, 0), flag(2, 2), cell(0, 1))]
+    assert len(warned) == 1
+    for obs, reward, terminated, truncated, info in outcomes:
         np.testing.assert_array_equal(obs, last[0])
         assert (reward, terminated, truncated, info["is_success"]) == (0.0, True, False, False)
+        assert info["invalid_action"] is True
+    with pytest.raises(ValueError, match="not in the action space"):
+        hand_env.step(-5)  # the space is checked even then
+    hand_env.reset(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hand_env.step(cell(3, 0))  # a new game: no warning
 
 
 def test_episodes_are_truncated_at_max_steps() -> None:
@@ -329,7 +386,19 @@ def test_pickled_envs_play_on_exactly_like_the_original() -> None:
         ({"rewards": {"bonus": 1.0}}, r"unknown reward option in \['bonus'\]"),
         ({"rewards": {"win": "a lot"}}, "reward win must be a number, got 'a lot'"),
         ({"rewards": 3}, "rewards must be a RewardConfig or a dict, got int"),
-        ({"max_steps": 0}, "max_steps must be at least 1, got 0"),
+        ({"max_steps": 0}, "max_steps must be an integer of at least 1 .*, got 0"),
+        ({"max_steps": 2.5}, "max_steps must be an integer of at least 1 .*, got 2.5"),
+        ({"max_steps": "5"}, "max_steps must be an integer of at least 1 .*, got '5'"),
+        ({"max_steps": True}, "max_steps must be an integer of at least 1 .*, got True"),
+        ({"flags": "no"}, "flags must be True or False, got 'no'"),
+        ({"flags": 1}, "flags must be True or False, got 1"),
+        ({"cell_px": 0}, "cell_px must be an integer of at least 8 to draw the digits, got 0"),
+        ({"cell_px": "24"}, "cell_px must be an integer of at least 8 to draw the digits, got '24'"),
+        ({"cell_px": 12.5}, "cell_px must be an integer of at least 8 to draw the digits, got 12.5"),
+        ({"obs_mode": None}, "unknown obs_mode None"),
+        ({"first_click": None}, "unknown first_click rule None"),
+        ({"preset": "Expert"}, "unknown preset 'Expert'; expected one of beginner, intermediate, expert"),
+        ({"mines": np.float64(3)}, r"mines must be an integer, got np.float64\(3.0\)"),
     ],
 )
 def test_bad_options_raise_a_value_error_saying_what_is_wrong(kwargs: dict[str, Any], message: str) -> None:

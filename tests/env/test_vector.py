@@ -22,10 +22,10 @@ def make_vector(num_envs: int = NUM_ENVS, **kwargs: Any) -> gym.vector.VectorEnv
 
 
 def mostly_valid_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-    """A random valid action per board, but now and then any action at all (often an invalid one)."""
+    """A random valid action per board, but now and then any action of the space (often an invalid one)."""
     actions = (rng.random(masks.shape) * masks).argmax(axis=1)
     wild = rng.random(len(actions)) < 0.1
-    actions[wild] = rng.integers(-2, masks.shape[1] + 2, size=int(wild.sum()))
+    actions[wild] = rng.integers(0, masks.shape[1], size=int(wild.sum()))
     return actions
 
 
@@ -59,6 +59,7 @@ def test_the_vector_env_plays_the_games_of_single_envs_seeded_seed_plus_i(kwargs
             single_obs, reward, single_terminated, single_truncated, single_infos[i] = env.step(int(actions[i]))
             assert (rewards[i], terminated[i], truncated[i]) == (reward, single_terminated, single_truncated)
             assert info["is_success"][i] == single_infos[i]["is_success"]
+            assert info["invalid_action"][i] == single_infos[i]["invalid_action"] and info["_invalid_action"][i]
             if single_terminated or single_truncated:
                 endings += 1
                 assert info["_final_obs"][i]
@@ -149,9 +150,17 @@ def test_the_native_class_is_what_make_vec_returns() -> None:
     ("kwargs", "message"),
     [
         ({"obs_mode": "dict"}, "the vector env supports obs_mode 'grid' or 'planes', got 'dict'"),
-        ({"num_envs": 0}, "num_boards must be at least 1, got 0"),
+        ({"num_envs": 0}, "num_envs must be a positive integer, got 0"),
+        ({"num_envs": -2}, "num_envs must be a positive integer, got -2"),
+        ({"num_envs": 2.5}, "num_envs must be a positive integer, got 2.5"),
+        ({"num_envs": "4"}, "num_envs must be a positive integer, got '4'"),
+        ({"num_envs": True}, "num_envs must be a positive integer, got True"),
         ({"render_mode": "human"}, "unknown render_mode 'human'"),
         ({"mines": 81}, "81 mines do not fit a 9x9 board"),
+        ({"max_steps": 0}, "max_steps must be an integer of at least 1 .*, got 0"),
+        ({"flags": "yes"}, "flags must be True or False, got 'yes'"),
+        ({"cell_px": 4}, "cell_px must be an integer of at least 8 to draw the digits, got 4"),
+        ({"rewards": {"bonus": 1.0}}, r"unknown reward option in \['bonus'\]"),
     ],
 )
 def test_bad_vector_options_say_what_is_wrong(kwargs: dict[str, Any], message: str) -> None:
@@ -160,8 +169,50 @@ def test_bad_vector_options_say_what_is_wrong(kwargs: dict[str, Any], message: s
         make_vector(**options)
 
 
-def test_a_wrong_number_of_actions_is_refused() -> None:
+SPACE = r"not in the action space of 4 boards, each Discrete\(81\)"
+BAD_BATCHES = [
+    (np.zeros(3, dtype=np.int64), rf"actions \[0, 0, 0\] \(int64 array of shape \(3,\)\) are {SPACE}"),
+    (np.zeros((4, 1), dtype=np.int64), rf"\(int64 array of shape \(4, 1\)\) are {SPACE}"),
+    (np.array([1, 2, 3, 81]), rf"action 81 of board 3 is {SPACE}: expected integers from 0 to 80"),
+    (np.array([1, -1, 3, 4]), rf"action -1 of board 1 is {SPACE}"),
+    (np.array([1, 2, 3, 2**63], dtype=np.uint64), rf"action 9223372036854775808 of board 3 is {SPACE}"),
+    (np.array([1.0, 2.0, 3.0, 3.7]), rf"\(float64 array of shape \(4,\)\) are {SPACE}"),
+    (np.array([1.0, 2.0, 3.0, 4.0]), rf"\(float64 array of shape \(4,\)\) are {SPACE}"),
+    (np.array([True, False, True, True]), rf"\(bool array of shape \(4,\)\) are {SPACE}"),
+    (["1", "2", "3", "4"], rf"\(<U1 array of shape \(4,\)\) are {SPACE}"),
+    ([1, None, 3, 4], rf"actions \[1, None, 3, 4\] \(object array of shape \(4,\)\) are {SPACE}"),
+    ([1, [2, 3], 4, 5], rf"actions \[1, \[2, 3\], 4, 5\] are {SPACE}: expected 4 integers"),
+    (None, rf"actions None \(object array of shape \(\)\) are {SPACE}"),
+    (3, rf"\(int64 array of shape \(\)\) are {SPACE}"),
+]
+
+
+@pytest.mark.parametrize(("actions", "message"), BAD_BATCHES, ids=[repr(a) for a, _ in BAD_BATCHES])
+def test_a_batch_outside_the_action_space_raises_a_value_error_naming_it(actions: Any, message: str) -> None:
+    vector = make_vector()
+    obs, _ = vector.reset(seed=0)
+    with pytest.raises(ValueError, match=message):
+        vector.step(actions)
+    np.testing.assert_array_equal(vector.unwrapped.engine.grids(), obs)  # nothing was played
+
+
+@pytest.mark.parametrize("actions", [[40, 40, 40, 40], np.full(4, 40, dtype=np.uint8), np.full(4, 40, dtype=np.int32)])
+def test_lists_and_any_integer_dtype_are_action_batches(actions: Any) -> None:
     vector = make_vector()
     vector.reset(seed=0)
-    with pytest.raises(ValueError, match=r"expected 4 actions, got an array of shape \(3,\)"):
-        vector.step(np.zeros(3, dtype=np.int64))
+    _, _, _, _, info = vector.step(actions)
+    assert not info["invalid_action"].any() and info["_invalid_action"].all()
+
+
+@pytest.mark.parametrize("flags", [False, True])
+def test_actions_of_the_space_not_valid_now_are_flagged_and_earn_the_penalty(flags: bool) -> None:
+    vector = make_vector(flags=flags, rewards={"invalid": -0.5})
+    vector.reset(seed=0)
+    vector.step(np.full(NUM_ENVS, 40))  # the opening reveals 40 and its neighbours on every board
+    obs_before = vector.unwrapped.engine.grids()
+    hidden = int(np.flatnonzero(obs_before[0].ravel() == mine_env.HIDDEN)[0])
+    actions = np.array([40, 40 + 81 * flags, hidden, 40])  # a revealed cell (or a flag on it), then a hidden one
+    obs, rewards, _, _, info = vector.step(actions)
+    np.testing.assert_array_equal(info["invalid_action"], [True, True, False, True])
+    np.testing.assert_array_equal(rewards[[0, 1, 3]], [-0.5, -0.5, -0.5])
+    np.testing.assert_array_equal(obs[[0, 1, 3]], obs_before[[0, 1, 3]])

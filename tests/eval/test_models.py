@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -54,10 +55,47 @@ def test_a_saved_model_loads_and_plays_only_valid_moves(tmp_path: Path, algo: st
     assert result["invalid_moves"] == 0  # the untrained network's invalid preferences are masked out
 
 
-def test_a_model_for_another_board_is_refused(tmp_path: Path) -> None:
-    path = save_tiny_model(tmp_path, "tiny", "ppo", "grid")
-    with pytest.raises(ValueError, match="trained on 4x4 boards and cannot play the suite's 9x9 board"):
+NOT_CONVOLUTIONAL = "trained on 4x4 boards and its network is not fully convolutional"
+
+
+@pytest.mark.parametrize(("algo", "obs_mode"), [("ppo", "grid"), ("dqn", "planes"), ("maskable_ppo", "dict")])
+def test_a_network_shaped_for_its_board_is_refused_on_another(tmp_path: Path, algo: str, obs_mode: str) -> None:
+    path = save_tiny_model(tmp_path, "tiny", algo, obs_mode)
+    with pytest.raises(ValueError, match=rf"{NOT_CONVOLUTIONAL} .*the suite's 9x9 board; evaluate it on a 4x4 suite"):
         load_model_agent(path, BoardSpec(9, 9, 10))
+
+
+def test_a_flat_network_is_refused_even_on_a_board_of_as_many_cells(tmp_path: Path) -> None:
+    path = save_tiny_model(tmp_path, "tiny", "ppo", "grid")  # 16 inputs and 16 outputs, like a 2x8 board's
+    with pytest.raises(ValueError, match=rf"{NOT_CONVOLUTIONAL} .*cannot play the suite's 2x8 board"):
+        load_model_agent(path, BoardSpec(2, 8, 2))
+
+
+@pytest.mark.parametrize("model", ["dqn_beginner_opening", "maskable_ppo_beginner_opening", "ppo_beginner_opening"])
+def test_a_fully_convolutional_model_plays_any_board(model: str) -> None:
+    path = Path(__file__).resolve().parents[2] / "models" / f"{model}.zip"  # trained on 9x9
+    suite = Suite("expert", 16, 30, 99, "opening", games=2, base_seed=0)
+    report = evaluate([path], suite, workers=1, oracle=False, progress=False)
+    (result,) = report.to_dict()["results"]
+    assert result["games"] == 2 and result["invalid_moves"] == 0
+    agent = load_model_agent(path, suite.spec())
+    env = MinesweeperEnv(preset="expert")
+    obs, info = env.reset(seed=0)
+    assert agent.action_scores(obs, info).shape == (16 * 30,)
+
+
+def test_scores_on_the_trained_board_are_the_policys_own_logits(tmp_path: Path) -> None:
+    import torch
+
+    path = save_tiny_model(tmp_path, "tiny", "maskable_ppo", "dict")
+    agent = load_model_agent(path)
+    env = MinesweeperEnv(rows=4, cols=4, mines=2, obs_mode="dict")
+    obs, info = env.reset(seed=0)
+    tensor, _ = agent.policy.obs_to_tensor(obs)
+    with torch.no_grad():
+        logits = agent.policy.get_distribution(tensor).distribution.logits[0].numpy()
+    scores = torch.as_tensor(agent.action_scores(obs["observation"], info))
+    np.testing.assert_allclose(torch.log_softmax(scores, dim=0).numpy(), logits, rtol=0, atol=1e-6)
 
 
 def test_a_model_whose_zip_and_json_disagree_is_refused(tmp_path: Path) -> None:

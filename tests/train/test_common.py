@@ -21,7 +21,7 @@ from agents.model_card import ModelCard
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train import dqn, maskable_ppo, ppo
-from train.common import evaluate_win_rate, make_vec_env, save_model, train
+from train.common import evaluate_win_rate, make_vec_env, planned_steps, save_model, train
 from train.networks import action_scores
 
 pytestmark = pytest.mark.train
@@ -134,6 +134,30 @@ def test_save_load_round_trip_keeps_the_policy(algo: str, tmp_path: Path) -> Non
 
 
 
+
+
+def test_steps_are_rounded_up_to_whole_rollouts_and_the_run_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tiny_config("ppo", tmp_path, steps=100, eval_games=0, checkpoint_every=0)  # rollouts of 16 * 4 steps
+    run_dir = train(ALGORITHMS["ppo"], config)
+    assert ModelCard.read(run_dir / "final_model.json").steps == 128
+    assert "--steps 100 rounded up to 128: ppo collects 64 steps at a time (n_steps 16 * num_envs 4)" in (
+        capsys.readouterr().out
+    )
+
+
+@pytest.mark.parametrize(
+    ("algo", "asked", "planned"),
+    [("ppo", 64, 64), ("ppo", 65, 128), ("ppo", 1, 64), ("dqn", 10, 12), ("dqn", 12, 12), ("maskable_ppo", 200, 256)],
+)
+def test_planned_steps_are_whole_rounds_of_collection(algo: str, asked: int, planned: int, tmp_path: Path) -> None:
+    config = tiny_config(algo, tmp_path)  # rounds: PPO n_steps 16 * 4 boards, DQN train_freq 1 * 4 boards
+    model = ALGORITHMS[algo].build(config, make_vec_env(config))
+    assert planned_steps(model, asked) == planned
+    model.num_timesteps = 64  # a resumed run: whole rounds on top of the steps already made
+    assert planned_steps(model, 64 + asked) == 64 + planned
+    assert planned_steps(model, 10) == 64
 
 
 @pytest.mark.parametrize("algo", ["maskable_ppo", "dqn"])

@@ -1,0 +1,174 @@
+"""Cold and warm start: how long a new user waits for numba the first time, and every time after.
+
+Each scenario runs in a fresh Python process twice: first with an empty numba cache (``NUMBA_CACHE_DIR``
+pointed at a new temporary directory: what a fresh install sees, since numba would otherwise cache next to
+the sources), then again with the cache that first run left (what every later run sees). A scenario's time
+is the whole process, interpreter start and imports included, as a user would wait for it; the CPU column
+is the cold run's user + system time, steadier than the wall clock on a shared machine. ``notices`` counts
+the compile notice's lines on stderr (:mod:`mine_env.engine.compilation`), cold / warm.
+
+Usage::
+
+    python benchmarks/cold_start.py                  # every scenario, this checkout
+    python benchmarks/cold_start.py --tree ../main   # the same scenarios on another checkout
+    python benchmarks/cold_start.py --only solver-compiled probabilities --repeats 2
+
+Prints a Markdown table, with the machine and the date (docs/COLD_START.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTICE_PREFIX = "minesweeper-rl: compiling"
+
+POSITION = """\
+mines: 10
+first_click: opening
+. . 1 0 1 . . . .
+2 2 1 0 1 . . . .
+0 0 0 0 1 . . . .
+1 2 3 2 2 . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+"""
+"""A beginner position after the first click, for ``minesweeper solve``."""
+
+_ENV_STEP = "import gymnasium as gym, mine_env; env = gym.make('Minesweeper-v0'); env.reset(seed=0); env.step(40)"
+_VECTOR_STEP = (
+    "import gymnasium as gym, numpy as np, mine_env; "
+    "env = gym.make_vec('Minesweeper-v0', num_envs=16, vectorization_mode='vector_entry_point'); "
+    "env.reset(seed=0); env.step(np.full(16, 40))"
+)
+_PROBABILITIES = (
+    "import numpy as np; from agents.probability import mine_probabilities; "
+    "grid = np.full((9, 9), -1, np.int8); grid[0, 0] = 1; mine_probabilities(grid, 10)"
+)
+_COMPILED_GAME = (
+    "from agents.solver import SolverAgent; SolverAgent(seed=0).play_compiled(9, 9, 10, 'opening', [12345], [0])"
+)
+_ENV_GAME = """
+import gymnasium as gym
+import mine_env
+from agents.solver import SolverAgent
+env, agent = gym.make("Minesweeper-v0"), SolverAgent(seed=0)
+obs, info = env.reset(seed=0)
+done = False
+while not done:
+    obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
+    done = terminated or truncated
+"""
+
+
+class Scenario(NamedTuple):
+    """One thing a new user does first: a description and the arguments of ``python``."""
+
+    description: str
+    args: tuple[str, ...]
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "env": Scenario("`import mine_env`, `gym.make`, reset and one step", ("-c", _ENV_STEP)),
+    "vector-env": Scenario("the vector env (16 boards): make, reset and one step", ("-c", _VECTOR_STEP)),
+    "probabilities": Scenario("`mine_probabilities` on one position", ("-c", _PROBABILITIES)),
+    "solver-compiled": Scenario(
+        "the first solver game, compiled (`SolverAgent.play_compiled`, as `eval --no-oracle` plays)",
+        ("-c", _COMPILED_GAME),
+    ),
+    "solver-env": Scenario(
+        "the first solver game through the env (`SolverAgent.act`, as the README's snippet plays)",
+        ("-c", _ENV_GAME),
+    ),
+    "solve": Scenario(
+        "`minesweeper solve` on a beginner position", ("-m", "minesweeper_cli.main", "solve", "{position}")
+    ),
+}
+
+
+class Timing(NamedTuple):
+    """One run of a scenario."""
+
+    wall: float
+    cpu: float
+    notices: int
+
+
+def run_once(scenario: Scenario, tree: Path, cache: Path, position: Path) -> Timing:
+    """Run a scenario in a fresh process with numba's cache in ``cache``; fails loudly if it fails."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(tree), "MINESWEEPER_RL_COMPILE_NOTICE": "1"}
+    args = [arg.format(position=position) for arg in scenario.args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0:
+        raise SystemExit(f"scenario {args} failed with exit code {result.returncode}:\n{result.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    notices = sum(line.startswith(NOTICE_PREFIX) for line in result.stderr.splitlines())
+    return Timing(wall, cpu, notices)
+
+
+def measure(scenario: Scenario, tree: Path, position: Path, repeats: int) -> tuple[Timing, Timing]:
+    """(cold, warm): each the fastest of ``repeats`` runs, every cold run with a new empty cache."""
+    colds, warms = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+            colds.append(run_once(scenario, tree, Path(cache), position))
+            warms.append(run_once(scenario, tree, Path(cache), position))
+    return min(colds), min(warms)
+
+
+def machine() -> str:
+    """The machine in one line: CPU model and cores, Python and numba versions."""
+    model = platform.processor() or "unknown CPU"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if "model name" in line]
+        model = names[0] if names else model
+    import numba
+
+    return f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}, numba {numba.__version__}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    parser.add_argument("--only", nargs="+", choices=sorted(SCENARIOS), help="run only these scenarios")
+    parser.add_argument("--repeats", type=int, default=1, help="runs per scenario; the fastest counts")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
+    if not (args.tree / "mine_env").is_dir():
+        parser.error(f"--tree {args.tree} is not a minesweeper-rl checkout (no mine_env/ in it)")
+    names = args.only or list(SCENARIOS)
+    print(f"{datetime.date.today()}, {machine()}, load average {os.getloadavg()[0]:.1f}, tree {args.tree}")
+    print()
+    print("| first use | cold (s) | cold CPU (s) | warm (s) | notices cold / warm |")
+    print("|---|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as scratch:
+        position = Path(scratch) / "position.txt"
+        position.write_text(POSITION)
+        for name in names:
+            cold, warm = measure(SCENARIOS[name], args.tree.resolve(), position, args.repeats)
+            print(f"| {SCENARIOS[name].description} | {cold.wall:.1f} | {cold.cpu:.1f} | {warm.wall:.1f} | "
+                  f"{cold.notices} / {warm.notices} |", flush=True)  # fmt: skip
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
+``play``, a game in the terminal, line by line: a person against an AI, or two AIs watched.
+
+The play screen is plain text (no curses): the board as the player to move sees it (``A`` the mines of
+player_0, ``B`` those of player_1, ``.`` hidden), then the scores and whose turn it is. A person types
+``ROW COL`` to reveal, ``b ROW COL`` to bomb (where the rule is on), ``q`` to quit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
+from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
+from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
+from mine_env.engine.constants import MINE
+from mine_env.engine.rng import layout_key
+from mine_env.rendering import cell_char
+
+CLAIM_CHARS = ("A", "B")
+"""How a mine claimed by player_0 / player_1 is drawn (as in the env's ansi render)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game")
+    commands = parser.add_subparsers(dest="battle_command", required=True, metavar="BATTLE_COMMAND")
+    tournament = commands.add_parser(
+        "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
+    )
+    tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
+                            help=f"an agent ({', '.join(BATTLE_AGENTS)}); give at least two")  # fmt: skip
+    tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
+    tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
+    tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS)
+    tournament.add_argument("--cols", type=int, default=DEFAULT_COLS)
+    tournament.add_argument("--mines", type=int, default=DEFAULT_MINES)
+    tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
+    tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
+    tournament.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON here")
+    tournament.set_defaults(func=run_eval)
+    play = commands.add_parser("play", help="play a game in the terminal against an AI, or watch two AIs")
+    play.add_argument("--opponent", default="contest", metavar="NAME",
+                      help=f"the AI you play against ({', '.join(BATTLE_AGENTS)}; default contest)")  # fmt: skip
+    play.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat: 0 moves first (default)")
+    play.add_argument("--watch", nargs=2, metavar=("AI_0", "AI_1"), help="watch two AIs instead of playing")
+    play.add_argument("--delay", type=float, default=0.0, help="seconds between watched moves")
+    play.add_argument("--seed", type=int, default=0, help="the board: the env's layout after reset(seed=SEED)")
+    play.add_argument("--rows", type=int, default=DEFAULT_ROWS)
+    play.add_argument("--cols", type=int, default=DEFAULT_COLS)
+    play.add_argument("--mines", type=int, default=DEFAULT_MINES)
+    play.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
+    play.set_defaults(func=run_play)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Check everything first, then play the tournament and print (and save) its table."""
+    spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
+    check_tournament(args.agent, args.games, args.seed, args.workers)
+    if args.json is not None and not args.json.parent.is_dir():
+        raise ValueError(f"--json: the folder {args.json.parent} does not exist")
+    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers,
+                            on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True))
+    print(markdown_table(report), end="")
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+def board_text(game: BattleGame) -> str:
+    """The board with both players' claims, a header of column numbers, then the scores and whose turn it is."""
+    spec = game.spec
+    grid, owner = game.grid, game.owner.reshape(spec.rows, spec.cols)
+    width, label = len(str(spec.cols - 1)), len(str(spec.rows - 1))
+    lines = [" " * (label + 1) + " ".join(str(c).rjust(width) for c in range(spec.cols))]
+    for r in range(spec.rows):
+        cells = [(CLAIM_CHARS[owner[r, c]] if grid[r, c] == MINE else cell_char(int(grid[r, c]))).rjust(width)
+                 for c in range(spec.cols)]  # fmt: skip
+        lines.append(str(r).rjust(label) + " " + " ".join(cells))
+    lines.append(status_line(game))
+    return "\n".join(lines) + "\n"
+
+
+def status_line(game: BattleGame) -> str:
+    """Scores, the mines needed to win, and whose turn it is (or how the game ended)."""
+    a, b = game.scores
+    if game.winner == DRAW:
+        state = "a draw"
+    elif game.is_over:
+        state = f"player_{game.winner} wins"
+    else:
+        state = f"player_{game.mover} to move" + (" (bomb allowed)" if game.can_bomb(game.mover) else "")
+    return f"player_0 (A) {a} - {b} player_1 (B), {game.spec.to_win} to win: {state}"
+
+
+def parse_move(line: str, game: BattleGame) -> int | None:
+    """A typed move as an action (None for quit); a ValueError that says what to type when it is not one."""
+    words = line.split()
+    if words in (["q"], ["quit"]):
+        return None
+    bomb = bool(words) and words[0] == "b"
+    numbers = words[1:] if bomb else words
+    if len(numbers) != 2 or not all(word.isdigit() for word in numbers):
+        raise ValueError(f"cannot read {line.strip()!r}: type ROW COL to reveal, b ROW COL to bomb, q to quit")
+    row, col = int(numbers[0]), int(numbers[1])
+    if row >= game.spec.rows or col >= game.spec.cols:
+        raise ValueError(f"({row}, {col}) is off the board: rows 0..{game.spec.rows - 1}, "
+                         f"columns 0..{game.spec.cols - 1}")  # fmt: skip
+    cell = row * game.spec.cols + col
+    return cell + game.spec.n_cells if bomb else cell
+
+
+def describe(game: BattleGame, seat: int, action: int, claimed: int) -> str:
+    """One line for a move just played."""
+    n = game.spec.n_cells
+    row, col = divmod(action % n, game.spec.cols)
+    if action >= n:
+        return f"player_{seat} bombs around ({row}, {col}): {claimed} mine(s)"
+    return f"player_{seat} reveals ({row}, {col}): " + ("a mine, moves again" if claimed else "safe")
+
+
+def play_game(
+    game: BattleGame, players: tuple[BattleAgent | None, BattleAgent | None],
+    read_line: Callable[[], str], write: Callable[[str], None], delay: float = 0.0,
+) -> BattleGame:  # fmt: skip
+    """Play ``game`` to its end (or until the person quits): a None player is the person, who types moves."""
+    write(board_text(game))
+    while not game.is_over:
+        seat = game.mover
+        player = players[seat]
+        if player is None:
+            try:
+                action = parse_move(read_line(), game)
+            except EOFError:
+                action = None
+            except ValueError as error:
+                write(f"{error}\n")
+                continue
+            if action is None:
+                write("quit\n")
+                return game
+            try:
+                claimed = game.play(action)
+            except ValueError as error:
+                write(f"{error}\n")
+                continue
+        else:
+            action = player.act(*seat_observation(game, seat))
+            claimed = game.play(action)
+            time.sleep(delay)
+        write(describe(game, seat, action, claimed) + "\n" + board_text(game))
+    return game
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Check the options, then play (or show) one game in the terminal."""
+    spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
+    names = args.watch if args.watch else [args.opponent]
+    for name in names:
+        if name not in BATTLE_AGENTS:
+            raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
+    for option in ("seed", "delay"):
+        if getattr(args, option) < 0:
+            raise ValueError(f"--{option} must be non-negative, got {getattr(args, option)}")
+    if args.watch:
+        players = (make_battle_agent(args.watch[0], args.seed), make_battle_agent(args.watch[1], args.seed))
+    else:
+        ai = make_battle_agent(args.opponent, args.seed)
+        players = (None, ai) if args.seat == 0 else (ai, None)
+        print(f"you are player_{args.seat} ({CLAIM_CHARS[args.seat]}) against {args.opponent}: "
+              "type ROW COL to reveal, b ROW COL to bomb, q to quit")  # fmt: skip
+    play_game(BattleGame(spec, layout_key(args.seed)), players, input,
+              lambda text: print(text, end="", flush=True), args.delay)  # fmt: skip
+    return 0
