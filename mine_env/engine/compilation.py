@@ -53,8 +53,8 @@ class KernelGroup(NamedTuple):
 
 _GROUPS: dict[str, KernelGroup] = {}
 """Groups by dotted-name prefix (see :func:`announce_compiles`)."""
-_shown: set[str] = set()
-"""Prefixes of the groups already announced in this process."""
+_shown: set[KernelGroup] = set()
+"""The groups already announced in this process (two prefixes may name one group)."""
 _handler: Callable[[str], None] | None = None
 """Where notices go instead of stderr (see :func:`show_notices_with`)."""
 
@@ -109,8 +109,10 @@ def threshold_while_compiling(threshold: tuple[int, ...]) -> tuple[int, ...]:
     return (max(threshold[0], GC_THRESHOLD_WHILE_COMPILING), *threshold[1:])
 
 
-def notice_for(name: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[str]) -> str | None:
-    """The group prefix to announce when numba starts compiling the kernel ``name`` (dotted), or None.
+def notice_for(
+    name: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[KernelGroup]
+) -> KernelGroup | None:
+    """The group to announce when numba starts compiling the kernel ``name`` (dotted), or None.
 
     Only a compile started from Python (``depth`` 0: the kernels it calls compile inside it) of a kernel in
     a named group that was not announced yet in this process gets a notice.
@@ -118,7 +120,7 @@ def notice_for(name: str, depth: int, groups: Mapping[str, KernelGroup], shown: 
     if depth:
         return None
     prefix = group_of(name, groups)
-    return None if prefix is None or prefix in shown else prefix
+    return None if prefix is None or groups[prefix] in shown else groups[prefix]
 
 
 class _CompileListener(event.Listener):
@@ -136,11 +138,11 @@ class _CompileListener(event.Listener):
         if depth == 0 and group_of(name, _GROUPS) is not None:
             self._saved_threshold = gc.get_threshold()
             gc.set_threshold(*threshold_while_compiling(self._saved_threshold))
-        prefix = notice_for(name, depth, _GROUPS, _shown)
-        sink = None if prefix is None else notice_sink(os.environ, sys.stderr, _handler)
+        group = notice_for(name, depth, _GROUPS, _shown)
+        sink = None if group is None else notice_sink(os.environ, sys.stderr, _handler)
         if sink is not None:
-            _shown.add(prefix)
-            sink(notice_line(_GROUPS[prefix]))
+            _shown.add(group)
+            sink(notice_line(group))
 
     def on_end(self, ev: event.Event) -> None:
         self._depth -= 1

@@ -59,12 +59,20 @@ def test_a_kernel_belongs_to_its_longest_prefix(name: str, group: str | None) ->
 
 
 def test_a_compile_started_from_python_is_announced_once_per_group() -> None:
-    shown: set[str] = set()
-    assert notice_for("agents.analysis.guess.certain_moves", 0, GROUPS, shown) == "agents"
-    shown.add("agents")
+    shown: set[KernelGroup] = set()
+    assert notice_for("agents.analysis.guess.certain_moves", 0, GROUPS, shown) == GROUPS["agents"]
+    shown.add(GROUPS["agents"])
     assert notice_for("agents.analysis.deduction.local_safe", 0, GROUPS, shown) is None  # said already
-    assert notice_for("agents.analysis.guess.choose_guess", 0, GROUPS, shown) == "agents.analysis.guess.choose_guess"
-    assert notice_for("agents.analysis.counting.count_board", 0, GROUPS, shown) == "agents.analysis.counting"
+    guess, count = GROUPS["agents.analysis.guess.choose_guess"], GROUPS["agents.analysis.counting"]
+    assert notice_for("agents.analysis.guess.choose_guess", 0, GROUPS, shown) == guess
+    assert notice_for("agents.analysis.counting.count_board", 0, GROUPS, shown) == count
+
+
+def test_two_prefixes_that_name_one_group_are_announced_once() -> None:
+    games = KernelGroup("the solver's whole-game kernels", "up to about 40 s")
+    groups = {"agents.seeding": games, "agents.solver_games": games}
+    assert notice_for("agents.seeding.numpy_first_draws", 0, groups, {games}) is None
+    assert notice_for("agents.solver_games.play_games", 0, groups, set()) == games
 
 
 def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced() -> None:
