@@ -11,9 +11,11 @@ Policy, move by move:
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
    move with the best win chance by exhaustive search (:mod:`agents.analysis.endgame`).
 
-The counting and the guess run in compiled code (:func:`agents.analysis.guess.decide`, with every setting in
-one :class:`agents.analysis.guess.SolverSettings` record); whole games can be played there too
-(:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`), which is how the evaluation runner plays
+The counting and the guess run in compiled code (:func:`agents.analysis.guess.certain_moves`, then
+:func:`agents.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
+without a guess never compiles the guess; every setting in one :class:`agents.analysis.guess.SolverSettings`
+record); whole games can be played there too (:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`,
+through :func:`agents.analysis.guess.decide`, the same two steps), which is how the evaluation runner plays
 the solver when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the
 ``standard`` policy in plain Python for the tests.
 """
@@ -29,7 +31,14 @@ import numpy as np
 
 from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK
-from agents.analysis.guess import ENDGAME_LAYOUTS, MARGIN, MAX_CANDIDATES, SolverSettings, decide
+from agents.analysis.guess import (
+    ENDGAME_LAYOUTS,
+    MARGIN,
+    MAX_CANDIDATES,
+    SolverSettings,
+    certain_moves,
+    choose_guess,
+)
 from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
 from agents.analysis.probability import analyse
 from agents.base import Agent
@@ -219,8 +228,12 @@ class SolverAgent(PlannedMovesAgent):
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        cells, state = decide(flat, rows, cols, mines, self.settings, self._state)
-        self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
+        # decide's two steps, the guess's kernels compiled only when a first guess is needed
+        cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, mines)
+        if cells.size == 0 and consistent:
+            cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
+            self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
+            cells = np.array([cell])
         if cells.size == 0:
             analyse(obs, mines)  # raises InconsistentBoard, saying what does not fit
         return cells.tolist()

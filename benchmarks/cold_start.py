@@ -66,7 +66,7 @@ import gymnasium as gym
 import mine_env
 from agents.solver import SolverAgent
 env, agent = gym.make("Minesweeper-v0"), SolverAgent(seed=0)
-obs, info = env.reset(seed=0)
+obs, info = env.reset(seed={seed})
 done = False
 while not done:
     obs, reward, terminated, truncated, info = env.step(agent.act(obs, info))
@@ -90,11 +90,16 @@ SCENARIOS: dict[str, Scenario] = {
         ("-c", _COMPILED_GAME),
     ),
     "solver-env": Scenario(
-        "the first solver game through the env (`SolverAgent.act`, as the README's snippet plays)",
-        ("-c", _ENV_GAME),
+        "the first solver game through the env (`SolverAgent.act`, as the README's snippet plays), beginner, "
+        "won without a guess (as 93% of beginner games are)",
+        ("-c", _ENV_GAME.format(seed=1)),
+    ),
+    "solver-env-guess": Scenario(
+        "the same, a game that needs a guess (beginner, env seed 0)", ("-c", _ENV_GAME.format(seed=0))
     ),
     "solve": Scenario(
-        "`minesweeper solve` on a beginner position", ("-m", "minesweeper_cli.main", "solve", "{position}")
+        "`minesweeper solve` on a beginner position with a certain move",
+        ("-m", "minesweeper_cli.main", "solve", "{position}"),
     ),
 }
 

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.registry import AGENTS
+from agents.warm_up import warm_up as warm_up_solver
 from eval.report import markdown_report
 from eval.runner import evaluate
 from eval.suites import Suite, get_suite
@@ -27,13 +29,16 @@ DEMO_AGENTS: tuple[str, ...] = (
 
 
 def warm_up(suite: Suite, agents: Sequence[str]) -> float:
-    """Play the suite's first game with every agent in this process; returns the seconds it took.
+    """Play the suite's first game with every agent in this process, and warm the solver's kernels up when
+    a solver plays (:func:`agents.warm_up.warm_up`: that game may need no guess); returns the seconds it took.
 
     So numba compiles every kernel the demo uses (on a fresh install; later it loads them from its cache)
     before anything is timed: the worker processes then load them from the cache in a tenth of a second,
     and neither the progress bar's estimate nor the ms/game column counts the compilation.
     """
     start = time.perf_counter()
+    if any(str(agent) in AGENTS and str(agent).startswith("solver") for agent in agents):
+        warm_up_solver(["env"])  # the evaluation plays the solver through the env, with the oracle
     evaluate(list(agents), dataclasses.replace(suite, games=1), workers=1, progress=False)
     return time.perf_counter() - start
 

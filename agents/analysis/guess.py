@@ -1,8 +1,10 @@
 """The solver's policy in compiled code: certain cells first, else a guess by the strength setting.
 
-:class:`agents.solver.SolverAgent` calls :func:`decide` once per position it has to think about, and
-:func:`agents.solver_games.play_games` calls it in whole games played without leaving compiled code, so a
-game played move by move through the env and the same game played there make the same moves (tested).
+:func:`agents.solver_games.play_games` calls :func:`decide` once per position in whole games played without
+leaving compiled code; :class:`agents.solver.SolverAgent` makes the same two steps from Python,
+:func:`certain_moves` and, only when no cell is certainly safe, :func:`choose_guess` (so the guess's kernels
+compile only when a game first needs a guess). A game played move by move through the env and the same
+game played in compiled code make the same moves (tested).
 Every setting travels as one :class:`SolverSettings` record.
 
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
@@ -217,13 +219,14 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
     return cell, state
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
-    """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring);
-    returns (cell, new state).
+    """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring), from
+    the count's ``probability`` and ``log_layouts`` (:func:`certain_moves`); returns (cell, new state).
 
-    Inlined into :func:`decide`, its one caller: a compiled layer of its own would link and re-optimise
-    everything below it once more, seconds of a cold start (docs/COLD_START.md).
+    :class:`agents.solver.SolverAgent` calls it from Python only when a position needs a guess, so the
+    guess's kernels (the larger half of the solver's) compile only then: a first game won without a guess
+    never waits for them (docs/COLD_START.md).
     """
     strong = settings.strength == STRONG
     if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
@@ -257,6 +260,26 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
     return _pick(candidates, progress, state)
 
 
+@njit(cache=True, inline="always")
+def certain_moves(flat, rows, cols, mines):
+    """The hidden cells a position proves safe, and the count a guess needs when there are none.
+
+    Returns (cells, consistent, probability, log_layouts): the hidden cells one number, or two together,
+    prove safe when there are any (:func:`agents.analysis.deduction.local_safe`, no count needed: then
+    ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
+    ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
+    position fits, :func:`choose_guess` guesses from ``probability`` and ``log_layouts``. Inlined into
+    :func:`decide`; called from Python by :class:`agents.solver.SolverAgent`.
+    """
+    cells = local_safe(flat, rows, cols)
+    if cells.shape[0]:
+        return cells, True, np.empty(0, np.float64), 0.0
+    consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
+    if not consistent:
+        return np.empty(0, np.int64), False, probability, log_layouts
+    return np.flatnonzero(safe & (flat == HIDDEN)), True, probability, log_layouts
+
+
 @njit(cache=True)
 def decide(flat, rows, cols, mines, settings, state):
     """The solver's next move(s) in a position after the first click, by ``settings``.
@@ -269,14 +292,8 @@ def decide(flat, rows, cols, mines, settings, state):
     The caller must know the position fits (the shortcut does not count); :class:`agents.solver.SolverAgent`
     checks each position it did not reach by its own reveals.
     """
-    cells = local_safe(flat, rows, cols)
-    if cells.shape[0]:
-        return cells, state
-    consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
-    if not consistent:
-        return np.empty(0, np.int64), state
-    cells = np.flatnonzero(safe & (flat == HIDDEN))
-    if cells.shape[0]:
+    cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, mines)
+    if cells.shape[0] or not consistent:
         return cells, state
     cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state)
     cells = np.empty(1, np.int64)

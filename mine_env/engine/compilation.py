@@ -1,15 +1,16 @@
 """What happens around numba's compiles of the project's kernels: a one-line notice, and fewer GC passes.
 
-A fresh install has no compiled kernels: the first use of the solver compiles them (about half a minute on
-the 2-core development machine, docs/COLD_START.md), and every later run loads them from numba's on-disk
-cache in well under a second. So that the first wait is not silent, the first compile of each group of
-kernels in a process prints one line, for example::
+A fresh install has no compiled kernels: the first use of the solver compiles them (15-40 s on the 2-core
+development machine, docs/COLD_START.md), and every later run loads them from numba's on-disk cache in
+well under a second. So that the first wait is not silent, the first compile of each group of kernels in a
+process prints one line, for example::
 
-    minesweeper-rl: compiling the solver's kernels once (about half a minute; later runs load them from the cache)
+    minesweeper-rl: compiling the solver's guess kernels once (about 15 s; later runs load them from the cache)
 
 The line is printed when numba starts compiling a kernel called from Python (numba's ``numba:compile``
 event, which a cache hit never raises), so a warm cache prints nothing. Each package names its groups by
-module prefix (:func:`announce_compiles`); this module imports nothing of theirs.
+dotted-name prefix (:func:`announce_compiles`: a package, a module or one kernel); this module imports
+nothing of theirs.
 
 While one of our kernels compiles, CPython's cyclic garbage collector runs less often
 (:data:`GC_THRESHOLD_WHILE_COMPILING`): numba's compiler allocates millions of short-lived objects, and at
@@ -51,16 +52,16 @@ class KernelGroup(NamedTuple):
 
 
 _GROUPS: dict[str, KernelGroup] = {}
-"""Groups by module prefix (see :func:`announce_compiles`)."""
-_shown: set[str] = set()
-"""Prefixes of the groups already announced in this process."""
+"""Groups by dotted-name prefix (see :func:`announce_compiles`)."""
+_shown: set[KernelGroup] = set()
+"""The groups already announced in this process (two prefixes may name one group)."""
 _handler: Callable[[str], None] | None = None
 """Where notices go instead of stderr (see :func:`show_notices_with`)."""
 
 
 def announce_compiles(prefix: str, what: str, duration: str) -> None:
-    """Announce the first compile of a kernel defined in module ``prefix`` or below it (the longest prefix
-    wins) as ``compiling <what> once (<duration>; ...)``."""
+    """Announce the first compile of a kernel whose dotted name (``module.function``) is ``prefix`` or lies
+    below it (the longest prefix wins) as ``compiling <what> once (<duration>; ...)``."""
     _GROUPS[prefix] = KernelGroup(what, duration)
 
 
@@ -75,9 +76,9 @@ def show_notices_with(handler: Callable[[str], None] | None) -> None:
     _handler = handler
 
 
-def group_of(module: str, groups: Mapping[str, KernelGroup]) -> str | None:
-    """The longest prefix of ``groups`` that is ``module`` or a package above it, or None."""
-    matches = [prefix for prefix in groups if module == prefix or module.startswith(prefix + ".")]
+def group_of(name: str, groups: Mapping[str, KernelGroup]) -> str | None:
+    """The longest prefix of ``groups`` that is the dotted ``name`` or lies above it, or None."""
+    matches = [prefix for prefix in groups if name == prefix or name.startswith(prefix + ".")]
     return max(matches, key=len, default=None)
 
 
@@ -108,16 +109,18 @@ def threshold_while_compiling(threshold: tuple[int, ...]) -> tuple[int, ...]:
     return (max(threshold[0], GC_THRESHOLD_WHILE_COMPILING), *threshold[1:])
 
 
-def notice_for(module: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[str]) -> str | None:
-    """The group prefix to announce when numba starts compiling a kernel of ``module``, or None.
+def notice_for(
+    name: str, depth: int, groups: Mapping[str, KernelGroup], shown: set[KernelGroup]
+) -> KernelGroup | None:
+    """The group to announce when numba starts compiling the kernel ``name`` (dotted), or None.
 
     Only a compile started from Python (``depth`` 0: the kernels it calls compile inside it) of a kernel in
     a named group that was not announced yet in this process gets a notice.
     """
     if depth:
         return None
-    prefix = group_of(module, groups)
-    return None if prefix is None or prefix in shown else prefix
+    prefix = group_of(name, groups)
+    return None if prefix is None or groups[prefix] in shown else groups[prefix]
 
 
 class _CompileListener(event.Listener):
@@ -130,15 +133,16 @@ class _CompileListener(event.Listener):
 
     def on_start(self, ev: event.Event) -> None:
         depth, self._depth = self._depth, self._depth + 1
-        module = getattr(ev.data["dispatcher"].py_func, "__module__", "")
-        if depth == 0 and group_of(module, _GROUPS) is not None:
+        function = ev.data["dispatcher"].py_func
+        name = f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', '')}"
+        if depth == 0 and group_of(name, _GROUPS) is not None:
             self._saved_threshold = gc.get_threshold()
             gc.set_threshold(*threshold_while_compiling(self._saved_threshold))
-        prefix = notice_for(module, depth, _GROUPS, _shown)
-        sink = None if prefix is None else notice_sink(os.environ, sys.stderr, _handler)
+        group = notice_for(name, depth, _GROUPS, _shown)
+        sink = None if group is None else notice_sink(os.environ, sys.stderr, _handler)
         if sink is not None:
-            _shown.add(prefix)
-            sink(notice_line(_GROUPS[prefix]))
+            _shown.add(group)
+            sink(notice_line(group))
 
     def on_end(self, ev: event.Event) -> None:
         self._depth -= 1

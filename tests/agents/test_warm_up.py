@@ -17,12 +17,17 @@ from agents.solver import SolverAgent
 from agents.warm_up import warm_up, warm_up_in_background
 
 FLAT = types.Array(types.int8, 1, "C")
-# The types play_games passes on (its game's obs, Python ints, a uint64 state), so the warm-up's compiled game
-# compiles each kernel once for every caller.
+SETTINGS = typeof(PRESETS["strong"])
+# The types the compiled games pass on (their game's obs, Python ints, the count's probabilities, a uint64
+# state), so each kernel is compiled once for both paths.
 CALLEE_TYPES = {
-    "decide": (FLAT, types.int64, types.int64, types.int64, typeof(PRESETS["strong"]), types.uint64),
+    "certain_moves": (FLAT, types.int64, types.int64, types.int64),
+    "choose_guess": (
+        FLAT, types.int64, types.int64, types.int64, types.Array(types.float64, 1, "C"), types.float64, SETTINGS,
+        types.uint64,
+    ),
     "count_board": (FLAT, types.int64, types.int64, types.boolean, types.int64),
-}
+}  # fmt: skip
 
 
 def _recording(kernel: Any, seen: set[tuple[types.Type, ...]]) -> Any:
@@ -36,25 +41,31 @@ def _recording(kernel: Any, seen: set[tuple[types.Type, ...]]) -> Any:
 def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_games_types(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    seen: dict[str, set[tuple[types.Type, ...]]] = {"decide": set(), "count_board": set()}
-    monkeypatch.setattr(solver_module, "decide", _recording(solver_module.decide, seen["decide"]))
-    monkeypatch.setattr(solver_module, "count_board", _recording(solver_module.count_board, seen["count_board"]))
+    seen: dict[str, set[tuple[types.Type, ...]]] = {name: set() for name in CALLEE_TYPES}
+    for name in ("certain_moves", "choose_guess", "count_board"):
+        monkeypatch.setattr(solver_module, name, _recording(getattr(solver_module, name), seen[name]))
     monkeypatch.setattr(
         probability_module, "count_board", _recording(probability_module.count_board, seen["count_board"])
     )
-    env, agent = gym.make("Minesweeper-v0", preset="intermediate"), SolverAgent(seed=1)
+    env, agent = gym.make("Minesweeper-v0", preset="expert"), SolverAgent(seed=1)
     obs, info = env.reset(seed=3)
     done = False
     while not done:
         mine_probabilities(obs, info["mines"])
         obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
         done = terminated or truncated
-    assert seen == {name: {signature} for name, signature in CALLEE_TYPES.items()}
+    assert seen == {name: {signature} for name, signature in CALLEE_TYPES.items()}  # a guess included
+
+
+def test_the_warm_up_names_the_paths_it_knows() -> None:
+    with pytest.raises(ValueError, match=r"unknown solver paths \['gui'\]; expected some of env, compiled"):
+        warm_up(["env", "gui"])
 
 
 def test_the_warm_up_returns_its_time_and_runs_in_a_daemon_thread_in_the_background() -> None:
     assert warm_up() >= 0.0
-    thread = warm_up_in_background()
+    assert warm_up(["env"]) >= 0.0
+    thread = warm_up_in_background(["compiled"])
     assert thread.daemon
     thread.join(timeout=600)
     assert not thread.is_alive()

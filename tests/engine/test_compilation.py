@@ -27,8 +27,9 @@ from mine_env.engine.compilation import (
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = {
-    "agents": KernelGroup("the solver's kernels", "about half a minute"),
+    "agents": KernelGroup("the solver's kernels", "a few seconds"),
     "agents.analysis.counting": KernelGroup("the exact-probability kernels", "about 10 s"),
+    "agents.analysis.guess.choose_guess": KernelGroup("the solver's guess kernels", "about 15 s"),
     "mine_env.engine": KernelGroup("the game engine's kernels", "a few seconds"),
 }
 
@@ -39,41 +40,52 @@ class _Terminal(io.StringIO):
 
 
 @pytest.mark.parametrize(
-    ("module", "group"),
+    ("name", "group"),
     [
-        ("agents.analysis.counting", "agents.analysis.counting"),
-        ("agents.analysis.guess", "agents"),
-        ("agents.analysis.counting_base", "agents"),  # a sibling module, not below the counting prefix
+        ("agents.analysis.counting.count_board", "agents.analysis.counting"),
+        ("agents.analysis.guess.certain_moves", "agents"),
+        ("agents.analysis.guess.choose_guess", "agents.analysis.guess.choose_guess"),
+        ("agents.analysis.guess.choose_guesses", "agents"),  # a sibling name, not below the prefix
+        ("agents.analysis.counting_base.grown", "agents"),
         ("agents", "agents"),
-        ("mine_env.engine.rules", "mine_env.engine"),
-        ("mine_env.env", None),
-        ("agentsx.other", None),
-        ("numba.np.arrayobj", None),
+        ("mine_env.engine.rules.new_game_spread", "mine_env.engine"),
+        ("mine_env.env.step", None),
+        ("agentsx.other.kernel", None),
+        ("numba.np.arrayobj.impl", None),
     ],
 )
-def test_a_module_belongs_to_its_longest_prefix(module: str, group: str | None) -> None:
-    assert group_of(module, GROUPS) == group
+def test_a_kernel_belongs_to_its_longest_prefix(name: str, group: str | None) -> None:
+    assert group_of(name, GROUPS) == group
 
 
 def test_a_compile_started_from_python_is_announced_once_per_group() -> None:
-    shown: set[str] = set()
-    assert notice_for("agents.analysis.guess", 0, GROUPS, shown) == "agents"
-    shown.add("agents")
-    assert notice_for("agents.solver_games", 0, GROUPS, shown) is None  # the same group: said already
-    assert notice_for("agents.analysis.counting", 0, GROUPS, shown) == "agents.analysis.counting"
+    shown: set[KernelGroup] = set()
+    assert notice_for("agents.analysis.guess.certain_moves", 0, GROUPS, shown) == GROUPS["agents"]
+    shown.add(GROUPS["agents"])
+    assert notice_for("agents.analysis.deduction.local_safe", 0, GROUPS, shown) is None  # said already
+    guess, count = GROUPS["agents.analysis.guess.choose_guess"], GROUPS["agents.analysis.counting"]
+    assert notice_for("agents.analysis.guess.choose_guess", 0, GROUPS, shown) == guess
+    assert notice_for("agents.analysis.counting.count_board", 0, GROUPS, shown) == count
+
+
+def test_two_prefixes_that_name_one_group_are_announced_once() -> None:
+    games = KernelGroup("the solver's whole-game kernels", "up to about 40 s")
+    groups = {"agents.seeding": games, "agents.solver_games": games}
+    assert notice_for("agents.seeding.numpy_first_draws", 0, groups, {games}) is None
+    assert notice_for("agents.solver_games.play_games", 0, groups, set()) == games
 
 
 def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced() -> None:
-    assert notice_for("agents.analysis.counting", 1, GROUPS, set()) is None
-    assert notice_for("numba.np.arrayobj", 0, GROUPS, set()) is None
-    assert notice_for("my_project.kernels", 0, GROUPS, set()) is None
+    assert notice_for("agents.analysis.counting.count_board", 1, GROUPS, set()) is None
+    assert notice_for("numba.np.arrayobj.impl", 0, GROUPS, set()) is None
+    assert notice_for("my_project.kernels.step", 0, GROUPS, set()) is None
 
 
 def test_the_notice_says_what_compiles_how_long_and_that_it_happens_once() -> None:
-    line = notice_line(GROUPS["agents"])
+    line = notice_line(GROUPS["agents.analysis.guess.choose_guess"])
     assert line == (
-        "minesweeper-rl: compiling the solver's kernels once (about half a minute; later runs load them from "
-        "the cache)"
+        "minesweeper-rl: compiling the solver's guess kernels once (about 15 s; later runs load them from the "
+        "cache)"
     )
     assert "\n" not in line
 
@@ -116,7 +128,7 @@ def test_kernels_compile_with_fewer_gc_passes_and_the_thresholds_come_back() -> 
 
 
 def _compile_event(status: event.EventStatus, module: str) -> event.Event:
-    dispatcher = SimpleNamespace(py_func=SimpleNamespace(__module__=module))
+    dispatcher = SimpleNamespace(py_func=SimpleNamespace(__module__=module, __qualname__="kernel"))
     return event.Event("numba:compile", status, data={"dispatcher": dispatcher})
 
 

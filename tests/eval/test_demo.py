@@ -28,3 +28,13 @@ def test_the_demo_plays_one_warm_up_game_per_agent_before_the_timed_run(
     first_line, table = capsys.readouterr().out.split("\n", 1)
     assert first_line.startswith("Warm-up: one game per agent in ") and "leave it out" in first_line
     assert "ms/game" in table
+
+
+def test_the_warm_up_compiles_the_solvers_env_path_only_when_a_solver_plays(monkeypatch: pytest.MonkeyPatch) -> None:
+    warmed: list[list[str]] = []
+    monkeypatch.setattr(demo, "warm_up_solver", lambda paths: warmed.append(list(paths)) or 0.0)
+    monkeypatch.setattr(demo, "evaluate", lambda agents, suite, **kwargs: None)
+    demo.warm_up(TINY, ["random", "rules"])
+    assert warmed == []
+    demo.warm_up(TINY, ["random", "solver-fast"])
+    assert warmed == [["env"]]
