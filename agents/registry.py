@@ -19,6 +19,9 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 }
 """``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings."""
 
+SOLVER_AGENTS = frozenset({"solver", "solver-standard", "solver-fast"})
+"""The names that play with the solver's compiled kernels (their first move waits for the one-time compile)."""
+
 
 def make_agent(name: str, seed: int | None = None) -> Agent:
     """A baseline agent by name; ValueError naming the known ones otherwise."""

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli.moves import Move
 from minesweeper_cli.session import GameSession
+from minesweeper_cli.solver_warm_up import SolverWarmUp
 
 
 class MovePacer:
@@ -40,6 +41,8 @@ class PlayControls:
         delay: Seconds between agent moves while auto play is on.
         auto: Start with auto play on.
         clock: Seconds as a float, for auto play's pace.
+        warm_up: The solver's kernels compiling in the background (started by the caller): until they are
+            ready, hints and solver moves are put off, and :meth:`tick` plays what assist owes once they are.
     """
 
     GAME_OVER_TIP = "start a new one"
@@ -48,9 +51,17 @@ class PlayControls:
     """Added to the message of a new game that turned auto play off."""
 
     def __init__(
-        self, session: GameSession, delay: float, auto: bool = False, clock: Callable[[], float] = time.monotonic
+        self,
+        session: GameSession,
+        delay: float,
+        auto: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        warm_up: SolverWarmUp | None = None,
     ) -> None:
         self.session = session
+        self.warm_up = warm_up
+        if warm_up is not None:
+            session.solver_ready = warm_up.is_ready
         self.delay = delay
         self.auto = auto
         self.show_hints = False
@@ -63,7 +74,9 @@ class PlayControls:
             action(*cell)
 
     def tick(self) -> None:
-        """Play the agent's next move when auto play is on and its delay has passed; auto play stops at the end."""
+        """Play what assist owes once the solver is ready, and the agent's next move when auto play is on and its
+        delay has passed; auto play stops at the end."""
+        self.session.catch_up()
         if self.auto and self.session.is_over:
             self.auto = False
         if self.auto and self._pacer.ready(self.delay):

@@ -25,6 +25,7 @@ from mine_env.rendering import render_rgb
 from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
 from minesweeper_cli.session import GameSession
+from minesweeper_cli.solver_warm_up import WAITING, SolverWarmUp
 from minesweeper_cli.window_display import WindowPlacement, desktop_size, import_pygame, open_display
 from minesweeper_cli.window_drawing import TEXT_COLOUR, WindowPainter
 from minesweeper_cli.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
@@ -71,6 +72,7 @@ class GameWindow(PlayControls):
         auto: bool = False,
         clock: Callable[[], float] = time.monotonic,
         desktop: tuple[int, int] | None = None,
+        warm_up: SolverWarmUp | None = None,
     ) -> None:
         self.pygame = import_pygame()
         open_display(self.pygame)
@@ -78,7 +80,7 @@ class GameWindow(PlayControls):
         self.pygame.display.set_caption("Minesweeper")
         self.painter = WindowPainter(self.pygame)
         self.desktop = desktop or desktop_size(self.pygame)
-        super().__init__(session, max(delay, 0.0), auto, clock)
+        super().__init__(session, max(delay, 0.0), auto, clock, warm_up)
         self.wanted_cell_px = cell_px
         self.running = True
         self.hover: tuple[int, int] | None = None
@@ -213,7 +215,8 @@ class GameWindow(PlayControls):
         if session.is_over:
             colour = WON_COLOUR if session.status == "won" else LOST_COLOUR
             return [(counters, TEXT_COLOUR), (session.outcome(), colour)]
-        return [(counters, TEXT_COLOUR), (self._message(), TEXT_COLOUR)]
+        compiling = "" if self.warm_up is None else self.warm_up.status_line()
+        return [(counters, TEXT_COLOUR), (compiling or self._message(), TEXT_COLOUR)]
 
     def _message(self) -> str:
         """The last move's message, or the mine chance under the mouse while hints are on."""
@@ -250,6 +253,8 @@ class GameWindow(PlayControls):
         if not self.show_hints:
             return [(None, CONTROLS)]
         hints = self.session.frontier_hints()
+        if hints is None and self.session.status == "playing" and not self.session.solver_ready():
+            return [(None, f"Hints: {WAITING}")]
         if hints is None:
             return [(None, _NO_HINTS.get(self.session.status, "Hints: none for this position"))]
         pieces = [(0.0, "safe"), (SAMPLE_CHANCE, "chance of a mine"), (1.0, "mine")]
@@ -270,9 +275,11 @@ _NO_HINTS = {
 """The legend while there is no mine chance to show, by the game's status."""
 
 
-def run_window(session: GameSession, cell_px: int = 32, delay: float = 0.5, auto: bool = False) -> None:
+def run_window(
+    session: GameSession, cell_px: int = 32, delay: float = 0.5, auto: bool = False, warm_up: SolverWarmUp | None = None
+) -> None:
     """Open the window and play until it is closed."""
-    window = GameWindow(session, cell_px=cell_px, delay=delay, auto=auto)
+    window = GameWindow(session, cell_px=cell_px, delay=delay, auto=auto, warm_up=warm_up)
     ticker = window.pygame.time.Clock()
     try:
         while window.running:

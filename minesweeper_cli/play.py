@@ -22,6 +22,7 @@ import sys
 from agents.registry import AGENTS
 from minesweeper_cli.options import add_board_options, board_spec
 from minesweeper_cli.session import MODES, GameSession
+from minesweeper_cli.solver_warm_up import SolverWarmUp
 
 INTERACTIVE_DELAY = 0.5
 """Seconds between an agent's moves on screen when ``--delay`` is not given (plain text: no pause)."""
@@ -53,14 +54,19 @@ def run(args: argparse.Namespace) -> int:
         _check_window(args.cell_px)
     session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver")
     screen_delay = INTERACTIVE_DELAY if args.delay is None else args.delay
-    if args.gui:
-        return _run_window(session, args.cell_px, screen_delay)
-    if not sys.stdout.isatty():
+    if not args.gui and not sys.stdout.isatty():
         if mode != "auto":
             raise ValueError(f"the {mode} mode needs an interactive terminal (or --gui); "
                              "to watch an agent in plain text, use --mode auto or --agent NAME")  # fmt: skip
         return _watch_plain(session, args.delay)
-    _run_terminal(session, screen_delay, auto=mode == "auto")
+    warm_up = SolverWarmUp()  # hints and solver moves are keys away: compile them while the board is on screen
+    warm_up.start()
+    try:
+        if args.gui:
+            return _run_window(session, args.cell_px, screen_delay, warm_up)
+        _run_terminal(session, screen_delay, auto=mode == "auto", warm_up=warm_up)
+    finally:
+        warm_up.stop()
     return 0
 
 
@@ -72,14 +78,14 @@ def _watch_plain(session: GameSession, delay: float | None) -> int:
     return 0 if session.is_over else 1
 
 
-def _run_terminal(session: GameSession, delay: float, auto: bool) -> None:
+def _run_terminal(session: GameSession, delay: float, auto: bool, warm_up: SolverWarmUp) -> None:
     """The full-screen game, or a ValueError saying what to install where curses is missing (Windows)."""
     try:
         from minesweeper_cli import curses_screen, tui
     except ImportError as error:
         raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play in a window with --gui") from error  # fmt: skip
-    curses_screen.run_terminal(tui.TerminalGame(session, delay=delay, auto=auto))
+    curses_screen.run_terminal(tui.TerminalGame(session, delay=delay, auto=auto, warm_up=warm_up))
 
 
 def _check_window(cell_px: int) -> None:
@@ -95,12 +101,12 @@ def _check_window(cell_px: int) -> None:
         raise ValueError(str(error)) from error
 
 
-def _run_window(session: GameSession, cell_px: int, delay: float) -> int:
+def _run_window(session: GameSession, cell_px: int, delay: float, warm_up: SolverWarmUp) -> int:
     from minesweeper_cli import gui, window_display
 
     pygame = window_display.import_pygame()
     try:
-        gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto")
+        gui.run_window(session, cell_px=cell_px, delay=delay, auto=session.mode == "auto", warm_up=warm_up)
     except pygame.error as error:  # SDL could not make the window
         raise ValueError(f"cannot open the window: {error}") from error
     return 0

@@ -20,12 +20,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.registry import SOLVER_AGENTS
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
 from minesweeper_cli.moves import ASSIST, PLAYER, Move
 from minesweeper_cli.outcome import agent_summary, game_outcome, move_message
+from minesweeper_cli.solver_warm_up import WAITING
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
@@ -68,6 +70,13 @@ class GameSession:
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
         self._hints: tuple[tuple[int, int], FrontierHints] | None = None
+        self.solver_ready: Callable[[], bool] = lambda: True
+        """False while the solver's kernels compile in the background (:mod:`minesweeper_cli.solver_warm_up`):
+        hints, assist and the solver's moves are put off meanwhile, never waited for."""
+        self.assist_owed = False
+        """True when the solver's certain moves were put off after a player's move (see :meth:`catch_up`)."""
+        self._owed_after: Move | None = None
+        """The player's move that assist owes its certain moves to."""
         self.spec = spec
         self.board = Board(spec)
         self.games = 0
@@ -90,6 +99,7 @@ class GameSession:
     def _start_game(self) -> None:
         self.board.new_game(draw_layout_key(self._rng))
         self.games += 1
+        self.assist_owed = False
         self.moves: list[Move] = []
         self._started: float | None = None
         self._stopped: float | None = None
@@ -191,10 +201,10 @@ class GameSession:
     def probabilities(self) -> np.ndarray | None:
         """Mine chance of every cell (see :func:`agents.analysis.probability.mine_probabilities`), flags ignored.
 
-        None before the layout is placed, once the game is over, and (with a message) if the solver fails.
-        Computed once per position.
+        None before the layout is placed, once the game is over, while the solver compiles, and (with a
+        message) if the solver fails. Computed once per position.
         """
-        if self.status != "playing":
+        if self.status != "playing" or not self.solver_ready():
             return None
         position = (self.games, self.board.safe_left)  # revealed cells only grow within a game
         if self._probabilities is None or self._probabilities[0] != position:
@@ -240,6 +250,9 @@ class GameSession:
         """Let the agent choose and play one reveal; returns it (None when there is nothing to play)."""
         if self.is_over:
             self.message = f"the game is over ({self.status}): start a new one"
+            return None
+        if self.agent_name in SOLVER_AGENTS and not self.solver_ready():
+            self.message = f"{WAITING}: ask for the move again when it is done"
             return None
         try:
             action = int(self.agent.act(self._agent_observation(), self._agent_info()))
@@ -326,13 +339,31 @@ class GameSession:
             self.message = "nothing to do there"
             return []
         played = [move]
-        if self.mode == "assist":
+        if self.mode == "assist" and not self.solver_ready():
+            self.assist_owed = not self.is_over
+            self._owed_after = move
+        elif self.mode == "assist":
             played += self.certain_moves()
-        assisted = len(played) - 1
-        self.message = move_message(move, self.status, self.elapsed)
-        if assisted and not self.is_over:
-            self.message += f"; {ASSIST} played {assisted} certain move{'s' if assisted > 1 else ''}"
+        self.message = move_message(move, self.status, self.elapsed) + self._assist_note(len(played) - 1)
         return played
+
+    def catch_up(self) -> list[Move]:
+        """Play the certain moves put off while the solver compiled, once it is ready (assist mode); the message
+        is then what it would have been without the wait."""
+        if not self.assist_owed or not self.solver_ready():
+            return []
+        self.assist_owed = False
+        played = self.certain_moves()
+        self.message = move_message(self._owed_after, self.status, self.elapsed) + self._assist_note(len(played))
+        return played
+
+    def _assist_note(self, assisted: int) -> str:
+        """What assist did after a move, to add to its message ("" when nothing)."""
+        if self.assist_owed:
+            return f"; {ASSIST} waits: {WAITING}"
+        if assisted and not self.is_over:
+            return f"; {ASSIST} played {assisted} certain move{'s' if assisted > 1 else ''}"
+        return ""
 
     def _unrevealed(self) -> np.ndarray:
         return (self.grid == HIDDEN) | (self.grid == FLAG)

@@ -20,6 +20,7 @@ from minesweeper_cli.controls import PlayControls
 from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
 from minesweeper_cli.moves import Move
 from minesweeper_cli.session import GameSession
+from minesweeper_cli.solver_warm_up import WAITING, SolverWarmUp
 from minesweeper_cli.terminal_layout import HINT_WIDTH, ROOMY_SCREEN, BoardGeometry
 
 HELP_LINES = (
@@ -55,15 +56,21 @@ class TerminalGame(PlayControls):
         delay: Seconds between agent moves while auto play is on.
         auto: Start with auto play on (the ``auto`` mode).
         clock: Seconds as a float, for auto play's pace.
+        warm_up: The solver's background compile, if one was started (see :class:`PlayControls`).
     """
 
     GAME_OVER_TIP = "n starts a new one"
     AUTO_OFF_NOTE = "auto play off (t turns it on)"
 
     def __init__(
-        self, session: GameSession, delay: float = 0.5, auto: bool = False, clock: Callable[[], float] = time.monotonic
+        self,
+        session: GameSession,
+        delay: float = 0.5,
+        auto: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        warm_up: SolverWarmUp | None = None,
     ) -> None:
-        super().__init__(session, min(max(delay, 0.0), SLOWEST_DELAY), auto, clock)
+        super().__init__(session, min(max(delay, 0.0), SLOWEST_DELAY), auto, clock, warm_up)
         self.cursor = (0, 0)
         self.quit = False
         self.screen_width = ROOMY_SCREEN
@@ -148,6 +155,8 @@ class TerminalGame(PlayControls):
         texts = self._cell_texts(geometry.cell_width)
         out += [(str(r).rjust(geometry.left - 1) + " " + " ".join(texts[r]), "board") for r in range(spec.rows)]
         out += [(f"{session.agent_name}: {summary}" if summary else "", "text"), (session.message, "text")]
+        if self.warm_up is not None and self.warm_up.status_line():
+            out.append((self.warm_up.status_line(), "text"))
         out += [("".join(text for text, _ in self.legend_segments()), "legend"), (self._hint_details(), "text")]
         out += [(line, "text") for line in HELP_LINES]
         return out
@@ -184,6 +193,8 @@ class TerminalGame(PlayControls):
         if not self.show_hints:
             return []
         if self.session.frontier_hints() is None:
+            if self.session.status == "playing" and not self.session.solver_ready():
+                return [(f"hints: {WAITING}; they appear once it is done", None)]
             if self.session.status == "ready":
                 return [("hints: mine chances appear once the game is under way", None)]
             if self.session.is_over:
