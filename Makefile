@@ -4,8 +4,10 @@ PIP = $(PYTHON) -m pip
 
 .PHONY: install install-dev demo test lint bench solver-strength solver-first-click
 
+# Then the solver's kernels are compiled once, so that its first game starts at once (docs/COLD_START.md).
 install:
 	$(PIP) install -q -e .
+	$(PYTHON) -m agents.warm_up
 
 # torch first, pinned: the machines carry its CPU build, and an unpinned install pulls GBs of CUDA packages.
 install-dev:
