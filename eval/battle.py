@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from agents.analysis.probability import value_distribution
-from agents.battle import BATTLE_AGENTS, make_battle_agent, play_battle
+from agents.battle import BATTLE_AGENTS, play_battle
+from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
 from mine_env.engine.battle import DRAW, BattleSpec
@@ -51,11 +52,15 @@ class PairResult:
     sign_test_p: float
 
 
-def check_tournament(agents: list[str], games: int, seed: int, workers: int = 1) -> None:
-    """Refuse a tournament that cannot run, before any game: say what is wrong."""
-    unknown = [name for name in agents if name not in BATTLE_AGENTS]
+def check_tournament(
+    agents: list[str], games: int, seed: int, workers: int = 1, spec: BattleSpec | None = None
+) -> None:
+    """Refuse a tournament that cannot run, before any game: say what is wrong (with ``spec``, every
+    ``model:PATH`` is loaded and checked against the board)."""
+    unknown = [name for name in agents if not is_known_agent(name)]
     if unknown:
-        raise ValueError(f"unknown battle agent {unknown[0]!r}; expected one of {', '.join(BATTLE_AGENTS)}")
+        raise ValueError(f"unknown battle agent {unknown[0]!r}; expected one of {', '.join(BATTLE_AGENTS)} "
+                         f"or {MODEL_PREFIX}PATH")  # fmt: skip
     if len(set(agents)) < 2:
         raise ValueError("a tournament needs at least two different agents: give --agent A --agent B")
     if games < 1:
@@ -64,6 +69,9 @@ def check_tournament(agents: list[str], games: int, seed: int, workers: int = 1)
         raise ValueError(f"--seed must be non-negative, got {seed}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    for name in agents:
+        if spec is not None and name.startswith(MODEL_PREFIX):
+            load_battle_model(name, spec)
 
 
 def play_board(spec: BattleSpec, agent_a: str, agent_b: str, seed: int, board: int) -> tuple[int, ...]:
@@ -74,7 +82,7 @@ def play_board(spec: BattleSpec, agent_a: str, agent_b: str, seed: int, board: i
     tally: list[int] = []
     for a_seat in (0, 1):
         names = (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a)
-        players = (make_battle_agent(names[0], seeds.agent), make_battle_agent(names[1], seeds.agent))
+        players = (battle_player(names[0], seeds.agent, spec), battle_player(names[1], seeds.agent, spec))
         game = play_battle(spec, key, players)
         seat_of = (a_seat, 1 - a_seat)  # seat of agent a, of agent b
         side_won = -1 if game.winner == DRAW else seat_of.index(game.winner)
@@ -161,7 +169,7 @@ def run_tournament(
 
     ``on_pair`` (if given) receives each pair's result as soon as it is played (progress of a long run).
     """
-    check_tournament(agents, boards, seed, workers)
+    check_tournament(agents, boards, seed, workers, spec)
     names = list(dict.fromkeys(agents))
     results = []
     for a, b in itertools.combinations(names, 2):

@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
-                            help=f"an agent ({', '.join(BATTLE_AGENTS)}); give at least two")  # fmt: skip
+                            help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
+                            "train.battle); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS)
@@ -65,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
-    check_tournament(args.agent, args.games, args.seed, args.workers)
+    check_tournament(args.agent, args.games, args.seed, args.workers, spec)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
     report = run_tournament(args.agent, spec, args.games, args.seed, args.workers,
