@@ -163,26 +163,43 @@ def bradley_terry(names: list[str], results: list[dict[str, Any]], iterations: i
 
 def run_tournament(
     agents: list[str], spec: BattleSpec, boards: int, seed: int, workers: int = 1,
-    on_pair: Callable[[dict[str, Any]], None] | None = None,
+    on_pair: Callable[[dict[str, Any]], None] | None = None, earlier: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Every pair of distinct ``agents`` (in the order given) on the same boards; the report as a JSON-ready dict.
 
     ``on_pair`` (if given) receives each pair's result as soon as it is played (progress of a long run).
+    ``earlier`` (a report of this function on the same suite) supplies the pairs it has already played, so a new
+    agent joins a table without replaying it (see :func:`check_earlier`).
     """
     check_tournament(agents, boards, seed, workers, spec)
+    suite = {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
+             "boards": boards, "games_per_pair": 2 * boards, "seed": seed, "seeding": SEEDING}  # fmt: skip
+    played = {}
+    if earlier is not None:
+        check_earlier(earlier, suite)
+        played = {frozenset((r["agent_a"], r["agent_b"])): r for r in earlier["results"]}
     names = list(dict.fromkeys(agents))
     results = []
     for a, b in itertools.combinations(names, 2):
+        if frozenset((a, b)) in played:
+            results.append(played[frozenset((a, b))])
+            continue
         results.append(asdict(play_pair(spec, a, b, boards, seed, workers)))
         if on_pair is not None:
             on_pair(results[-1])
     ratings = bradley_terry(names, results)
-    return {
-        "suite": {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
-                  "boards": boards, "games_per_pair": 2 * boards, "seed": seed, "seeding": SEEDING},
-        "results": results,
-        "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1])),
-    }  # fmt: skip
+    return {"suite": suite, "results": results,
+            "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1]))}  # fmt: skip
+
+
+def check_earlier(earlier: Any, suite: dict[str, Any]) -> None:
+    """Refuse an earlier report that is not one of this suite (another board, seed, count or seeding)."""
+    if not isinstance(earlier, dict) or not isinstance(earlier.get("results"), list) or "suite" not in earlier:
+        raise ValueError("the earlier report is not a battle tournament report (no suite and results)")
+    if earlier["suite"] != suite:
+        differ = sorted(key for key in suite if earlier["suite"].get(key) != suite[key])
+        raise ValueError(f"the earlier report was played on another suite ({', '.join(differ)} differ): "
+                         "give the same --rows --cols --mines --bomb --games --seed")  # fmt: skip
 
 
 def pair_row(r: dict[str, Any]) -> str:

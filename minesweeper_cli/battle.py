@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
 from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
@@ -46,6 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
     tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
     tournament.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON here")
+    tournament.add_argument("--merge", type=Path, metavar="PATH",
+                            help="an earlier report (JSON) of the same suite: its pairs are taken, not replayed")
     tournament.set_defaults(func=run_eval)
     play = commands.add_parser("play", help="play a game in the terminal against an AI, or watch two AIs")
     play.add_argument("--opponent", default="contest", metavar="NAME",
@@ -69,12 +72,23 @@ def run_eval(args: argparse.Namespace) -> int:
     check_tournament(args.agent, args.games, args.seed, args.workers, spec)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
-    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers,
+    earlier = read_report(args.merge) if args.merge is not None else None
+    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers, earlier=earlier,
                             on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True))
     print(markdown_table(report), end="")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
+
+
+def read_report(path: Path) -> Any:
+    """An earlier tournament report, or a ValueError saying why it cannot be read."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"--merge: {path} does not exist") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"--merge: cannot read {path} as JSON: {error}") from None
 
 
 def board_text(game: BattleGame) -> str:
