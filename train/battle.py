@@ -16,8 +16,9 @@ per mine the learner claims and minus as much per mine the opponent claims (the 
 
 Every ``eval_every`` steps the greedy masked policy (the highest logit among hidden cells, as the tournament
 plays it) plays ``eval_games`` boards from both seats against ``greedy`` and against ``random``; the model with
-the best win rate against greedy is kept. Training stops at ``steps``, after ``minutes`` of the process's CPU time
-(what the run cost, on a machine other jobs share) or after ``wall_minutes`` of wall time, whichever comes first.
+the best win rate against greedy is kept (the win rate against random breaks ties). Training stops at ``steps``,
+after ``minutes`` of the process's CPU time (what the run cost, on a machine other jobs share) or after
+``wall_minutes`` of wall time, whichever comes first.
 
 Run (a short CPU run, niced)::
 
@@ -205,7 +206,7 @@ class EvaluateAndKeepBest(BaseCallback):
         self.config, self.snapshot = config, snapshot
         self.started, self.cpu_started = time.monotonic(), time.process_time()
         self.spec = BattleSpec(config.rows, config.cols, config.mines)
-        self.best = -1.0
+        self.best = (-1.0, -1.0)
         self.next_eval = config.eval_every
         self.rows: list[dict[str, Any]] = []
 
@@ -235,8 +236,9 @@ class EvaluateAndKeepBest(BaseCallback):
             writer = csv.DictWriter(handle, fieldnames=list(row))
             writer.writeheader()
             writer.writerows(self.rows)
-        if row["vs_greedy"] > self.best:
-            self.best = row["vs_greedy"]
+        score = (row["vs_greedy"], row["vs_random"])  # against greedy first; against random breaks its ties
+        if score > self.best:
+            self.best = score
             save(self.model, self.config, row)
 
 
