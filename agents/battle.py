@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents.analysis.probability import VALUE_MINE, BoardAnalysis, analyse
+from agents.analysis.probability import VALUE_MINE
+from agents.battle_position import Position
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid, bomb_area
-from mine_env.engine.constants import MINE
 
 TIE_TOLERANCE = 1e-9
 """Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
@@ -41,7 +41,7 @@ def positive_int(name: str, value: object) -> int:
     return value
 
 
-def bomb_expectations(analysis: BoardAnalysis, spec: BattleSpec) -> np.ndarray:
+def bomb_expectations(analysis: Position, spec: BattleSpec) -> np.ndarray:
     """Expected mines the bomb around each cell would claim: the sum of the exact mine probabilities of the hidden
     cells of its 5x5 area (flat, one per cell)."""
     hidden_p = np.where(analysis.hidden, analysis.probabilities, 0.0)
@@ -81,7 +81,7 @@ class BattleAgent(ABC):
 
     def _unscored_move(
         self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]
-    ) -> tuple[BoardAnalysis, np.ndarray, int | None]:
+    ) -> tuple[Position, np.ndarray, int | None]:
         """The position's analysis and valid reveals, and the move that needs no scoring, if any: a certain mine
         first (it gains one, moves again and shows nothing new), else the bomb by rule."""
         cells = self._valid_cells(obs)
@@ -91,7 +91,7 @@ class BattleAgent(ABC):
             return analysis, cells, int(certain[0])
         return analysis, cells, self._bomb_choice(obs, analysis)
 
-    def _bomb_choice(self, obs: Mapping[str, np.ndarray], analysis: BoardAnalysis) -> int | None:
+    def _bomb_choice(self, obs: Mapping[str, np.ndarray], analysis: Position) -> int | None:
         """The bomb action by rule, or None: when the bomb is allowed (the player is behind and has it), bomb the
         area with the most expected mines if that is at least ``BOMB_MARGIN`` above the best click's chance."""
         rows, cols = analysis.grid.shape
@@ -120,9 +120,9 @@ class RandomBattleAgent(BattleAgent):
         return int(self._rng.choice(self._valid_cells(obs)))
 
 
-def position_analysis(obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> BoardAnalysis:
+def position_analysis(obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> Position:
     """The exact count of the player's position: claimed mines as shown mines, with the game's total mines."""
-    return analyse(analysis_grid(obs["observation"]), int(info["mines"]))
+    return Position.of(analysis_grid(obs["observation"]), int(info["mines"]))
 
 
 class GreedyBattleAgent(BattleAgent):
@@ -139,10 +139,9 @@ class GreedyBattleAgent(BattleAgent):
         return self._pick_best(cells, analysis.probabilities.ravel()[cells])
 
 
-def best_chance(analysis: BoardAnalysis) -> float:
+def best_chance(analysis: Position) -> float:
     """The highest mine probability among the hidden cells of a position (0.0 when none is hidden)."""
-    hidden = analysis.hidden
-    return float(analysis.probabilities[hidden].max()) if hidden.any() else 0.0
+    return analysis.best_chance
 
 
 class Expansion(NamedTuple):
@@ -150,22 +149,18 @@ class Expansion(NamedTuple):
 
     cell: tuple[int, int]
     p_mine: float
-    claimed: BoardAnalysis | None
+    claimed: Position | None
     """The position after the cell turns out a mine (the mover moves again); None when it cannot be one."""
-    safe: list[tuple[int, float, BoardAnalysis]]
+    safe: list[tuple[int, float, Position]]
     """(v, P(the cell shows v), the position after it) for each possible number v; the shares sum to 1 - p_mine."""
 
 
-def expand(analysis: BoardAnalysis, cell: int) -> Expansion:
-    """Every outcome of clicking flat ``cell``, with its exact probability (:meth:`BoardAnalysis.reveal_outcomes`)."""
+def expand(analysis: Position, cell: int) -> Expansion:
+    """Every outcome of clicking flat ``cell``, with its exact probability (:meth:`Position.reveal_outcomes`)."""
     coordinates = divmod(cell, analysis.grid.shape[1])
-    distribution, outcomes = analysis.reveal_outcomes(coordinates)
+    distribution, outcomes = analysis.reveal_outcomes(coordinates, with_mine=True)
     p_mine = float(distribution[VALUE_MINE])
-    claimed = None
-    if p_mine > 0.0:
-        grid = analysis.grid.copy()
-        grid[coordinates] = MINE
-        claimed = analyse(grid, analysis.mines)
+    claimed = outcomes[VALUE_MINE]
     safe = [(index - 1, float(distribution[index]), outcome) for index, outcome in enumerate(outcomes)
             if outcome is not None and index != VALUE_MINE]  # fmt: skip
     return Expansion(coordinates, p_mine, claimed, safe)
@@ -179,7 +174,7 @@ FLOOD_NEIGHBOURS = 1
 """How many of a zero's neighbours :func:`flooded_chance` reveals one at a time (the most telling ones)."""
 
 
-def flooded_chance(after_zero: BoardAnalysis, cell: tuple[int, int]) -> float:
+def flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
     """The opponent's best chance after ``cell`` shows 0 and its flood fill opens the neighbours: the best, over
     the most telling hidden neighbours ``N``, of ``sum_w P(N shows w) * m(N shows w)`` (and at least ``m``).
 
@@ -206,7 +201,7 @@ def flooded_chance(after_zero: BoardAnalysis, cell: tuple[int, int]) -> float:
     return best
 
 
-def opponent_chance(expansion: Expansion, value: int, share: float, outcome: BoardAnalysis) -> float:
+def opponent_chance(expansion: Expansion, value: int, share: float, outcome: Position) -> float:
     """``m`` of the position after the click shows ``value``, the flood fill of a likely zero included."""
     if value == 0 and share >= FLOOD_MIN_SHARE:
         return flooded_chance(outcome, expansion.cell)
@@ -219,13 +214,13 @@ def contest_value(expansion: Expansion) -> float:
     return gain - sum(share * opponent_chance(expansion, v, share, o) for v, share, o in expansion.safe)
 
 
-def likeliest(analysis: BoardAnalysis, cells: np.ndarray, count: int) -> np.ndarray:
+def likeliest(analysis: Position, cells: np.ndarray, count: int) -> np.ndarray:
     """The ``count`` cells of ``cells`` with the highest exact mine probability (stable order on ties)."""
     probabilities = analysis.probabilities.ravel()[cells]
     return cells[np.argsort(-probabilities, kind="stable")[:count]]
 
 
-def certain_mines(analysis: BoardAnalysis, cells: np.ndarray) -> np.ndarray:
+def certain_mines(analysis: Position, cells: np.ndarray) -> np.ndarray:
     """The cells of ``cells`` that are mines in every layout that fits."""
     return cells[analysis.probabilities.ravel()[cells] >= 1.0 - TIE_TOLERANCE]
 
@@ -240,7 +235,7 @@ class ContestBattleAgent(BattleAgent):
       moves again (cut after one more click);
     - ``E'[A] = sum_v P(A shows v) * m'(A shows v)``: what the opponent can expect from its next click given the
       number ``A`` reveals, with ``P(A shows v)`` the exact distribution of the number under the global mine
-      count (:meth:`BoardAnalysis.reveal_outcomes`; these sum to ``1 - p_A``). ``m'`` is ``m``, except after a
+      count (:meth:`Position.reveal_outcomes`; these sum to ``1 - p_A``). ``m'`` is ``m``, except after a
       zero at least ``FLOOD_MIN_SHARE`` likely, whose flood fill opens its neighbours: there it is the lower
       bound of :func:`flooded_chance` (ignoring the flood loses 67% of games to this rule, docs/BATTLE.md).
 
@@ -265,12 +260,12 @@ class ContestBattleAgent(BattleAgent):
         return self._pick_best(shortlist, scores)
 
     @staticmethod
-    def score(analysis: BoardAnalysis, cell: int) -> float:
+    def score(analysis: Position, cell: int) -> float:
         """``E[A] - E'[A]`` of revealing flat ``cell`` in the analysed position (see the class docstring)."""
         return contest_value(expand(analysis, cell))
 
 
-def contest_best(analysis: BoardAnalysis, candidates: int) -> float:
+def contest_best(analysis: Position, candidates: int) -> float:
     """``V2(X)``: the highest ``E - E'`` over the ``candidates`` likeliest hidden cells of position ``X``.
 
     0.0 when nothing is hidden (the game is over there).

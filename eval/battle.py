@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from agents.analysis.probability import value_distribution
-from agents.battle import BATTLE_AGENTS, make_battle_agent, play_battle
+from agents.battle import BATTLE_AGENTS, play_battle
+from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
 from mine_env.engine.battle import DRAW, BattleSpec
@@ -51,11 +52,15 @@ class PairResult:
     sign_test_p: float
 
 
-def check_tournament(agents: list[str], games: int, seed: int, workers: int = 1) -> None:
-    """Refuse a tournament that cannot run, before any game: say what is wrong."""
-    unknown = [name for name in agents if name not in BATTLE_AGENTS]
+def check_tournament(
+    agents: list[str], games: int, seed: int, workers: int = 1, spec: BattleSpec | None = None
+) -> None:
+    """Refuse a tournament that cannot run, before any game: say what is wrong (with ``spec``, every
+    ``model:PATH`` is loaded and checked against the board)."""
+    unknown = [name for name in agents if not is_known_agent(name)]
     if unknown:
-        raise ValueError(f"unknown battle agent {unknown[0]!r}; expected one of {', '.join(BATTLE_AGENTS)}")
+        raise ValueError(f"unknown battle agent {unknown[0]!r}; expected one of {', '.join(BATTLE_AGENTS)} "
+                         f"or {MODEL_PREFIX}PATH")  # fmt: skip
     if len(set(agents)) < 2:
         raise ValueError("a tournament needs at least two different agents: give --agent A --agent B")
     if games < 1:
@@ -64,6 +69,9 @@ def check_tournament(agents: list[str], games: int, seed: int, workers: int = 1)
         raise ValueError(f"--seed must be non-negative, got {seed}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
+    for name in agents:
+        if spec is not None and name.startswith(MODEL_PREFIX):
+            load_battle_model(name, spec)
 
 
 def play_board(spec: BattleSpec, agent_a: str, agent_b: str, seed: int, board: int) -> tuple[int, ...]:
@@ -74,7 +82,7 @@ def play_board(spec: BattleSpec, agent_a: str, agent_b: str, seed: int, board: i
     tally: list[int] = []
     for a_seat in (0, 1):
         names = (agent_a, agent_b) if a_seat == 0 else (agent_b, agent_a)
-        players = (make_battle_agent(names[0], seeds.agent), make_battle_agent(names[1], seeds.agent))
+        players = (battle_player(names[0], seeds.agent, spec), battle_player(names[1], seeds.agent, spec))
         game = play_battle(spec, key, players)
         seat_of = (a_seat, 1 - a_seat)  # seat of agent a, of agent b
         side_won = -1 if game.winner == DRAW else seat_of.index(game.winner)
@@ -155,26 +163,43 @@ def bradley_terry(names: list[str], results: list[dict[str, Any]], iterations: i
 
 def run_tournament(
     agents: list[str], spec: BattleSpec, boards: int, seed: int, workers: int = 1,
-    on_pair: Callable[[dict[str, Any]], None] | None = None,
+    on_pair: Callable[[dict[str, Any]], None] | None = None, earlier: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Every pair of distinct ``agents`` (in the order given) on the same boards; the report as a JSON-ready dict.
 
     ``on_pair`` (if given) receives each pair's result as soon as it is played (progress of a long run).
+    ``earlier`` (a report of this function on the same suite) supplies the pairs it has already played, so a new
+    agent joins a table without replaying it (see :func:`check_earlier`).
     """
-    check_tournament(agents, boards, seed, workers)
+    check_tournament(agents, boards, seed, workers, spec)
+    suite = {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
+             "boards": boards, "games_per_pair": 2 * boards, "seed": seed, "seeding": SEEDING}  # fmt: skip
+    played = {}
+    if earlier is not None:
+        check_earlier(earlier, suite)
+        played = {frozenset((r["agent_a"], r["agent_b"])): r for r in earlier["results"]}
     names = list(dict.fromkeys(agents))
     results = []
     for a, b in itertools.combinations(names, 2):
+        if frozenset((a, b)) in played:
+            results.append(played[frozenset((a, b))])
+            continue
         results.append(asdict(play_pair(spec, a, b, boards, seed, workers)))
         if on_pair is not None:
             on_pair(results[-1])
     ratings = bradley_terry(names, results)
-    return {
-        "suite": {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
-                  "boards": boards, "games_per_pair": 2 * boards, "seed": seed, "seeding": SEEDING},
-        "results": results,
-        "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1])),
-    }  # fmt: skip
+    return {"suite": suite, "results": results,
+            "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1]))}  # fmt: skip
+
+
+def check_earlier(earlier: Any, suite: dict[str, Any]) -> None:
+    """Refuse an earlier report that is not one of this suite (another board, seed, count or seeding)."""
+    if not isinstance(earlier, dict) or not isinstance(earlier.get("results"), list) or "suite" not in earlier:
+        raise ValueError("the earlier report is not a battle tournament report (no suite and results)")
+    if earlier["suite"] != suite:
+        differ = sorted(key for key in suite if earlier["suite"].get(key) != suite[key])
+        raise ValueError(f"the earlier report was played on another suite ({', '.join(differ)} differ): "
+                         "give the same --rows --cols --mines --bomb --games --seed")  # fmt: skip
 
 
 def pair_row(r: dict[str, Any]) -> str:

@@ -1,8 +1,9 @@
 """``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
-``play``, a game in the terminal, line by line: a person against an AI, or two AIs watched.
+``play``, a game in the terminal: a person against an AI, or two AIs watched.
 
-The play screen is plain text (no curses): the board as the player to move sees it (``A`` the mines of
-player_0, ``B`` those of player_1, ``.`` hidden), then the scores and whose turn it is. A person types
+On a terminal ``play`` is full screen (:mod:`minesweeper_cli.battle_tui`, the keys of ``minesweeper play``). With
+``--plain``, or when stdin or stdout is not a terminal, it is plain text, line by line: the board (``A`` the
+mines of player_0, ``B`` those of player_1, ``.`` hidden), then the scores and whose turn it is; a person types
 ``ROW COL`` to reveal, ``b ROW COL`` to bomb (where the rule is on), ``q`` to quit.
 """
 
@@ -14,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
 from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
@@ -24,6 +26,8 @@ from mine_env.rendering import cell_char
 
 CLAIM_CHARS = ("A", "B")
 """How a mine claimed by player_0 / player_1 is drawn (as in the env's ansi render)."""
+SCREEN_DELAY = 0.5
+"""Seconds between AI moves on the full screen when ``--delay`` is not given."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
-                            help=f"an agent ({', '.join(BATTLE_AGENTS)}); give at least two")  # fmt: skip
+                            help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
+                            "train.battle); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS)
@@ -42,13 +47,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
     tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
     tournament.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON here")
+    tournament.add_argument("--merge", type=Path, metavar="PATH",
+                            help="an earlier report (JSON) of the same suite: its pairs are taken, not replayed")
     tournament.set_defaults(func=run_eval)
     play = commands.add_parser("play", help="play a game in the terminal against an AI, or watch two AIs")
     play.add_argument("--opponent", default="contest", metavar="NAME",
                       help=f"the AI you play against ({', '.join(BATTLE_AGENTS)}; default contest)")  # fmt: skip
     play.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat: 0 moves first (default)")
     play.add_argument("--watch", nargs=2, metavar=("AI_0", "AI_1"), help="watch two AIs instead of playing")
-    play.add_argument("--delay", type=float, default=0.0, help="seconds between watched moves")
+    play.add_argument("--delay", type=float, help=f"seconds between AI moves ({SCREEN_DELAY} full screen, 0 in "
+                      "plain text)")  # fmt: skip
+    play.add_argument("--plain", action="store_true", help="plain text, line by line, instead of full screen")
     play.add_argument("--seed", type=int, default=0, help="the board: the env's layout after reset(seed=SEED)")
     play.add_argument("--rows", type=int, default=DEFAULT_ROWS)
     play.add_argument("--cols", type=int, default=DEFAULT_COLS)
@@ -60,15 +69,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
-    check_tournament(args.agent, args.games, args.seed, args.workers)
+    check_tournament(args.agent, args.games, args.seed, args.workers, spec)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
-    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers,
+    earlier = read_report(args.merge) if args.merge is not None else None
+    report = run_tournament(args.agent, spec, args.games, args.seed, args.workers, earlier=earlier,
                             on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True))
     print(markdown_table(report), end="")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0
+
+
+def read_report(path: Path) -> Any:
+    """An earlier tournament report, or a ValueError saying why it cannot be read."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"--merge: {path} does not exist") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"--merge: cannot read {path} as JSON: {error}") from None
 
 
 def board_text(game: BattleGame) -> str:
@@ -164,8 +184,12 @@ def run_play(args: argparse.Namespace) -> int:
         if name not in BATTLE_AGENTS:
             raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
     for option in ("seed", "delay"):
-        if getattr(args, option) < 0:
+        if getattr(args, option) is not None and getattr(args, option) < 0:
             raise ValueError(f"--{option} must be non-negative, got {getattr(args, option)}")
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        run_full_screen(spec, args)
+        return 0
+    args.delay = 0.0 if args.delay is None else args.delay
     if args.watch:
         players = (make_battle_agent(args.watch[0], args.seed), make_battle_agent(args.watch[1], args.seed))
     else:
@@ -176,3 +200,15 @@ def run_play(args: argparse.Namespace) -> int:
     play_game(BattleGame(spec, layout_key(args.seed)), players, input,
               lambda text: print(text, end="", flush=True), args.delay)  # fmt: skip
     return 0
+
+
+def run_full_screen(spec: BattleSpec, args: argparse.Namespace) -> None:
+    """The curses game (:mod:`minesweeper_cli.battle_tui`), or a ValueError saying what to do without curses."""
+    try:
+        from minesweeper_cli import battle_tui, curses_screen
+    except ImportError as error:
+        raise ValueError(f"the full-screen game needs curses ({error}); on Windows: pip install windows-curses, "
+                         "or play line by line with --plain") from error  # fmt: skip
+    session = battle_tui.battle_session(spec, args.seed, args.opponent, args.seat, args.watch)
+    delay = SCREEN_DELAY if args.delay is None else args.delay
+    curses_screen.run_terminal(battle_tui.BattleTerminalGame(session, delay=delay, auto=bool(args.watch)))

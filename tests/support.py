@@ -5,6 +5,14 @@ The one home of shared test helpers; ``conftest.py`` only turns some of them int
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -17,6 +25,8 @@ from agents.episode import play_episode
 from mine_env.engine.board import Board
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.rules import neighbour_counts
+
+REPO = Path(__file__).resolve().parents[1]
 
 # The hand board, 4 rows x 5 columns, 3 mines (*):
 #
@@ -106,3 +116,56 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         status = int(exit_.code or 0)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
+
+
+# ---------------------------------------------------------------------- the full-screen commands in tmux
+def command_env() -> dict[str, str]:
+    """The environment of the commands the tests start: this checkout first on the import path."""
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+class TmuxGame:
+    """``minesweeper ARGS`` (``["play", ...]``) running in a private, detached tmux server of a fixed size.
+
+    A test types keys and mouse clicks into it with ``send-keys`` and reads the screen with ``capture-pane``.
+    """
+
+    def __init__(self, args: list[str], width: int = 100, height: int = 32) -> None:
+        self.socket = f"ms-test-{uuid.uuid4().hex[:8]}"
+        command = shlex.join([sys.executable, "-m", "minesweeper_cli.main", *args])
+        size = ["-x", str(width), "-y", str(height)]
+        self._tmux("new-session", "-d", *size, f"{command}; echo EXITED $?; sleep 60", env=command_env())
+
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
+        command = ["tmux", "-L", self.socket, "-f", "/dev/null", *args]  # -f: no user config in the way
+        result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=10, check=True)
+        return result.stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self._tmux("send-keys", *(["-l"] if literal else []), *keys)
+
+    def click(self, y: int, x: int, button: int) -> None:
+        """A mouse press and release at screen (y, x), in the X10 encoding the terminal reports."""
+        self.keys(f"\x1b[M{chr(32 + button - 1)}{chr(33 + x)}{chr(33 + y)}", literal=True)
+        self.keys(f"\x1b[M{chr(32 + 3)}{chr(33 + x)}{chr(33 + y)}", literal=True)
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p")
+
+    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+        """The screen once it shows ``text``; fails with the last screen after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if time.monotonic() > deadline:
+                pytest.fail(f"{text!r} did not appear within {timeout} s; the screen was:\n{screen}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")

@@ -7,13 +7,9 @@ in advance from :func:`mine_env.engine.board.layout_key`, so a test can play a w
 
 from __future__ import annotations
 
-import os
-import shlex
-import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +23,7 @@ from minesweeper_cli.hints import Hint
 from minesweeper_cli.main import main
 from minesweeper_cli.session import GameSession
 from minesweeper_cli.tui import TerminalGame, hint_text
+from support import TmuxGame, command_env, needs_tmux
 
 REPO = Path(__file__).resolve().parents[2]
 BEGINNER = BoardSpec(9, 9, 10, "opening")
@@ -200,55 +197,6 @@ def test_the_hint_legend_shows_each_sample_in_its_cells_colour():
 
 
 # ---------------------------------------------------------------------- the real command in tmux
-def command_env() -> dict[str, str]:
-    """The environment of the commands the tests start: this checkout first on the import path."""
-    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path}
-
-
-class TmuxGame:
-    """``minesweeper play ARGS`` running in a private, detached tmux server of a fixed size."""
-
-    def __init__(self, args: list[str], width: int = 100, height: int = 32) -> None:
-        self.socket = f"ms-play-test-{uuid.uuid4().hex[:8]}"
-        command = shlex.join([sys.executable, "-m", "minesweeper_cli.main", "play", *args])
-        size = ["-x", str(width), "-y", str(height)]
-        self._tmux("new-session", "-d", *size, f"{command}; echo EXITED $?; sleep 60", env=command_env())
-
-    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
-        command = ["tmux", "-L", self.socket, "-f", "/dev/null", *args]  # -f: no user config in the way
-        result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=10, check=True)
-        return result.stdout
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        self._tmux("send-keys", *(["-l"] if literal else []), *keys)
-
-    def click(self, y: int, x: int, button: int) -> None:
-        """A mouse press and release at screen (y, x), in the X10 encoding the terminal reports."""
-        self.keys(f"\x1b[M{chr(32 + button - 1)}{chr(33 + x)}{chr(33 + y)}", literal=True)
-        self.keys(f"\x1b[M{chr(32 + 3)}{chr(33 + x)}{chr(33 + y)}", literal=True)
-
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p")
-
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
-        """The screen once it shows ``text``; fails with the last screen after ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            if time.monotonic() > deadline:
-                pytest.fail(f"{text!r} did not appear within {timeout} s; the screen was:\n{screen}")
-            time.sleep(0.1)
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
-
-
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
-
-
 @pytest.fixture(scope="module")
 def compiled_solver() -> None:
     """Compile the solver's numba kernels in this process, where no time limit applies.
@@ -266,7 +214,7 @@ def tmux_game(compiled_solver):
     games: list[TmuxGame] = []
 
     def start(*args: str) -> TmuxGame:
-        games.append(TmuxGame(list(args)))
+        games.append(TmuxGame(["play", *args]))
         return games[-1]
 
     yield start

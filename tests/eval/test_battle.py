@@ -76,6 +76,9 @@ def test_the_command_prints_the_table_and_writes_json(
         (["--agent", "random", "--agent", "smart"], "unknown battle agent 'smart'"),
         (["--agent", "random", "--agent", "greedy", "--mines", "0"], "needs 1..256 mines"),
         (["--agent", "random", "--agent", "greedy", "--json", "/no/such/dir/x.json"], "does not exist"),
+        (["--agent", "random", "--agent", "greedy", "--merge", "/no/such/report.json"],
+         "--merge: /no/such/report.json does not exist"),
+        (["--agent", "random", "--agent", "model:"], "model: needs a path"),
     ],
 )
 def test_bad_command_input_exits_2_with_one_line(
@@ -85,6 +88,20 @@ def test_bad_command_input_exits_2_with_one_line(
         battle_command(monkeypatch, ["eval", "--games", "1", "--seed", "0", *extra])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_earlier_report_of_the_suite_supplies_its_pairs_and_only_new_pairs_are_played(tmp_path: Path) -> None:
+    earlier = run_tournament(["greedy", "random"], SMALL, 2, 1)
+    earlier["results"][0]["wins_a"] = 999  # a marker: the pair must be taken from the report, not replayed
+    played: list[str] = []
+    report = run_tournament(["greedy", "random", "contest"], SMALL, 2, 1, earlier=earlier,
+                            on_pair=lambda r: played.append(f"{r['agent_a']}-{r['agent_b']}"))  # fmt: skip
+    assert played == ["greedy-contest", "random-contest"]
+    assert report["results"][0]["wins_a"] == 999 and set(report["ratings"]) == {"greedy", "random", "contest"}
+    with pytest.raises(ValueError, match=r"another suite \(boards, games_per_pair differ\)"):
+        run_tournament(["greedy", "random"], SMALL, 3, 1, earlier=earlier)
+    with pytest.raises(ValueError, match="not a battle tournament report"):
+        run_tournament(["greedy", "random"], SMALL, 2, 1, earlier={"results": 3})
 
 
 def test_the_module_registers_a_battle_command() -> None:

@@ -1,0 +1,92 @@
+"""A battle position as the battle agents read it: its exact count, and its outcomes in one compiled call.
+
+:class:`Position` carries the fields of :class:`~agents.analysis.probability.BoardAnalysis` the battle agents
+use (the grid, the mine total, every cell's exact mine probability, the certain mines, the hidden cells) and
+:meth:`Position.reveal_outcomes`, whose results equal ``BoardAnalysis.reveal_outcomes`` float for float, but
+with every count of a cell done by :func:`agents.analysis.outcomes.reveal_counts` in one call (a count then costs
+the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from agents.analysis.outcomes import OUTCOMES, reveal_counts
+from agents.analysis.probability import VALUE_MINE, analyse
+from mine_env.engine.constants import HIDDEN, MINE
+
+
+class Position:
+    """The exact count of one battle position (a single-player grid, every claimed mine shown as MINE).
+
+    Args:
+        grid: int8 (rows, cols), no flags.
+        mines: the game's total mines.
+        probabilities: exact mine probability per cell, (rows, cols).
+        certain_mines: whether each cell is a mine in every layout that fits, (rows, cols).
+    """
+
+    def __init__(self, grid: np.ndarray, mines: int, probabilities: np.ndarray, certain_mines: np.ndarray,
+                 best_chance: float | None = None) -> None:  # fmt: skip
+        self.grid = grid
+        self.mines = mines
+        self.probabilities = probabilities
+        self.certain_mines = certain_mines
+        if best_chance is not None:
+            self.__dict__["best_chance"] = best_chance
+
+    @classmethod
+    def of(cls, grid: np.ndarray, mines: int) -> Position:
+        """Count ``grid`` exactly (:func:`~agents.analysis.probability.analyse`: its checks and clear errors)."""
+        analysis = analyse(grid, mines)
+        return cls(analysis.grid, analysis.mines, analysis.probabilities, analysis.certain_mines)
+
+    @cached_property
+    def hidden(self) -> np.ndarray:
+        """Cells whose content is unknown."""
+        return self.grid == HIDDEN
+
+    @cached_property
+    def best_chance(self) -> float:
+        """The highest mine probability among the hidden cells (0.0 when none is hidden): what the player to move
+        expects from one click (given by the count of an outcome, computed here for a position counted alone)."""
+        hidden = self.hidden
+        return float(self.probabilities[hidden].max()) if hidden.any() else 0.0
+
+    def reveal_outcomes(
+        self, cell: tuple[int, int], with_mine: bool = False
+    ) -> tuple[np.ndarray, list[Position | None]]:
+        """What revealing ``cell`` can show and how likely each is (index :data:`VALUE_MINE` the mine, ``1 + v``
+        the number v), with the position after each; None where impossible, and for the mine unless
+        ``with_mine`` (then it is the position with the cell claimed, when the cell can be a mine)."""
+        row, col = cell
+        if not self.hidden[row, col]:
+            raise ValueError(f"cell {cell} is not hidden, so it has no value distribution")
+        distribution = np.zeros(OUTCOMES, np.float64)
+        outcomes: list[Position | None] = [None] * OUTCOMES
+        p_mine = self.probabilities[row, col]
+        distribution[VALUE_MINE] = p_mine
+        certain = self.certain_mines[row, col]
+        rows, cols = self.grid.shape
+        flat_cell = row * cols + col
+        counted_mine = bool(with_mine and p_mine > 0.0)
+        if certain and not counted_mine:
+            return distribution, outcomes
+        consistent, log_layouts, best, probability, certain_mine = reveal_counts(
+            self.grid.ravel(), rows, cols, self.mines, flat_cell, counted_mine, not certain)  # fmt: skip
+        for index in np.flatnonzero(consistent):
+            grid = self.grid.copy()
+            grid[row, col] = MINE if index == VALUE_MINE else index - 1
+            outcomes[index] = Position(grid, self.mines, probability[index].reshape(rows, cols),
+                                       certain_mine[index].reshape(rows, cols), float(best[index]))  # fmt: skip
+        if certain:
+            return distribution, outcomes
+        safe_weights = log_layouts.copy()
+        safe_weights[VALUE_MINE] = -np.inf
+        finite = np.isfinite(safe_weights)
+        shares = np.exp(safe_weights[finite] - safe_weights[finite].max())
+        # The safe outcomes split the cell's exact safe probability in proportion to their layout counts.
+        distribution[finite] = (1.0 - distribution[VALUE_MINE]) * shares / shares.sum()
+        return distribution, outcomes

@@ -1,0 +1,54 @@
+"""The battle agents' positions: the one-call outcome counts equal the exact analysis float for float."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.analysis.probability import VALUE_MINE, analyse
+from agents.battle import GreedyBattleAgent, seat_observation
+from agents.battle_position import Position
+from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid
+from mine_env.engine.constants import HIDDEN, MINE
+
+
+def midgame_grid(key: int) -> np.ndarray:
+    """A 9x9/15 battle position some greedy moves in."""
+    spec = BattleSpec(9, 9, 15)
+    game = BattleGame(spec, key)
+    players = (GreedyBattleAgent(key), GreedyBattleAgent(key + 1))
+    for _ in range(12):
+        if game.is_over:
+            break
+        game.play(players[game.mover].act(*seat_observation(game, game.mover)))
+    return analysis_grid(game.view(0))
+
+
+@pytest.mark.parametrize("key", [3, 11])
+def test_reveal_outcomes_equal_the_exact_analysis(key: int) -> None:
+    grid = midgame_grid(key)
+    position, analysis = Position.of(grid, 15), analyse(grid, 15)
+    assert position.best_chance == analysis.probabilities[analysis.hidden].max()
+    for cell in map(tuple, np.argwhere(grid == HIDDEN)):
+        expected, expected_outcomes = analysis.reveal_outcomes(cell)
+        got, outcomes = position.reveal_outcomes(cell, with_mine=True)
+        np.testing.assert_array_equal(got, expected)
+        for index in range(1, 10):
+            assert (outcomes[index] is None) == (expected_outcomes[index] is None)
+            if outcomes[index] is not None:
+                np.testing.assert_array_equal(outcomes[index].probabilities, expected_outcomes[index].probabilities)
+                np.testing.assert_array_equal(outcomes[index].certain_mines, expected_outcomes[index].certain_mines)
+                assert outcomes[index].best_chance == Position.of(outcomes[index].grid, 15).best_chance
+        claimed = outcomes[VALUE_MINE]
+        assert (claimed is None) == (expected[VALUE_MINE] == 0.0)
+        if claimed is not None:
+            mined = grid.copy()
+            mined[cell] = MINE
+            np.testing.assert_array_equal(claimed.probabilities, analyse(mined, 15).probabilities)
+
+
+def test_a_shown_cell_has_no_outcomes() -> None:
+    grid = np.array([[HIDDEN, 1, HIDDEN, HIDDEN]], dtype=np.int8)
+    with pytest.raises(ValueError, match="not hidden"):
+        Position.of(grid, 1).reveal_outcomes((0, 1))
+
