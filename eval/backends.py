@@ -71,6 +71,9 @@ class LocalBackend(Backend):
 
     def run(self, job: Job, shared: Any, chunks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         if self.workers == 1 or len(chunks) <= 1:
+            if self._warm_up is not None:
+                self._warm_up()
+                self._warm_up = None
             for index, chunk in enumerate(chunks):
                 yield index, job(shared, chunk)
             return

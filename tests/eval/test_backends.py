@@ -110,3 +110,22 @@ def test_the_cli_says_how_to_install_ray_when_it_is_missing(
     status, out, err = run_cli(["eval", "--agent", "random", "--games", "1000000", "--backend", "ray"], capsys)
     assert status == 2 and out == ""
     assert "--backend ray needs Ray, which is not installed: pip install 'minesweeper-rl[ray]'" in err
+
+
+@pytest.mark.slow
+def test_the_solver_studies_win_the_same_games_on_ray(ray_backend) -> None:
+    """benchmarks/solver_ablation.py's play_setting (first_click.py's too) on both backends."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    try:
+        import solver_ablation as studies
+    finally:
+        sys.path.pop(0)
+    import ray
+
+    ray.cloudpickle.register_pickle_by_value(studies)
+    suite = Suite("study", 9, 9, 10, "safe", games=60, base_seed=4)
+    settings = {"strength": "fast", "first_cell": (2, 2)}
+    with LocalBackend(1) as local:
+        won_local, _ = studies.play_setting(local, suite, settings)
+    won_ray, _ = studies.play_setting(ray_backend, suite, settings)
+    assert won_local.tolist() == won_ray.tolist() and won_local.size == suite.games
