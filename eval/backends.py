@@ -13,7 +13,8 @@ keeps it by seeding each game from the suite).
   process or node dies; a chunk's result is counted once, by its index. Without ``address`` a private Ray
   instance with ``workers`` CPUs starts on this machine and stops with the backend; with one (``host:port``
   of a head started by ``ray start --head``, or ``auto``) the backend joins that cluster, ships the project's
-  packages to its workers and leaves the cluster running. Ray is the optional ``ray`` extra.
+  packages to its workers and leaves the cluster running; in a process already connected to Ray it uses that
+  connection. Ray is the optional ``ray`` extra.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ def _call(call: tuple[Job, Any, int, Any]) -> tuple[int, Any]:
 class RayBackend(Backend):
     """Chunks as Ray tasks on a private local instance (``address=None``) or on the cluster at ``address``.
 
+    When this process is already connected to Ray (``ray.init()`` was called, as RLlib does), the backend
+    uses that connection, whatever ``workers`` and ``address`` say, and leaves it open when it closes.
+
     Args:
         workers: CPUs of the private instance (ignored when joining a cluster: all its CPUs are used).
         address: ``host:port`` of a running head (``ray start --head``), ``auto``, or ``ray://host:port``.
@@ -126,12 +130,12 @@ class RayBackend(Backend):
         check_workers(workers)
         self.ray = import_ray()
         self.address = address
-        self._owns_instance = address is None
         ship = (address is not None) if ship_code is None else ship_code
         runtime_env = {"py_modules": project_packages()} if ship else None
-        if self.ray.is_initialized():
-            raise ValueError("Ray is already initialised in this process: shut it down (ray.shutdown()) first")
-        if address is None:
+        self._owns_instance = not self.ray.is_initialized()
+        if not self._owns_instance:
+            self.workers = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
+        elif address is None:
             self.ray.init(num_cpus=workers, include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                           runtime_env=runtime_env, configure_logging=False, log_to_driver=False)  # fmt: skip
             self.workers = workers
@@ -161,7 +165,7 @@ class RayBackend(Backend):
                 yield index, result
 
     def close(self) -> None:
-        if self.ray.is_initialized():
+        if self._owns_instance and self.ray.is_initialized():
             self.ray.shutdown()
 
 

@@ -129,3 +129,15 @@ def test_the_solver_studies_win_the_same_games_on_ray(ray_backend) -> None:
         won_local, _ = studies.play_setting(local, suite, settings)
     won_ray, _ = studies.play_setting(ray_backend, suite, settings)
     assert won_local.tolist() == won_ray.tolist() and won_local.size == suite.games
+
+
+@pytest.mark.slow
+def test_a_battle_tournament_on_ray_reports_what_the_local_one_does() -> None:
+    from eval.battle import run_tournament
+    from mine_env.engine.battle import BattleSpec
+
+    pytest.importorskip("ray")
+    spec = BattleSpec(6, 6, 9)
+    local = run_tournament(["random", "greedy"], spec, boards=12, seed=5)
+    on_ray = run_tournament(["random", "greedy"], spec, boards=12, seed=5, workers=2, backend="ray")
+    assert on_ray == local and local["results"][0]["games"] == 24
