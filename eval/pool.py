@@ -58,6 +58,7 @@ def play_suite(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    chunk_games: int | None = None,
 ) -> list[GameRecord]:
     """Every game of the suite for every agent, sorted by (agent, game).
 
@@ -69,21 +70,30 @@ def play_suite(
         progress: Show a tqdm progress bar on stderr.
         backend: ``"local"`` (this machine's processes) or ``"ray"`` (Ray tasks, see :mod:`eval.backends`).
         address: The Ray cluster to join (``host:port``); without it ``"ray"`` starts a private instance.
+        chunk_games: Games of one agent per chunk (default: up to :data:`MAX_CHUNK`, fewer on a small suite);
+            larger chunks cost less per game in scheduling, smaller ones show progress sooner.
     """
     check_workers(workers)
+    check_chunk_games(chunk_games)
     if backend == "local" and workers > 1:
         _check_picklable(agents)
     with open_backend(backend, workers, address) as runner:
-        return play_on(runner, suite, agents, oracle=oracle, progress=progress)
+        return play_on(runner, suite, agents, oracle=oracle, progress=progress, chunk_games=chunk_games)
 
 
 def play_on(
-    runner: Backend, suite: Suite, agents: Sequence[AgentSpec], *, oracle: bool = True, progress: bool = True
+    runner: Backend,
+    suite: Suite,
+    agents: Sequence[AgentSpec],
+    *,
+    oracle: bool = True,
+    progress: bool = True,
+    chunk_games: int | None = None,
 ) -> list[GameRecord]:
     """:func:`play_suite` on a backend already open (to play several suites on the same workers)."""
     global _PLAYER
     context = PlayContext(suite, tuple(agents), oracle, uuid.uuid4().hex)
-    tasks = _tasks(len(agents), suite.games, runner.workers)
+    tasks = _tasks(len(agents), suite.games, runner.workers, chunk_games)
     bar = tqdm(total=suite.games * len(agents), desc=suite.name, unit="game", disable=not progress, leave=False)
     records: list[GameRecord] = []
     try:
@@ -98,9 +108,15 @@ def play_on(
     return records
 
 
-def _tasks(n_agents: int, games: int, workers: int) -> list[Task]:
+def check_chunk_games(chunk_games: int | None) -> None:
+    if chunk_games is not None and (isinstance(chunk_games, bool) or not isinstance(chunk_games, int)
+                                    or chunk_games < 1):  # fmt: skip
+        raise ValueError(f"chunk_games must be at least 1 (or None for the default), got {chunk_games!r}")
+
+
+def _tasks(n_agents: int, games: int, workers: int, chunk_games: int | None = None) -> list[Task]:
     """(agent, first game, stop) chunks, agents interleaved so they all progress together."""
-    chunk = max(1, min(MAX_CHUNK, games // (4 * workers)))
+    chunk = chunk_games or max(1, min(MAX_CHUNK, games // (4 * workers)))
     return [(agent, first, min(first + chunk, games)) for first in range(0, games, chunk) for agent in range(n_agents)]
 
 

@@ -83,6 +83,7 @@ def evaluate(
     progress: bool = True,
     backend: str = "local",
     address: str | None = None,
+    chunk_games: int | None = None,
 ) -> EvalReport:
     """Play every agent on every game of ``suite``.
 
@@ -96,6 +97,7 @@ def evaluate(
         backend: ``"local"`` (processes of this machine) or ``"ray"`` (Ray tasks: a private Ray instance with
             ``workers`` CPUs, or the cluster at ``address``); see :mod:`eval.backends`. Same records.
         address: ``host:port`` of a Ray head to join (``backend="ray"`` only).
+        chunk_games: Games per chunk (default: up to 50); the records do not depend on it.
 
     Example:
         >>> from eval.suites import Suite
@@ -108,6 +110,7 @@ def evaluate(
     resolved = resolve_agents(agents, suite.spec())
     workers = default_workers() if workers is None else workers
     records = play_suite(
-        suite, resolved, workers=workers, oracle=oracle, progress=progress, backend=backend, address=address
+        suite, resolved, workers=workers, oracle=oracle, progress=progress, backend=backend, address=address,
+        chunk_games=chunk_games,
     )
     return EvalReport(suite, tuple(spec.label for spec in resolved), tuple(records), oracle)

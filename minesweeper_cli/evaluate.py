@@ -46,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
     add_backend_options(parser)
+    parser.add_argument("--chunk-games", type=int, metavar="N",
+                        help="games per task (default: up to 50); larger suit a cluster and fast games")  # fmt: skip
     parser.add_argument("--no-oracle", dest="oracle", action="store_false",
                         help="skip the oracle metrics (guesses, avoidable losses, excess risk): faster")  # fmt: skip
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
@@ -101,10 +103,13 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     check_backend(args.backend, args.workers, args.address)
+    if args.chunk_games is not None and args.chunk_games < 1:
+        raise ValueError(f"--chunk-games must be at least 1, got {args.chunk_games}")
     check_outputs(args)
     suite = suite_from_args(args)
     report = evaluate([*args.agent, *map(Path, args.model)], suite, workers=args.workers, oracle=args.oracle,
-                      progress=args.progress, backend=args.backend, address=args.address)  # fmt: skip
+                      progress=args.progress, backend=args.backend, address=args.address,
+                      chunk_games=args.chunk_games)  # fmt: skip
     summary = report.to_dict()
     print(markdown_report(summary), end="")
     if args.json:

@@ -141,3 +141,17 @@ def test_a_battle_tournament_on_ray_reports_what_the_local_one_does() -> None:
     local = run_tournament(["random", "greedy"], spec, boards=12, seed=5)
     on_ray = run_tournament(["random", "greedy"], spec, boards=12, seed=5, workers=2, backend="ray")
     assert on_ray == local and local["results"][0]["games"] == 24
+
+
+def test_the_chunk_size_changes_no_record() -> None:
+    agents = resolve_agents(["random", "rules"], SMALL.spec())
+    default = play_suite(SMALL, agents, workers=1, progress=False)
+    assert outcomes(play_suite(SMALL, agents, workers=1, progress=False, chunk_games=7)) == outcomes(default)
+    with pytest.raises(ValueError, match="chunk_games must be at least 1"):
+        play_suite(SMALL, agents, workers=1, progress=False, chunk_games=0)
+
+
+def test_the_cli_refuses_a_chunk_of_no_games(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(["eval", "--agent", "random", "--games", "1000000", "--chunk-games", "0"], capsys)
+    assert status == 2 and out == ""
+    assert err.strip().splitlines()[-1] == "minesweeper eval: error: --chunk-games must be at least 1, got 0"
