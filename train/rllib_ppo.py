@@ -61,6 +61,7 @@ class RLlibPPOConfig:
     eval_seed: int = option(10_000_019, "Seed of the first evaluation game (apart from training seeds).")
     runs_dir: str = option("runs", "Folder of the run directories.")
     run_name: str = option("", "Run directory name (default: rllib-ppo-<preset>-<rule>-<seed>).")
+    resume: str = option("", "Go on from this checkpoint of the run (its iterations, steps and CSV continue).")
 
     def validate(self) -> None:
         """ValueError for settings that cannot train, before Ray starts."""
@@ -73,6 +74,8 @@ class RLlibPPOConfig:
             raise ValueError(f"minibatch_size {self.minibatch_size} exceeds batch_size {self.batch_size}")
         if self.minutes <= 0 or self.env_runners < 0 or self.eval_games < 0:
             raise ValueError("minutes must be positive, env_runners and eval_games at least 0")
+        if self.resume and not Path(self.resume).is_dir():
+            raise ValueError(f"--resume {self.resume}: no such checkpoint folder")
 
     def env_config(self) -> dict[str, Any]:
         return {"preset": self.preset, "first_click": self.first_click,
@@ -100,7 +103,9 @@ def train(config: RLlibPPOConfig) -> dict[str, Any]:
     name = config.run_name or f"rllib-ppo-{config.preset}-{config.first_click}-{config.seed}"
     run_dir = Path(config.runs_dir) / name
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    (run_dir / ("resume.json" if config.resume else "config.json")).write_text(
+        json.dumps(dataclasses.asdict(config), indent=2) + "\n"
+    )
     ray.init(num_cpus=max(1, config.env_runners + 1), include_dashboard=False, configure_logging=False,
              log_to_driver=False, object_store_memory=200 * 1024**2)  # fmt: skip
     try:
@@ -125,19 +130,25 @@ def build_algorithm(config: RLlibPPOConfig) -> Any:
         lr=config.learning_rate, model={"channels": config.channels, "layers": config.layers}, seed=config.seed,
     )  # fmt: skip
     ppo.training(gamma=config.gamma, lambda_=config.gae_lambda, entropy_coeff=config.entropy_coeff)
-    return ppo.build_algo()
+    algorithm = ppo.build_algo()
+    if config.resume:
+        algorithm.restore_from_path(str(Path(config.resume).resolve()))
+    return algorithm
 
 
 def iterate(algorithm: Any, config: RLlibPPOConfig, run_dir: Path) -> tuple[int, int]:
     """Training iterations until the budget; one CSV row each, a checkpoint every ``checkpoint_every``."""
     deadline = time.monotonic() + 60 * config.minutes
-    start, steps, iteration = time.monotonic(), 0, 0
-    with (run_dir / "progress.csv").open("w", newline="") as handle:
+    start, steps, iteration = time.monotonic(), 0, algorithm.iteration
+    if config.resume:
+        keep_rows_up_to(run_dir / "progress.csv", iteration)
+    with (run_dir / "progress.csv").open("a" if config.resume else "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["iteration", "env_steps", "seconds", "train_win_rate", "episode_return_mean"])
+        if not config.resume:
+            writer.writerow(["iteration", "env_steps", "seconds", "train_win_rate", "episode_return_mean"])
         while time.monotonic() < deadline and steps < config.max_steps:
             result = algorithm.train()
-            iteration += 1
+            iteration = algorithm.iteration
             runners = result["env_runners"]
             steps = int(result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0)))
             row = [iteration, steps, round(time.monotonic() - start, 1), runners.get(WIN_RATE, float("nan")),
@@ -148,6 +159,14 @@ def iterate(algorithm: Any, config: RLlibPPOConfig, run_dir: Path) -> tuple[int,
             if iteration % config.checkpoint_every == 0:
                 algorithm.save_to_path(str((run_dir / "checkpoints" / f"iteration_{iteration:05d}").resolve()))
     return steps, iteration
+
+
+def keep_rows_up_to(path: Path, iteration: int) -> None:
+    """Drop the CSV rows of iterations after the checkpoint a run resumes from (they are trained again)."""
+    rows = list(csv.reader(path.open())) if path.exists() else []
+    kept = rows[:1] + [row for row in rows[1:] if int(row[0]) <= iteration]
+    with path.open("w", newline="") as handle:
+        csv.writer(handle).writerows(kept)
 
 
 def greedy_win_rate(agent: RLlibAgent, config: RLlibPPOConfig) -> float:
