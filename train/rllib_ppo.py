@@ -106,15 +106,18 @@ def train(config: RLlibPPOConfig) -> dict[str, Any]:
     (run_dir / ("resume.json" if config.resume else "config.json")).write_text(
         json.dumps(dataclasses.asdict(config), indent=2) + "\n"
     )
-    ray.init(num_cpus=max(1, config.env_runners + 1), include_dashboard=False, configure_logging=False,
-             log_to_driver=False, object_store_memory=200 * 1024**2)  # fmt: skip
+    owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, a test) is used and left running
+    if owns_ray:
+        ray.init(num_cpus=max(1, config.env_runners + 1), include_dashboard=False, configure_logging=False,
+                 log_to_driver=False, object_store_memory=200 * 1024**2)  # fmt: skip
     try:
         algorithm = build_algorithm(config)
         steps, iterations = iterate(algorithm, config, run_dir)
         final = algorithm.save_to_path(str((run_dir / "final").resolve()))
         algorithm.stop()
     finally:
-        ray.shutdown()
+        if owns_ray:
+            ray.shutdown()
     win_rate = greedy_win_rate(RLlibAgent.from_checkpoint(final), config)
     summary = {"steps": steps, "iterations": iterations, "eval_games": config.eval_games,
                "eval_seed": config.eval_seed, "greedy_win_rate": win_rate, "checkpoint": str(final)}  # fmt: skip

@@ -148,3 +148,33 @@ def test_one_ppo_iteration_on_the_battle_env(ray_instance) -> None:
         algorithm.stop()
     assert result["env_runners"]["num_env_steps_sampled"] >= 64 and result["env_runners"]["num_episodes"] > 0
     assert "shared" in result["learners"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--preset", "huge"], "unknown preset 'huge'"),
+    (["--batch-size", "64", "--minibatch-size", "128"], "minibatch_size 128 exceeds batch_size 64"),
+    (["--epochs", "0"], "epochs must be at least 1, got 0"),
+    (["--resume", "/no/such/checkpoint"], "--resume /no/such/checkpoint: no such checkpoint folder"),
+])  # fmt: skip
+def test_the_training_script_refuses_bad_settings(argv: list[str], message: str) -> None:
+    from train.rllib_ppo import parse_config
+
+    with pytest.raises(ValueError, match=message):
+        parse_config(argv)
+
+
+@pytest.mark.slow
+def test_the_training_script_trains_saves_resumes_and_evaluates(ray_instance, tmp_path: Path) -> None:
+    from train.rllib_ppo import parse_config, train
+
+    argv = ["--minutes", "0.001", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
+            "--envs-per-runner", "2", "--channels", "8", "--layers", "2", "--checkpoint-every", "1",
+            "--eval-games", "3", "--runs-dir", str(tmp_path), "--run-name", "tiny"]  # fmt: skip
+    first = train(parse_config(argv))
+    run = tmp_path / "tiny"
+    assert first["iterations"] == 1 and first["steps"] >= 64 and 0.0 <= first["greedy_win_rate"] <= 1.0
+    assert (run / "checkpoints" / "iteration_00001").is_dir() and (run / "final").is_dir()
+    again = train(parse_config([*argv, "--resume", str(run / "checkpoints" / "iteration_00001")]))
+    assert again["iterations"] == 2 and again["steps"] > first["steps"]
+    rows = (run / "progress.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in rows] == ["iteration", "1", "2"]
