@@ -12,7 +12,7 @@ install:
 # torch first, pinned: the machines carry its CPU build, and an unpinned install pulls GBs of CUDA packages.
 install-dev:
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[dev,train,bench]"
+	$(PIP) install -q -e ".[dev,train,bench,ray]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
 	  || echo "tmux is not available: the terminal-game tests will be skipped"
 
@@ -49,3 +49,13 @@ solver-first-click: install
 	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
+
+# The local pool against a private Ray instance on the same 100,000 games (docs/SCALING.md; about 5 minutes).
+.PHONY: scaling-bench rllib-train
+scaling-bench: install
+	$(PYTHON) benchmarks/bench_backends.py --preset beginner --games 100000 --seed 2026 --workers 2 --repeats 2 \
+	  --no-oracle --json docs/results/scaling/backends-beginner-100k-compiled.json
+
+# RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
+rllib-train: install
+	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner

@@ -10,7 +10,7 @@ one layout key gives a different board for each first cell: rows share keys and 
 The paired column still applies McNemar's exact test to the games only one of the two rows won (it needs
 independent pairs, not identical ones); it compares each row with the rule's default cell.
 
-Usage::
+Usage (``--backend ray [--address HOST:PORT]`` plays the games as Ray tasks, the same wins game for game)::
 
     python benchmarks/first_click.py --preset expert --first-click safe --games 10000 --seed 2026
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from solver_ablation import add_suite_arguments, play_setting, result_row, suite_from, worker_pool
+from solver_ablation import add_suite_arguments, play_setting, result_row, study_backend, suite_from
 
 from agents.solver import DEFAULT_STRENGTH, STRENGTHS, first_click_cell
 from mine_env.engine.constants import PRESETS
@@ -59,9 +59,9 @@ def main() -> None:
     print("| first cell | wins | win rate | Wilson 95% | vs the default cell (only default / only this, p) | ms/game |")
     print("|---|---:|---:|---|---|---:|")
     report, baseline = [], None
-    with worker_pool(args.workers) as pool:
+    with study_backend(args) as backend:
         for cell in cells:
-            won, ms = play_setting(pool, suite, {"strength": args.strength, "first_cell": cell}, args.workers)
+            won, ms = play_setting(backend, suite, {"strength": args.strength, "first_cell": cell})
             label = f"({cell[0]}, {cell[1]})" + (", the default" if baseline is None else "")
             line, row = result_row(label, won, ms, baseline)
             print(line, flush=True)

@@ -17,6 +17,7 @@ import itertools
 import math
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from agents.analysis.probability import value_distribution
 from agents.battle import BATTLE_AGENTS, play_battle
+from eval.backends import Backend, check_backend, open_backend
 from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
@@ -95,14 +97,26 @@ def _play_boards(job: tuple[BattleSpec, str, str, int, range]) -> list[tuple[int
     return [play_board(spec, agent_a, agent_b, seed, board) for board in boards]
 
 
-def play_pair(spec: BattleSpec, agent_a: str, agent_b: str, boards: int, seed: int, workers: int = 1) -> PairResult:
+def _play_board_chunk(pair: tuple[BattleSpec, str, str, int], boards: range) -> list[tuple[int, ...]]:
+    """The job of a backend (:mod:`eval.backends`): one pair on some boards."""
+    return _play_boards((*pair, boards))
+
+
+def play_pair(
+    spec: BattleSpec, agent_a: str, agent_b: str, boards: int, seed: int, workers: int = 1,
+    runner: Backend | None = None,
+) -> PairResult:  # fmt: skip
     """Play ``agent_a`` against ``agent_b`` on boards ``0..boards-1`` of ``seed``, each from both seats, over
-    ``workers`` processes (the result does not depend on how many)."""
-    chunks = [range(start, boards, workers) for start in range(workers)]
-    jobs = [(spec, agent_a, agent_b, seed, chunk) for chunk in chunks]
-    if workers == 1:
-        tallies = _play_boards(jobs[0])
+    ``workers`` processes, or on ``runner`` (Ray tasks; the result does not depend on how or where)."""
+    if runner is not None:
+        chunks = [range(start, boards, 4 * runner.workers) for start in range(min(boards, 4 * runner.workers))]
+        parts = dict(runner.run(_play_board_chunk, (spec, agent_a, agent_b, seed), chunks))
+        tallies = [tally for index in range(len(chunks)) for tally in parts[index]]
+    elif workers == 1:
+        tallies = _play_boards((spec, agent_a, agent_b, seed, range(boards)))
     else:
+        chunks = [range(start, boards, workers) for start in range(workers)]
+        jobs = [(spec, agent_a, agent_b, seed, chunk) for chunk in chunks]
         with ProcessPoolExecutor(workers) as pool:
             tallies = [t for part in pool.map(_play_boards, jobs) for t in part]
     wins, mines, draws, seat_0_wins, swept = [0, 0], [0, 0], 0, 0, [0, 0]
@@ -164,14 +178,18 @@ def bradley_terry(names: list[str], results: list[dict[str, Any]], iterations: i
 def run_tournament(
     agents: list[str], spec: BattleSpec, boards: int, seed: int, workers: int = 1,
     on_pair: Callable[[dict[str, Any]], None] | None = None, earlier: dict[str, Any] | None = None,
+    backend: str = "local", address: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Every pair of distinct ``agents`` (in the order given) on the same boards; the report as a JSON-ready dict.
 
     ``on_pair`` (if given) receives each pair's result as soon as it is played (progress of a long run).
     ``earlier`` (a report of this function on the same suite) supplies the pairs it has already played, so a new
     agent joins a table without replaying it (see :func:`check_earlier`).
+    ``backend="ray"`` plays the boards as Ray tasks on a private instance with ``workers`` CPUs, or on the
+    cluster at ``address`` (:mod:`eval.backends`); the report is the same.
     """
     check_tournament(agents, boards, seed, workers, spec)
+    check_backend(backend, workers, address)
     suite = {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "bomb": spec.bomb,
              "boards": boards, "games_per_pair": 2 * boards, "seed": seed, "seeding": SEEDING}  # fmt: skip
     played = {}
@@ -180,13 +198,15 @@ def run_tournament(
         played = {frozenset((r["agent_a"], r["agent_b"])): r for r in earlier["results"]}
     names = list(dict.fromkeys(agents))
     results = []
-    for a, b in itertools.combinations(names, 2):
-        if frozenset((a, b)) in played:
-            results.append(played[frozenset((a, b))])
-            continue
-        results.append(asdict(play_pair(spec, a, b, boards, seed, workers)))
-        if on_pair is not None:
-            on_pair(results[-1])
+    with ExitStack() as stack:
+        runner = stack.enter_context(open_backend(backend, workers, address)) if backend != "local" else None
+        for a, b in itertools.combinations(names, 2):
+            if frozenset((a, b)) in played:
+                results.append(played[frozenset((a, b))])
+                continue
+            results.append(asdict(play_pair(spec, a, b, boards, seed, workers, runner)))
+            if on_pair is not None:
+                on_pair(results[-1])
     ratings = bradley_terry(names, results)
     return {"suite": suite, "results": results,
             "ratings": dict(sorted(ratings.items(), key=lambda item: -item[1]))}  # fmt: skip

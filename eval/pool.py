@@ -1,32 +1,47 @@
-"""Play every game of a suite for every agent, in this process or in a pool of worker processes.
+"""Play every game of a suite for every agent, in chunks, on a backend: this process, local worker
+processes, or Ray tasks on one machine or a cluster (:mod:`eval.backends`).
 
-Workers are separate processes started with the ``spawn`` method (safe with numba and torch); the agents
-are sent to them by pickling, so a function used with ``workers > 1`` must be defined at module level. Each
-game's record depends only on the suite, the agent and the game's index (:mod:`eval.player`), so the records
-are the same for any number of workers and any order of play (their ``time_s`` aside).
+Local workers are separate processes started with the ``spawn`` method (safe with numba and torch); the
+agents are sent to them by pickling, so a function used with ``workers > 1`` must be defined at module level.
+Each game's record depends only on the suite, the agent and the game's index (:mod:`eval.player`), so the
+records are the same for any backend, any number of workers and any order of play (their ``time_s`` aside).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from tqdm import tqdm
 
 from eval.agent_specs import AgentSpec
+from eval.backends import Backend, check_workers, open_backend
 from eval.metrics import GameRecord
 from eval.player import GamePlayer
 from eval.suites import Suite
 
 MAX_CHUNK = 50
-"""Most games of one agent sent to a worker at once: small enough for a live progress bar."""
+"""Most games of one agent played as one chunk: small enough for a live progress bar."""
 
 Task = tuple[int, int, int]
 """(agent index, first game, stop): a chunk of one agent's games."""
 
-_WORKER_PLAYER: GamePlayer | None = None
+
+@dataclass(frozen=True)
+class PlayContext:
+    """What every chunk of one evaluation shares; ``token`` tells a worker when its cached player is stale."""
+
+    suite: Suite
+    agents: tuple[AgentSpec, ...]
+    oracle: bool
+    token: str
+
+
+_PLAYER: tuple[str, GamePlayer] | None = None
+"""This process's player of the latest context: built once per worker, not once per chunk."""
 
 
 def default_workers() -> int:
@@ -35,49 +50,83 @@ def default_workers() -> int:
 
 
 def play_suite(
-    suite: Suite, agents: Sequence[AgentSpec], *, workers: int = 1, oracle: bool = True, progress: bool = True
+    suite: Suite,
+    agents: Sequence[AgentSpec],
+    *,
+    workers: int = 1,
+    oracle: bool = True,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    chunk_games: int | None = None,
 ) -> list[GameRecord]:
     """Every game of the suite for every agent, sorted by (agent, game).
 
     Args:
         suite: The games.
         agents: Resolved agents (see :func:`eval.agent_specs.resolve_agents`).
-        workers: Processes to play in; 1 plays in this process.
+        workers: Processes to play in (1 plays in this process), or the CPUs of a private Ray instance.
         oracle: Compute the oracle metrics (see :class:`eval.player.GamePlayer`).
         progress: Show a tqdm progress bar on stderr.
+        backend: ``"local"`` (this machine's processes) or ``"ray"`` (Ray tasks, see :mod:`eval.backends`).
+        address: The Ray cluster to join (``host:port``); without it ``"ray"`` starts a private instance.
+        chunk_games: Games of one agent per chunk (default: up to :data:`MAX_CHUNK`, fewer on a small suite);
+            larger chunks cost less per game in scheduling, smaller ones show progress sooner.
     """
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    tasks = _tasks(len(agents), suite.games, workers)
+    check_workers(workers)
+    check_chunk_games(chunk_games)
+    if backend == "local" and workers > 1:
+        _check_picklable(agents)
+    with open_backend(backend, workers, address) as runner:
+        return play_on(runner, suite, agents, oracle=oracle, progress=progress, chunk_games=chunk_games)
+
+
+def play_on(
+    runner: Backend,
+    suite: Suite,
+    agents: Sequence[AgentSpec],
+    *,
+    oracle: bool = True,
+    progress: bool = True,
+    chunk_games: int | None = None,
+) -> list[GameRecord]:
+    """:func:`play_suite` on a backend already open (to play several suites on the same workers)."""
+    global _PLAYER
+    context = PlayContext(suite, tuple(agents), oracle, uuid.uuid4().hex)
+    tasks = _tasks(len(agents), suite.games, runner.workers, chunk_games)
     bar = tqdm(total=suite.games * len(agents), desc=suite.name, unit="game", disable=not progress, leave=False)
     records: list[GameRecord] = []
-    with bar:
-        for chunk in _run_tasks(suite, agents, tasks, workers, oracle):
-            records.extend(chunk)
-            bar.update(len(chunk))
+    try:
+        with bar:
+            for _, chunk in runner.run(play_task, context, tasks):
+                records.extend(chunk)
+                bar.update(len(chunk))
+    finally:
+        _PLAYER = None  # the player of this process (workers=1), not kept after the evaluation
     order = {spec.label: i for i, spec in enumerate(agents)}
     records.sort(key=lambda record: (order[record.agent], record.game))
     return records
 
 
-def _tasks(n_agents: int, games: int, workers: int) -> list[Task]:
+def check_chunk_games(chunk_games: int | None) -> None:
+    if chunk_games is not None and (isinstance(chunk_games, bool) or not isinstance(chunk_games, int)
+                                    or chunk_games < 1):  # fmt: skip
+        raise ValueError(f"chunk_games must be at least 1 (or None for the default), got {chunk_games!r}")
+
+
+def _tasks(n_agents: int, games: int, workers: int, chunk_games: int | None = None) -> list[Task]:
     """(agent, first game, stop) chunks, agents interleaved so they all progress together."""
-    chunk = max(1, min(MAX_CHUNK, games // (4 * workers)))
+    chunk = chunk_games or max(1, min(MAX_CHUNK, games // (4 * workers)))
     return [(agent, first, min(first + chunk, games)) for first in range(0, games, chunk) for agent in range(n_agents)]
 
 
-def _run_tasks(
-    suite: Suite, agents: Sequence[AgentSpec], tasks: list[Task], workers: int, oracle: bool
-) -> Iterable[list[GameRecord]]:
-    if workers == 1:
-        player = GamePlayer(suite, agents, oracle)
-        for agent_index, first, stop in tasks:
-            yield player.play_games(agent_index, range(first, stop))
-        return
-    _check_picklable(agents)
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(workers, len(tasks)), _start_worker, (suite, list(agents), oracle)) as pool:
-        yield from pool.imap_unordered(_play_task, tasks)
+def play_task(context: PlayContext, task: Task) -> list[GameRecord]:
+    """The job of a chunk: one agent's games ``first..stop-1``, on this process's player of the context."""
+    global _PLAYER
+    if _PLAYER is None or _PLAYER[0] != context.token:
+        _PLAYER = (context.token, GamePlayer(context.suite, context.agents, context.oracle))
+    agent_index, first, stop = task
+    return _PLAYER[1].play_games(agent_index, range(first, stop))
 
 
 def _check_picklable(agents: Sequence[AgentSpec]) -> None:
@@ -89,16 +138,3 @@ def _check_picklable(agents: Sequence[AgentSpec]) -> None:
                 f"agent {spec.label!r} cannot be sent to worker processes ({error}); define its function or "
                 "class at module level, or use workers=1"
             ) from None
-
-
-def _start_worker(suite: Suite, agents: list[AgentSpec], oracle: bool) -> None:
-    """Pool initializer: one GamePlayer per process, torch kept to one thread so workers don't compete."""
-    global _WORKER_PLAYER
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _WORKER_PLAYER = GamePlayer(suite, agents, oracle)
-
-
-def _play_task(task: Task) -> list[GameRecord]:
-    agent_index, first, stop = task
-    assert _WORKER_PLAYER is not None, "the worker was not initialised"
-    return _WORKER_PLAYER.play_games(agent_index, range(first, stop))

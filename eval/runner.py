@@ -4,7 +4,8 @@ Any policy can be evaluated: a baseline by name (``"solver"``, ``"rules"``, ``"r
 :class:`agents.base.Agent`, a plain function ``policy(obs, info) -> action``, a saved stable-baselines3
 model (a path to its ``.zip``), or an :class:`AgentSpec` for full control (:mod:`eval.agent_specs`). The
 games are played through the real env by :class:`GamePlayer` (:mod:`eval.player`), in parallel worker
-processes (:mod:`eval.pool`); the records are the same for any number of workers and any order of play.
+processes or Ray tasks (:mod:`eval.pool`, :mod:`eval.backends`); the records are the same for any backend,
+any number of workers and any order of play.
 
 ``AgentSpec``, ``PolicyAgent``, ``resolve_agents`` and ``GamePlayer`` are re-exported here, where callers
 have always found them.
@@ -80,6 +81,9 @@ def evaluate(
     workers: int | None = None,
     oracle: bool = True,
     progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+    chunk_games: int | None = None,
 ) -> EvalReport:
     """Play every agent on every game of ``suite``.
 
@@ -90,6 +94,10 @@ def evaluate(
         workers: Processes to play in (default: every core). The records do not depend on it.
         oracle: Count guesses, avoidable losses and excess risk with the exact oracle (on by default).
         progress: Show a progress bar.
+        backend: ``"local"`` (processes of this machine) or ``"ray"`` (Ray tasks: a private Ray instance with
+            ``workers`` CPUs, or the cluster at ``address``); see :mod:`eval.backends`. Same records.
+        address: ``host:port`` of a Ray head to join (``backend="ray"`` only).
+        chunk_games: Games per chunk (default: up to 50); the records do not depend on it.
 
     Example:
         >>> from eval.suites import Suite
@@ -101,5 +109,8 @@ def evaluate(
     """
     resolved = resolve_agents(agents, suite.spec())
     workers = default_workers() if workers is None else workers
-    records = play_suite(suite, resolved, workers=workers, oracle=oracle, progress=progress)
+    records = play_suite(
+        suite, resolved, workers=workers, oracle=oracle, progress=progress, backend=backend, address=address,
+        chunk_games=chunk_games,
+    )
     return EvalReport(suite, tuple(spec.label for spec in resolved), tuple(records), oracle)

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
+from eval.backends import check_backend
 from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
 from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
 from mine_env.engine.constants import MINE
 from mine_env.engine.rng import layout_key
 from mine_env.rendering import cell_char
+from minesweeper_cli.options import add_backend_options
 
 CLAIM_CHARS = ("A", "B")
 """How a mine claimed by player_0 / player_1 is drawn (as in the env's ansi render)."""
@@ -46,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     tournament.add_argument("--mines", type=int, default=DEFAULT_MINES)
     tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
     tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
+    add_backend_options(tournament)
     tournament.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON here")
     tournament.add_argument("--merge", type=Path, metavar="PATH",
                             help="an earlier report (JSON) of the same suite: its pairs are taken, not replayed")
@@ -70,11 +73,13 @@ def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
     check_tournament(args.agent, args.games, args.seed, args.workers, spec)
+    check_backend(args.backend, args.workers, args.address)
     if args.json is not None and not args.json.parent.is_dir():
         raise ValueError(f"--json: the folder {args.json.parent} does not exist")
     earlier = read_report(args.merge) if args.merge is not None else None
     report = run_tournament(args.agent, spec, args.games, args.seed, args.workers, earlier=earlier,
-                            on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True))
+                            on_pair=lambda result: print(pair_row(result), file=sys.stderr, flush=True),
+                            backend=args.backend, address=args.address)
     print(markdown_table(report), end="")
     if args.json is not None:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

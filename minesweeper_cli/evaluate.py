@@ -6,6 +6,7 @@ Examples::
         --games 1000 --seed 0 --json out.json
     minesweeper eval --agent solver --suite expert-opening-1k --workers 2 --csv games.csv --plot win.png
     minesweeper eval --model runs/ppo-run/best_model.zip --agent solver --suite beginner-opening-10k
+    minesweeper eval --agent solver --preset beginner --games 100000 --seed 2026 --backend ray --address 10.0.0.5:6379
     minesweeper eval --list-suites
 """
 
@@ -15,11 +16,12 @@ import argparse
 from pathlib import Path
 
 from agents.registry import AGENTS
+from eval.backends import check_backend
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
-from minesweeper_cli.options import add_board_options, board_spec
+from minesweeper_cli.options import add_backend_options, add_board_options, board_spec
 
 DEFAULT_GAMES = 1000
 DEFAULT_SEED = 0
@@ -43,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--games", type=int, help=f"games of an ad-hoc suite (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
+    add_backend_options(parser)
+    parser.add_argument("--chunk-games", type=int, metavar="N",
+                        help="games per task (default: up to 50); larger suit a cluster and fast games")  # fmt: skip
     parser.add_argument("--no-oracle", dest="oracle", action="store_false",
                         help="skip the oracle metrics (guesses, avoidable losses, excess risk): faster")  # fmt: skip
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bar")
@@ -97,10 +102,14 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give at least one --agent NAME or --model PATH to evaluate")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    check_backend(args.backend, args.workers, args.address)
+    if args.chunk_games is not None and args.chunk_games < 1:
+        raise ValueError(f"--chunk-games must be at least 1, got {args.chunk_games}")
     check_outputs(args)
     suite = suite_from_args(args)
     report = evaluate([*args.agent, *map(Path, args.model)], suite, workers=args.workers, oracle=args.oracle,
-                      progress=args.progress)  # fmt: skip
+                      progress=args.progress, backend=args.backend, address=args.address,
+                      chunk_games=args.chunk_games)  # fmt: skip
     summary = report.to_dict()
     print(markdown_report(summary), end="")
     if args.json:

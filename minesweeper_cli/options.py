@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from eval.backends import BACKENDS
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
 
@@ -22,3 +23,12 @@ def add_board_options(parser: argparse.ArgumentParser, default_preset: str | Non
 def board_spec(args: argparse.Namespace) -> BoardSpec:
     """The BoardSpec the board options describe (ValueError with a message if impossible)."""
     return BoardSpec.from_options(args.preset, args.rows, args.cols, args.mines, args.first_click)
+
+
+def add_backend_options(parser: argparse.ArgumentParser) -> None:
+    """--backend local|ray and --address: where the games run (see :mod:`eval.backends`)."""
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help="local: worker processes of this machine; ray: Ray tasks (same results)")  # fmt: skip
+    parser.add_argument("--address", metavar="HOST:PORT",
+                        help="join the Ray cluster whose head is here (ray start --head prints it); "
+                        "without it --backend ray starts a private Ray instance with --workers CPUs")  # fmt: skip

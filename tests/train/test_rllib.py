@@ -1,0 +1,180 @@
+"""The envs under RLlib: registered by name and by Gymnasium id, the mask honoured by the network, one PPO
+iteration on the single-player env and one on the battle env, a trained module played as an agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("ray.rllib")
+
+import torch as th
+from ray.rllib.core.columns import Columns
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+
+from agents.episode import play_episode
+from train.rllib import (
+    BATTLE_ENV_NAME,
+    ENV_NAME,
+    WIN_RATE,
+    MaskedCellModule,
+    RLlibAgent,
+    battle_ppo_config,
+    make_battle_env,
+    make_env,
+    module_spec,
+    ppo_config,
+)
+
+pytestmark = pytest.mark.train
+TINY_MODEL = {"channels": 8, "layers": 2, "value_hidden": 8}
+SMALL_BOARD = {"rows": 5, "cols": 5, "mines": 3}
+
+
+def tiny_module(env: gym.Env) -> MaskedCellModule:
+    spec = module_spec(TINY_MODEL)
+    spec.observation_space, spec.action_space = env.observation_space, env.action_space
+    return spec.build()
+
+
+def test_the_env_for_rllib_shows_the_mask_in_its_observation() -> None:
+    env = make_env({"preset": "beginner"})
+    obs, info = env.reset(seed=3)
+    assert set(obs) == {"observation", "action_mask"} and obs["observation"].shape == (9, 9)
+    np.testing.assert_array_equal(obs["action_mask"], info["action_mask"])
+    assert env.observation_space.contains(obs)
+
+
+def test_the_env_for_rllib_refuses_an_observation_without_the_mask() -> None:
+    with pytest.raises(ValueError, match="RLlib's masking network reads obs_mode='dict', got obs_mode='planes'"):
+        make_env({"obs_mode": "planes"})
+
+
+def test_the_network_never_picks_a_masked_cell() -> None:
+    env = make_env(SMALL_BOARD)
+    module = tiny_module(env)
+    obs, _ = env.reset(seed=0)
+    obs, *_ = env.step(12)  # the opening: several cells revealed, so several masked
+    mask = th.as_tensor(obs["action_mask"][None])
+    batch = {Columns.OBS: {"observation": th.as_tensor(obs["observation"][None]), "action_mask": mask}}
+    with th.no_grad():
+        logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
+        values = module.compute_values(batch)
+    assert (mask[0] == 0).any() and (mask[0] == 1).any()
+    assert th.all(logits[mask[0] == 0] == FLOAT_MIN) and th.all(logits[mask[0] == 1] > FLOAT_MIN)
+    samples = th.distributions.Categorical(logits=logits).sample((2000,))
+    assert bool(mask[0][samples].all()), "a masked cell was sampled"
+    assert values.shape == (1,)
+
+
+def test_the_network_refuses_flag_actions() -> None:
+    with pytest.raises(ValueError, match=r"one reveal per cell .* turn flags"):
+        tiny_module(make_env({**SMALL_BOARD, "flags": True}))
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    import ray
+
+    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2, configure_logging=False,
+             log_to_driver=False)  # fmt: skip
+    yield ray
+    ray.shutdown()
+
+
+def tiny_ppo(config):
+    """An RLlib PPOConfig cut to a tiny batch: one iteration takes seconds."""
+    return config.training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
+
+
+@pytest.mark.slow
+def test_one_ppo_iteration_on_the_registered_env_then_the_policy_plays_valid_moves(
+    ray_instance, tmp_path: Path
+) -> None:
+    algorithm = tiny_ppo(ppo_config(SMALL_BOARD, env=ENV_NAME, envs_per_runner=2, model=TINY_MODEL)).build_algo()
+    try:
+        result = algorithm.train()
+        checkpoint = algorithm.save_to_path(str(tmp_path / "checkpoint"))
+    finally:
+        algorithm.stop()
+    runners = result["env_runners"]
+    assert runners["num_env_steps_sampled"] >= 64 and runners["num_episodes"] > 0
+    assert 0.0 <= runners[WIN_RATE] <= 1.0
+    agent = RLlibAgent.from_checkpoint(checkpoint)
+    env = gym.make("Minesweeper-v0", **SMALL_BOARD)
+    episodes = [play_episode(env, agent, seed) for seed in range(10)]
+    assert all(episode.invalid_moves == 0 for episode in episodes)
+
+
+@pytest.mark.slow
+def test_rllib_builds_the_env_from_its_gymnasium_id(ray_instance) -> None:
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    config = ppo_config({"preset": "beginner"}, env="mine_env:Minesweeper-v0", envs_per_runner=2, model=TINY_MODEL)
+    runner = SingleAgentEnvRunner(config=config)
+    try:
+        episodes = runner.sample(num_timesteps=40, random_actions=False)
+    finally:
+        runner.stop()
+    assert sum(len(episode) for episode in episodes) >= 40
+    observations = [episode.get_observations(0) for episode in episodes]
+    assert all(obs["observation"].shape == (9, 9) for obs in observations)
+
+
+def test_the_battle_env_under_rllibs_pettingzoo_wrapper() -> None:
+    pytest.importorskip("pettingzoo")
+    env = make_battle_env(SMALL_BOARD | {"mines": 5})
+    obs, _ = env.reset(seed=1)
+    assert list(obs) == ["player_0"] and set(obs["player_0"]) == {"observation", "action_mask"}
+    valid = int(np.flatnonzero(obs["player_0"]["action_mask"])[0])
+    obs, _, terminated, _, _ = env.step({"player_0": valid})
+    assert set(obs) <= {"player_0", "player_1"} and not terminated["__all__"]
+
+
+@pytest.mark.slow
+def test_one_ppo_iteration_on_the_battle_env(ray_instance) -> None:
+    pytest.importorskip("pettingzoo")
+    config = tiny_ppo(battle_ppo_config(SMALL_BOARD | {"mines": 5}, model=TINY_MODEL))
+    assert config.env == BATTLE_ENV_NAME
+    algorithm = config.build_algo()
+    try:
+        result = algorithm.train()
+    finally:
+        algorithm.stop()
+    assert result["env_runners"]["num_env_steps_sampled"] >= 64 and result["env_runners"]["num_episodes"] > 0
+    assert "shared" in result["learners"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--preset", "huge"], "unknown preset 'huge'"),
+    (["--batch-size", "64", "--minibatch-size", "128"], "minibatch_size 128 exceeds batch_size 64"),
+    (["--epochs", "0"], "epochs must be at least 1, got 0"),
+    (["--resume", "/no/such/checkpoint"], "--resume /no/such/checkpoint: no such checkpoint folder"),
+])  # fmt: skip
+def test_the_training_script_refuses_bad_settings(argv: list[str], message: str) -> None:
+    from train.rllib_ppo import parse_config
+
+    with pytest.raises(ValueError, match=message):
+        parse_config(argv)
+
+
+@pytest.mark.slow
+def test_the_training_script_trains_saves_resumes_and_evaluates(ray_instance, tmp_path: Path) -> None:
+    from train.rllib_ppo import parse_config, train
+
+    argv = ["--minutes", "0.001", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
+            "--envs-per-runner", "2", "--channels", "8", "--layers", "2", "--checkpoint-every", "1",
+            "--eval-games", "3", "--runs-dir", str(tmp_path), "--run-name", "tiny"]  # fmt: skip
+    first = train(parse_config(argv))
+    run = tmp_path / "tiny"
+    assert first["iterations"] == 1 and first["steps"] >= 64 and 0.0 <= first["greedy_win_rate"] <= 1.0
+    assert (run / "checkpoints" / "iteration_00001").is_dir() and (run / "final").is_dir()
+    again = train(parse_config([*argv, "--resume", str(run / "checkpoints" / "iteration_00001")]))
+    assert again["iterations"] == 2 and again["steps"] > first["steps"]
+    rows = (run / "progress.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in rows] == ["iteration", "1", "2"]
