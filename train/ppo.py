@@ -16,7 +16,7 @@ from typing import Any
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import VecEnv
 
-from train.common import Algorithm, RunConfig, at_least, option, script_main, within
+from train.common import Algorithm, RunConfig, at_least, option, policy_network_kwargs, script_main, within
 from train.networks import ConvActorCriticPolicy
 
 
@@ -53,10 +53,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
         "clip_range": config.clip_range, "ent_coef": config.ent_coef, "vf_coef": config.vf_coef,
         "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
-        "policy_kwargs": {
-            "features_extractor_kwargs": {"channels": config.channels, "layers": config.layers},
-            "value_hidden": config.value_hidden,
-        },
+        "policy_kwargs": {**policy_network_kwargs(config), "value_hidden": config.value_hidden},
     }  # fmt: skip
 
 
