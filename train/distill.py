@@ -281,7 +281,7 @@ def run(config: DistillConfig) -> Path:
                     grids, labels, stats = collector.collect(
                         config.positions, config.share_values(), learner, bar.update
                     )
-                row["labels_per_s"] = config.positions / (time.perf_counter() - label_start)
+                row["collect_positions_per_s"] = config.positions / (time.perf_counter() - label_start)
                 row["collect_games"], row["collect_win_rate"] = stats["games"], stats["win_rate"]
                 dataset.extend(grids, labels)
                 if config.save_dataset:
