@@ -5,7 +5,8 @@ run with ``--init`` is built with the same trunk (:class:`train.networks.BoardFe
 dilations read from the distilled model, its mine count from the run's board) and receives:
 
 - PPO / MaskablePPO: the trunk and the per-cell logit head (the value head starts fresh), so the first
-  policy is the distilled one;
+  policy is the distilled one; the critic gets its own copy of the trunk (``share_features_extractor``
+  off), so the fresh value head's first, large errors do not rewrite the actor's trunk;
 - DQN: the trunk and the head as the Q-network (and its target), the head scaled by :data:`DQN_Q_SCALE` so
   the Q-values start in the range of the rewards; the order of the cells, hence the greedy move, is the
   distilled one.
@@ -75,5 +76,6 @@ def load_distilled(model: BaseAlgorithm, init: str, mines: int) -> None:
             network.q_net.load_state_dict(q_head)
         return
     with th.no_grad():
-        model.policy.features_extractor.load_state_dict(trunk)
+        for extractor in {model.policy.pi_features_extractor, model.policy.vf_features_extractor}:
+            extractor.load_state_dict(trunk)
         model.policy.mlp_extractor.policy_head.load_state_dict(head)

@@ -189,6 +189,8 @@ def test_init_starts_from_the_distilled_choices(algo: str, distilled_model: Path
         th.testing.assert_close(
             scores - scores.logsumexp(1, keepdim=True), expected - expected.logsumexp(1, keepdim=True)
         )
+        # the critic has its own copy of the trunk, so its fresh head cannot rewrite the actor's
+        assert model.policy.vf_features_extractor is not model.policy.pi_features_extractor
     masks = grids.reshape(len(grids), -1) == HIDDEN
     greedy = np.where(masks, expected.numpy(), -np.inf).argmax(axis=1)
     first = grids[:4]  # the first observations of the run's boards: nothing revealed yet
