@@ -23,6 +23,7 @@ DEMO_AGENTS: tuple[str, ...] = (
     "solver",
     "rules",
     "random",
+    str(MODELS_DIR / "distill_beginner_opening.zip"),
     str(MODELS_DIR / "dqn_beginner_opening.zip"),
     str(MODELS_DIR / "maskable_ppo_beginner_opening.zip"),
 )

@@ -149,6 +149,8 @@ class ModelAgent(Agent):
         any size (SB3's ``obs_to_tensor`` would insist on the trained one)."""
         import torch
 
+        if "mines" in info:
+            _tell_mine_count(self.policy, int(info["mines"]))
         observation = self._model_observation(obs, info)
         device = self.policy.device
         if isinstance(observation, dict):
@@ -168,6 +170,14 @@ class ModelAgent(Agent):
         if self.obs_mode == "dict":
             return {"observation": obs, "action_mask": info["action_mask"]}
         return obs
+
+
+def _tell_mine_count(policy: Any, mines: int) -> None:
+    """Give the game's mine count to every part of the network that reads it (a distilled network's input
+    has the remaining-mine density; it declares ``reads_mine_count`` and ``set_mine_count``)."""
+    for module in policy.modules():
+        if getattr(module, "reads_mine_count", False):
+            module.set_mine_count(mines)
 
 
 def _space_shapes(space: Any) -> Any:

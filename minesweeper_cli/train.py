@@ -1,4 +1,4 @@
-"""``minesweeper train ALGO [options]``: train DQN, PPO or MaskablePPO (see :mod:`train`).
+"""``minesweeper train ALGO [options]``: train DQN, PPO or MaskablePPO, or distil the oracle (see :mod:`train`).
 
 The options of each algorithm are the fields of its config dataclass; they are parsed by the training
 script itself, so torch and stable-baselines3 load only when this subcommand runs
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-ALGORITHMS: tuple[str, ...] = ("dqn", "ppo", "maskable_ppo")
+ALGORITHMS: tuple[str, ...] = ("dqn", "ppo", "maskable_ppo", "distill")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,4 +29,7 @@ def run(args: argparse.Namespace) -> int:
         module = importlib.import_module(f"train.{args.algo}")
     except ImportError as error:
         raise ValueError(f"training needs the 'train' extra (pip install -e '.[train]'): {error}") from error
-    return module.script_main(module.ALGORITHM, args.options, prog=f"minesweeper train {args.algo}")
+    prog = f"minesweeper train {args.algo}"
+    if args.algo == "distill":  # supervised, not an SB3 algorithm: its own entry point
+        return module.main(args.options, prog=prog)
+    return module.script_main(module.ALGORITHM, args.options, prog=prog)

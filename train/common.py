@@ -35,6 +35,7 @@ from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
 from train.networks import action_scores
 from train.vec_env import BatchVecEnv
+from train.warm_start import distilled_policy, load_distilled, network_kwargs
 
 
 def option(default: Any, help: str) -> Any:
@@ -78,6 +79,11 @@ class RunConfig:
     runs_dir: str = option("runs", "Folder holding the run directories.")
     run_name: str = option("", "Name of the run directory (default: algo-board-rule-seed-time).")
     progress_bar: bool = option(True, "Show a progress bar (tqdm/rich) while training.")
+    init: str = option(
+        "",
+        "A distilled model .zip (minesweeper train distill) to start the network from; its trunk replaces the "
+        "channels/layers one (see train.warm_start).",
+    )
 
     def board_spec(self) -> BoardSpec:
         """The board the run trains on (ValueError with a message if impossible)."""
@@ -100,6 +106,8 @@ class RunConfig:
             th.device(self.device)
         except RuntimeError:
             raise ValueError(f"unknown device {self.device!r}; expected cpu, cuda, cuda:N or auto") from None
+        if self.init:
+            distilled_policy(self.init, self.board_spec().mines)  # a clear error now, not after the env is built
         runs_dir = Path(self.runs_dir)
         if runs_dir.exists() and not runs_dir.is_dir():
             raise ValueError(f"runs_dir {runs_dir} is a file, not a folder")
@@ -211,6 +219,11 @@ def find_run_config(checkpoint: Path) -> Path:
         if (folder / "config.json").is_file():
             return folder / "config.json"
     raise FileNotFoundError(f"no config.json in any folder above {checkpoint}")
+
+
+def policy_network_kwargs(config: RunConfig) -> dict[str, Any]:
+    """The trunk's ``policy_kwargs`` of a run: the plain one, or the distilled model's with ``--init``."""
+    return network_kwargs(config.init, config.channels, config.layers, config.board_spec().mines)
 
 
 # ---------------------------------------------------------------------- model files
@@ -348,7 +361,10 @@ def start_or_resume(
 ) -> tuple[BaseAlgorithm, Path]:
     """A new model in a new run directory, or the checkpoint ``resume`` (with its replay buffer) in its own."""
     if resume is None:
-        return algorithm.build(config, env), new_run_dir(algorithm.name, config)
+        model = algorithm.build(config, env)
+        if config.init:
+            load_distilled(model, config.init, config.board_spec().mines)
+        return model, new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
     try:
         model = algorithm.model_class.load(resume, env=env, device=config.device)

@@ -34,7 +34,7 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
 from mine_env.engine.constants import HIDDEN
-from train.common import Algorithm, RunConfig, at_least, option, script_main, within
+from train.common import Algorithm, RunConfig, at_least, option, policy_network_kwargs, script_main, within
 from train.networks import MaskedDQNPolicy, action_scores, hidden_cells, masked_argmax
 
 
@@ -164,7 +164,7 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         gamma=config.gamma, exploration_fraction=config.exploration_fraction,
         exploration_initial_eps=config.exploration_initial_eps, exploration_final_eps=config.exploration_final_eps,
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
-        policy_kwargs={"features_extractor_kwargs": {"channels": config.channels, "layers": config.layers}},
+        policy_kwargs=policy_network_kwargs(config),
     )  # fmt: skip
 
 

@@ -6,6 +6,9 @@ fit any board size: the per-cell action logits and Q-values come from a 1x1 conv
 flat layer over the board, and the value comes from pooling over the cells.
 
 - :class:`CellFeatures`: the trunk, a ``BaseFeaturesExtractor`` returning a feature map (N, C, H, W).
+- :class:`BoardFeatures`: the deeper trunk the oracle is distilled into (:mod:`train.distill`): it also sees the
+  remaining-mine density and the board's edge, and its dilated residual layers reach far enough to read
+  what decides a cell's mine probability.
 - :class:`ConvActorCriticPolicy` / :class:`MaskableConvActorCriticPolicy`: PPO / MaskablePPO policies
   whose action logits are one conv channel per cell.
 - :class:`MaskedDQNPolicy`: DQN policy whose Q-values are one conv channel per cell and whose greedy
@@ -25,7 +28,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
-from mine_env.engine.constants import HIDDEN
+from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.env import PLANE_CODES
 
 
@@ -68,6 +71,85 @@ class CellFeatures(BaseFeaturesExtractor):
     def forward(self, observations: th.Tensor) -> th.Tensor:
         # A channels-last input runs these small convolutions about twice as fast on CPU (oneDNN).
         return self.trunk(one_hot_grid(observations).contiguous(memory_format=th.channels_last))
+
+
+class BoardFeatures(BaseFeaturesExtractor):
+    """The distillation trunk: one-hot planes plus an on-board plane and a remaining-mine density plane, a 3x3
+    convolution, then one residual 3x3 convolution per entry of ``dilations``.
+
+    Why these inputs: a cell's exact mine probability depends on the numbers around it and, through the
+    unconstrained cells, on how many mines are left per hidden cell (the density: a constant plane, so the
+    same weights serve every board and mine count), and near a side on the edge itself (the on-board plane
+    is 1 on the board and the convolutions' zero padding makes it 0 beyond, so every layer sees the edge).
+    Why this depth: the probability of a cell is settled by the numbers around it, the numbers sharing
+    cells with those, and so on along the frontier; the receptive field is
+    ``3 + 2 * sum(dilations)`` cells wide (21 for the default ``(1, 1, 1, 2, 2, 1, 1)``), the whole of a
+    beginner board from any cell and chains of five to ten frontier cells on the larger boards, while the
+    dilation-1 layers at both ends keep every cell's own 3x3 block exact.
+
+    ``mines`` is the total mine count the density is measured against; :meth:`set_mine_count` changes it
+    when the same weights play another board (``eval`` tells it the game's mine count).
+    """
+
+    reads_mine_count = True
+    """Marks a network whose input needs the game's total mine count (see :meth:`set_mine_count`)."""
+
+    def __init__(
+        self,
+        observation_space: gym.spaces.Box,
+        channels: int = 48,
+        dilations: tuple[int, ...] = (1, 1, 1, 2, 2, 1, 1),
+        mines: int = 10,
+    ) -> None:
+        if len(observation_space.shape) != 2:
+            raise ValueError(f"BoardFeatures reads the (rows, cols) grid, got shape {observation_space.shape}")
+        if channels < 1 or not dilations or min(dilations) < 1:
+            raise ValueError(f"channels and every dilation must be positive, got {channels} and {dilations}")
+        super().__init__(observation_space, features_dim=channels)
+        self.mines = int(mines)
+        self.dilations = tuple(int(d) for d in dilations)
+        self.stem = nn.Conv2d(len(PLANE_CODES) + 2, channels, kernel_size=3, padding=1)
+        self.blocks = nn.ModuleList(
+            nn.Conv2d(channels, channels, kernel_size=3, padding=d, dilation=d) for d in self.dilations
+        )
+
+    def set_mine_count(self, mines: int) -> None:
+        """The total mine count of the boards played from now on."""
+        self.mines = int(mines)
+
+    def input_planes(self, grid: th.Tensor, density: th.Tensor | None = None) -> th.Tensor:
+        """The input (N, len(PLANE_CODES) + 2, H, W): one-hot codes, on-board ones, remaining-mine density.
+
+        ``density`` (N,) overrides the one measured on ``grid`` (a crop of a larger board carries its board's).
+        """
+        planes = one_hot_grid(grid)
+        if density is None:
+            density = remaining_density(grid, self.mines)
+        density_plane = density.view(-1, 1, 1, 1).expand(-1, 1, *grid.shape[1:])
+        return th.cat([planes, th.ones_like(planes[:, :1]), density_plane.to(planes.dtype)], dim=1)
+
+    def trunk(self, planes: th.Tensor) -> th.Tensor:
+        features = th.relu(self.stem(planes.contiguous(memory_format=th.channels_last)))
+        for block in self.blocks:
+            features = th.relu(features + block(features))
+        return features
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        return self.trunk(self.input_planes(observations))
+
+
+def remaining_density(grid: th.Tensor, mines: int) -> th.Tensor:
+    """Mines not yet shown per covered cell (hidden or flagged) of each grid in a batch: (N,) float."""
+    covered = ((grid == HIDDEN) | (grid == FLAG)).flatten(1).sum(dim=1)
+    shown = (grid == MINE).flatten(1).sum(dim=1)
+    return (mines - shown).float() / covered.clamp(min=1).float()
+
+
+def set_mine_count(policy: nn.Module, mines: int) -> None:
+    """Tell every part of ``policy`` that reads the mine count (:class:`BoardFeatures`) the game's count."""
+    for module in policy.modules():
+        if getattr(module, "reads_mine_count", False):
+            module.set_mine_count(mines)
 
 
 class CellLogits(nn.Module):

@@ -71,7 +71,10 @@ def test_a_flat_network_is_refused_even_on_a_board_of_as_many_cells(tmp_path: Pa
         load_model_agent(path, BoardSpec(2, 8, 2))
 
 
-@pytest.mark.parametrize("model", ["dqn_beginner_opening", "maskable_ppo_beginner_opening", "ppo_beginner_opening"])
+@pytest.mark.parametrize(
+    "model",
+    ["dqn_beginner_opening", "maskable_ppo_beginner_opening", "ppo_beginner_opening", "distill_beginner_opening"],
+)
 def test_a_fully_convolutional_model_plays_any_board(model: str) -> None:
     path = Path(__file__).resolve().parents[2] / "models" / f"{model}.zip"  # trained on 9x9
     suite = Suite("expert", 16, 30, 99, "opening", games=2, base_seed=0)
@@ -82,6 +85,16 @@ def test_a_fully_convolutional_model_plays_any_board(model: str) -> None:
     env = MinesweeperEnv(preset="expert")
     obs, info = env.reset(seed=0)
     assert agent.action_scores(obs, info).shape == (16 * 30,)
+
+
+def test_a_distilled_model_is_told_the_games_mine_count() -> None:
+    """Its input has the remaining-mine density: on expert it must count 99 mines, not its beginner 10."""
+    path = Path(__file__).resolve().parents[2] / "models" / "distill_beginner_opening.zip"
+    agent = load_model_agent(path, BoardSpec(16, 30, 99))
+    obs, info = MinesweeperEnv(preset="expert").reset(seed=0)
+    agent.act(obs, info)
+    counts = {module.mines for module in agent.policy.modules() if getattr(module, "reads_mine_count", False)}
+    assert counts == {99}
 
 
 def test_scores_on_the_trained_board_are_the_policys_own_logits(tmp_path: Path) -> None:

@@ -1,0 +1,235 @@
+"""Oracle distillation: the labels, the dataset on disk, the network's inputs and reach, the script end to end,
+``--init`` for the three RL algorithms, and the errors for bad input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from agents.model_card import ModelCard
+from agents.probability import mine_probabilities
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train import distill, dqn, maskable_ppo, ppo
+from train.common import save_model
+from train.distill_data import Dataset, PositionCollector
+from train.distill_labels import Labeller, label_positions
+from train.networks import BoardFeatures, action_scores
+from train.warm_start import DQN_Q_SCALE, load_distilled
+
+pytestmark = pytest.mark.train
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = BoardSpec(5, 6, 5, "opening")
+TINY = {"rows": 5, "cols": 6, "mines": 5, "channels": 8, "dilations": "1,2,1"}
+
+
+def played_positions(spec: BoardSpec, boards: int = 16, steps: int = 6, seed: int = 3) -> np.ndarray:
+    """Positions of games played by uniform hidden cells on the batched engine (N, rows, cols)."""
+    engine = BatchEngine(spec, boards)
+    engine.reset(seed)
+    rng = np.random.default_rng(seed)
+    grids = []
+    for _ in range(steps):
+        grid = engine.grids()
+        grids.append(grid)
+        keys = np.where(grid.reshape(boards, -1) == HIDDEN, rng.random((boards, spec.n_cells)), -1.0)
+        engine.step(keys.argmax(axis=1))
+    return np.concatenate(grids)
+
+
+@pytest.fixture(scope="module")
+def distilled_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A distilled model (untrained weights, seeded) saved the way the script saves one, with its card."""
+    config = distill.DistillConfig(**TINY, seed=5)
+    th.manual_seed(5)
+    model = distill.new_model(config, SPEC)
+    path = tmp_path_factory.mktemp("distilled") / "model.zip"
+    save_model(model, path, "distill", config)
+    return path
+
+
+def test_labels_are_the_exact_probabilities() -> None:
+    grids = played_positions(SPEC)
+    labels = label_positions(grids, SPEC.mines, SPEC.first_click)
+    touched = [i for i in range(len(grids)) if not (grids[i] == HIDDEN).all()]
+    assert len(touched) > 20
+    for i in touched:
+        np.testing.assert_allclose(labels[i], mine_probabilities(grids[i], SPEC.mines), atol=1e-6)
+
+
+def test_untouched_board_marks_the_first_click() -> None:
+    labels = label_positions(np.full((1, 9, 9), HIDDEN, dtype=np.int8), 10, "opening")[0]
+    assert labels[2, 2] == 0.0 and np.count_nonzero(labels == 0.0) == 1
+    assert labels[0, 0] == pytest.approx(10 / 81)
+
+
+def test_two_workers_label_like_one() -> None:
+    grids = played_positions(SPEC, boards=32)
+    with Labeller(workers=2, chunk=16) as labeller:
+        spread = labeller.label(grids, SPEC.mines, SPEC.first_click)
+    np.testing.assert_array_equal(spread, label_positions(grids, SPEC.mines, SPEC.first_click))
+
+
+def test_inconsistent_position_is_refused() -> None:
+    grid = np.full((1, 3, 3), HIDDEN, dtype=np.int8)
+    grid[0, 1, 1] = 8
+    with pytest.raises(ValueError, match="fits no layout of 2 mines"):
+        label_positions(grid, 2, "opening")
+
+
+def test_dataset_round_trip(tmp_path: Path) -> None:
+    grids = played_positions(SPEC)
+    dataset = Dataset(SPEC, grids, label_positions(grids, SPEC.mines, "opening").astype(np.float16), {"seed": 7})
+    path = dataset.save(tmp_path / "positions")
+    assert path.name == "positions.npz"
+    again = Dataset.load(path)
+    assert again.spec == SPEC and again.config == {"seed": 7}
+    np.testing.assert_array_equal(again.grids, dataset.grids)
+    np.testing.assert_array_equal(again.labels, dataset.labels)
+
+
+def test_dataset_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"no dataset at .*missing\.npz: write one with"):
+        Dataset.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_text("not a zip")
+    with pytest.raises(ValueError, match="is not a distillation dataset"):
+        Dataset.load(tmp_path / "junk.npz")
+    dataset = Dataset.empty(SPEC, {})
+    with pytest.raises(ValueError, match=r"positions of 5x6 boards with 5 mines .* not of the 9x9/10"):
+        dataset.check_board(BoardSpec(9, 9, 10, "opening"), "d.npz")
+
+
+def test_collector_mixes_policies_and_labels_every_position() -> None:
+    with Labeller(workers=1) as labeller:
+        collector = PositionCollector(SPEC, boards=8, seed=1, labeller=labeller, explore=0.1)
+        grids, labels, stats = collector.collect(200, (0.5, 0.3, 0.2), lambda g: -np.zeros((len(g), SPEC.n_cells)))
+    assert grids.shape == labels.shape == (200, 5, 6)
+    assert stats["games"] > 0
+    np.testing.assert_array_equal(labels, label_positions(grids, SPEC.mines, "opening"))
+
+
+def test_network_sees_density_and_edge_and_any_board() -> None:
+    th.manual_seed(0)
+    features = BoardFeatures(distill.BatchVecEnv(SPEC, 1).observation_space, channels=4, dilations=(1, 2), mines=5)
+    grid = th.full((1, 9, 9), HIDDEN, dtype=th.int8)
+    planes = features.input_planes(grid)
+    assert planes.shape == (1, 14, 9, 9)
+    assert th.all(planes[0, -2] == 1) and th.allclose(planes[0, -1], th.full((9, 9), 5 / 81))
+    out = features(grid)[0, 0]
+    assert not th.allclose(out[0, 0], out[4, 4])  # the edge is seen on an all-hidden board
+    assert features(th.full((2, 16, 30), HIDDEN, dtype=th.int8)).shape == (2, 4, 16, 30)
+    # receptive field 3 + 2 * (1 + 2) = 9 cells: a change 4 cells away reaches the cell, 5 cells away does not
+    # (the density, a global input, held fixed)
+    density = th.tensor([5 / 81])
+
+    def cell(board: th.Tensor, row: int, col: int) -> th.Tensor:
+        return features.trunk(features.input_planes(board, density))[0, :, row, col]
+
+    near, far = grid.clone(), grid.clone()
+    near[0, 4, 8] = 0
+    far[0, 0, 0] = 0
+    assert not th.allclose(cell(near, 4, 4), cell(grid, 4, 4))
+    assert th.allclose(cell(far, 5, 5), cell(grid, 5, 5))
+
+
+def test_distill_script_end_to_end(tmp_path: Path) -> None:
+    """Two rounds on a tiny budget in a subprocess: models with cards, the log, the dataset; eval plays it."""
+    options = [
+        *[part for k, v in TINY.items() for part in (f"--{k}", str(v))], "--rounds", "2", "--positions", "300",
+        "--boards", "16", "--samples", "128", "--batch-size", "32", "--eval-games", "8", "--label-workers", "2",
+        "--runs-dir", str(tmp_path), "--run-name", "run", "--save-dataset", str(tmp_path / "data.npz"),
+        "--no-progress-bar",
+    ]  # fmt: skip
+    result = subprocess.run([sys.executable, "-m", "train.distill", *options], cwd=ROOT, capture_output=True,
+                            text=True, timeout=240)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    run_dir = tmp_path / "run"
+    card = ModelCard.of_model(run_dir / "final_model.zip")
+    assert card.algo == "distill" and card.board == (5, 6) and card.steps == 600
+    assert (run_dir / "best_model.json").is_file()
+    assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) == 3
+    assert len(Dataset.load(tmp_path / "data.npz")) == 600
+    from eval.models import load_model_agent
+
+    agent = load_model_agent(run_dir / "final_model.zip", BoardSpec(9, 9, 10, "opening"))
+    grid = np.full((9, 9), HIDDEN, dtype=np.int8)
+    assert 0 <= agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)}) < 81
+
+
+@pytest.mark.parametrize("algo", ["ppo", "maskable_ppo", "dqn"])
+def test_init_starts_from_the_distilled_choices(algo: str, distilled_model: Path, tmp_path: Path) -> None:
+    module = {"ppo": ppo, "maskable_ppo": maskable_ppo, "dqn": dqn}[algo]
+    extra = {} if algo == "dqn" else {"n_steps": 16, "batch_size": 32}
+    config = module.ALGORITHM.config_class(rows=5, cols=6, mines=5, num_envs=4, init=str(distilled_model),
+                                           runs_dir=str(tmp_path), progress_bar=False, **extra)  # fmt: skip
+    config.validate()
+    env = distill.BatchVecEnv(SPEC, 4)
+    model = module.ALGORITHM.build(config, env)
+    load_distilled(model, config.init, SPEC.mines)
+    source = distill.MaskablePPO.load(distilled_model, device="cpu").policy
+    grids = played_positions(SPEC)
+    with th.no_grad():
+        expected = distill.safety_logits(source, source.features_extractor.input_planes(th.as_tensor(grids)))
+    scores = action_scores(model.policy, grids)
+    if algo == "dqn":
+        th.testing.assert_close(scores, DQN_Q_SCALE * expected)
+    else:  # the distribution's logits are normalised: compare them up to the shift per row
+        th.testing.assert_close(
+            scores - scores.logsumexp(1, keepdim=True), expected - expected.logsumexp(1, keepdim=True)
+        )
+        # the critic has its own copy of the trunk, so its fresh head cannot rewrite the actor's
+        assert model.policy.vf_features_extractor is not model.policy.pi_features_extractor
+    masks = grids.reshape(len(grids), -1) == HIDDEN
+    greedy = np.where(masks, expected.numpy(), -np.inf).argmax(axis=1)
+    first = grids[:4]  # the first observations of the run's boards: nothing revealed yet
+    assert (first == HIDDEN).all()
+    kwargs = {"action_masks": masks[:4]} if algo == "maskable_ppo" else {}
+    actions, _ = model.predict(first, deterministic=True, **kwargs)
+    np.testing.assert_array_equal(actions, greedy[:4])
+    if algo != "ppo":
+        actions, _ = model.predict(grids, deterministic=True, action_masks=masks)
+        np.testing.assert_array_equal(actions, greedy)
+
+
+def test_init_script_runs(distilled_model: Path, tmp_path: Path) -> None:
+    options = ["--rows", "5", "--cols", "6", "--mines", "5", "--num-envs", "4", "--n-steps", "16", "--batch-size",
+               "32", "--steps", "64", "--eval-games", "4", "--init", str(distilled_model), "--runs-dir",
+               str(tmp_path), "--run-name", "ft", "--no-progress-bar", "--checkpoint-every", "0"]  # fmt: skip
+    result = subprocess.run([sys.executable, "-m", "train.maskable_ppo", *options], cwd=ROOT, capture_output=True,
+                            text=True, timeout=240)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert ModelCard.of_model(tmp_path / "ft" / "final_model.zip").config["init"] == str(distilled_model)
+
+
+def test_init_refuses_a_model_for_another_observation(tmp_path: Path) -> None:
+    shipped = ROOT / "models" / "dqn_beginner_opening.zip"
+    config = ppo.PPOConfig(init=str(shipped), runs_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="is a dqn model, not a distilled one"):
+        config.validate()
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        dqn.DQNConfig(init=str(tmp_path / "nothing.zip")).validate()
+
+
+def test_distill_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from support import run_cli
+
+    status, _, err = run_cli(["train", "distill", "--dataset", str(tmp_path / "none.npz")], capsys)
+    assert status == 2 and "no dataset at" in err
+    Dataset.empty(SPEC, {}).save(tmp_path / "small.npz")
+    status, _, err = run_cli(["train", "distill", "--dataset", str(tmp_path / "small.npz"), "--positions", "0",
+                              "--runs-dir", str(tmp_path)], capsys)  # fmt: skip
+    assert status == 2 and "holds positions of 5x6 boards" in err
+    status, _, err = run_cli(["train", "distill", "--shares", "1,2"], capsys)
+    assert status == 2 and "shares must be 3 non-negative numbers" in err

@@ -1,0 +1,335 @@
+"""Oracle distillation: a fully convolutional network learns every hidden cell's exact mine probability.
+
+The network (:class:`train.networks.BoardFeatures` and a 1x1 head) outputs one *safety logit* per cell,
+``s = logit(1 - p)``, trained with the binary cross-entropy against the oracle's probability ``p`` over the
+hidden cells (:func:`distill_loss`); on revealed cells it learns a very low score, as a move that changes
+nothing. Its greedy policy plays the hidden cell of least predicted mine probability. It is stored as a
+MaskablePPO model whose action logits are the safety logits, with its model card (``algo: "distill"``), so
+``minesweeper eval --model`` plays it and ``--init`` starts PPO, MaskablePPO or DQN from it
+(:mod:`train.warm_start`).
+
+Training alternates, for ``rounds`` rounds, between collecting ``positions`` labelled positions
+(:mod:`train.distill_data`: the oracle, the network itself from the second round on, and random play) and
+``samples`` minibatch samples drawn from every position so far. ``--crop-rows/--crop-cols`` train on random
+windows of the board (same weights: the network is fully convolutional) to spend the CPU on more positions
+of a large board; the loss then leaves out the cells near a window side inside the board, whose view is cut.
+
+Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
+``minesweeper train distill ...``; every option is a field of :class:`DistillConfig`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch as th
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+from tqdm import tqdm
+
+from mine_env.engine.constants import FIRST_CLICK_RULES, HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train.common import add_config_arguments, at_least, config_from_args, evaluate_win_rate, option, save_model
+from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
+from train.distill_labels import Labeller
+from train.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
+from train.vec_env import BatchVecEnv
+from train.warm_start import distilled_policy
+
+
+@dataclass
+class DistillConfig:
+    """Settings of a distillation run (``--option-name`` on the command line)."""
+
+    preset: str | None = option(
+        "beginner", "Board preset (beginner, intermediate, expert); rows/cols/mines override it."
+    )
+    rows: int | None = option(None, "Board rows (overrides the preset).")
+    cols: int | None = option(None, "Board columns (overrides the preset).")
+    mines: int | None = option(None, "Number of mines (overrides the preset).")
+    first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
+    seed: int = option(0, "Seed of everything random: torch, the boards, the policy mix, the minibatches.")
+    channels: int = option(48, "Channels of every convolution (the features per cell).")
+    dilations: str = option("1,1,1,2,2,1,1", "Dilation of each residual 3x3 layer; receptive field 3 + 2 * sum.")
+    rounds: int = option(6, "Rounds of collection then training (DAgger iterations).")
+    positions: int = option(50_000, "Labelled positions collected per round (0: train on --dataset alone).")
+    boards: int = option(256, "Boards played together while collecting.")
+    shares: str = option("0.3,0.6,0.1", f"Chance a collected game is played by each of {', '.join(POLICIES)}.")
+    explore: float = option(0.05, "Chance any collected move is a uniform hidden cell instead.")
+    samples: int = option(400_000, "Training samples (minibatch rows) per round.")
+    batch_size: int = option(256, "Minibatch size.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5% of it over the run.")
+    revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
+    crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
+    crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
+    crop_margin: int = option(3, "Cells next to a window side inside the board left out of the loss.")
+    dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
+    save_dataset: str = option("", "Write every labelled position here (.npz) after each round.")
+    label_workers: int = option(2, "Processes labelling positions.")
+    init: str = option("", "A distilled model .zip whose weights this run starts from.")
+    eval_games: int = option(500, "Games of the fixed evaluation set after each round (0 = none).")
+    eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
+    torch_threads: int = option(1, "Torch CPU threads.")
+    device: str = option("cpu", "Torch device: cpu, cuda or auto.")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: distill-board-rule-seed-time).")
+    progress_bar: bool = option(True, "Show progress bars while labelling and training.")
+
+    def board_spec(self) -> BoardSpec:
+        return BoardSpec.from_options(self.preset, self.rows, self.cols, self.mines, self.first_click)
+
+    def dilation_list(self) -> tuple[int, ...]:
+        try:
+            values = tuple(int(part) for part in self.dilations.split(","))
+        except ValueError:
+            raise ValueError(f"dilations must be integers separated by commas, got {self.dilations!r}") from None
+        if not values or min(values) < 1:
+            raise ValueError(f"every dilation must be at least 1, got {self.dilations!r}")
+        return values
+
+    def share_values(self) -> tuple[float, float, float]:
+        try:
+            values = tuple(float(part) for part in self.shares.split(","))
+        except ValueError:
+            values = ()
+        if len(values) != len(POLICIES) or min(values) < 0 or sum(values) <= 0:
+            raise ValueError(f"shares must be {len(POLICIES)} non-negative numbers with a positive sum "
+                             f"({', '.join(POLICIES)}), got {self.shares!r}")  # fmt: skip
+        return values  # type: ignore[return-value]
+
+    def validate(self) -> None:
+        """ValueError (or FileNotFoundError) for settings that cannot train, before anything slow starts."""
+        spec = self.board_spec()
+        self.dilation_list()
+        self.share_values()
+        at_least(self, 1, "channels", "rounds", "boards", "batch_size", "label_workers", "torch_threads")
+        at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols", "crop_margin")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not 0 <= self.explore <= 1:
+            raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
+        if self.crop_rows > spec.rows or self.crop_cols > spec.cols:
+            raise ValueError(f"crop {self.crop_rows}x{self.crop_cols} is larger than the {spec.rows}x{spec.cols} board")
+        if self.positions == 0 and not self.dataset:
+            raise ValueError("positions is 0 and no --dataset is given: there is nothing to train on")
+        if self.dataset and not Path(self.dataset).is_file():
+            Dataset.load(self.dataset)  # raises the missing-dataset error
+
+
+def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
+    """A MaskablePPO model on ``spec`` whose actor is the distillation network (its value head stays unused)."""
+    env = BatchVecEnv(spec, 1)
+    policy_kwargs = {
+        "features_extractor_class": BoardFeatures,
+        "features_extractor_kwargs": {"channels": config.channels, "dilations": config.dilation_list(),
+                                      "mines": spec.mines},
+    }  # fmt: skip
+    return MaskablePPO(MaskableConvActorCriticPolicy, env, n_steps=8, batch_size=8, seed=config.seed,
+                       device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
+
+
+def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> th.Tensor:
+    """The network's safety logit per cell (N, H * W) from its input planes."""
+    return policy.mlp_extractor.policy_head(policy.features_extractor.trunk(planes))
+
+
+def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor,
+                 revealed_weight: float) -> th.Tensor:  # fmt: skip
+    """Cross-entropy of the safety logits against ``1 - p`` over the hidden cells with ``weight`` 1, plus
+    ``revealed_weight`` times that of a zero safety target over the revealed ones (all (N, H * W))."""
+    hidden = (grids == HIDDEN).float() * weight
+    revealed = (grids != HIDDEN).float() * weight
+    hidden_loss = F.binary_cross_entropy_with_logits(logits, 1.0 - labels, reduction="none")
+    revealed_loss = F.binary_cross_entropy_with_logits(logits, th.zeros_like(logits), reduction="none")
+    loss = (hidden_loss * hidden).sum() / hidden.sum().clamp(min=1.0)
+    return loss + revealed_weight * (revealed_loss * revealed).sum() / revealed.sum().clamp(min=1.0)
+
+
+class Trainer:
+    """Minibatches from the dataset (whole boards or random windows) and the optimiser's steps."""
+
+    def __init__(self, config: DistillConfig, policy: MaskableConvActorCriticPolicy, total_steps: int) -> None:
+        self.config = config
+        self.policy = policy
+        self.rng = np.random.default_rng(config.seed + 1)
+        params = list(policy.features_extractor.parameters()) + list(policy.mlp_extractor.policy_head.parameters())
+        self.optimizer = th.optim.Adam(params, lr=config.learning_rate)
+        self.total_steps = max(1, total_steps)
+        self.step_count = 0
+
+    def learning_rate(self) -> float:
+        progress = min(1.0, self.step_count / self.total_steps)
+        return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
+
+    def batch(self, dataset: Dataset) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
+        """Grids, labels, loss weights and the full-board densities of one minibatch, cropped if asked."""
+        index = self.rng.integers(len(dataset), size=self.config.batch_size)
+        grids = th.as_tensor(dataset.grids[index])
+        labels = th.as_tensor(dataset.labels[index].astype(np.float32))
+        density = remaining_density(grids, dataset.spec.mines)
+        weight = th.ones_like(labels)
+        rows, cols = dataset.spec.rows, dataset.spec.cols
+        h, w = self.config.crop_rows or rows, self.config.crop_cols or cols
+        if (h, w) != (rows, cols):
+            top, left = int(self.rng.integers(rows - h + 1)), int(self.rng.integers(cols - w + 1))
+            grids, labels = grids[:, top : top + h, left : left + w], labels[:, top : top + h, left : left + w]
+            weight = weight[:, :h, :w].clone()
+            m = self.config.crop_margin
+            if top > 0:
+                weight[:, :m] = 0
+            if top + h < rows:
+                weight[:, h - m :] = 0
+            if left > 0:
+                weight[:, :, :m] = 0
+            if left + w < cols:
+                weight[:, :, w - m :] = 0
+        return grids, labels, weight, density
+
+    def train(self, dataset: Dataset, samples: int, progress: bool) -> dict[str, float]:
+        """``samples`` minibatch rows of Adam steps; returns the mean loss and the samples per second."""
+        extractor: BoardFeatures = self.policy.features_extractor
+        self.policy.set_training_mode(True)
+        steps = -(-samples // self.config.batch_size)
+        losses = []
+        start = time.perf_counter()
+        for _ in tqdm(range(steps), desc="training", unit="batch", disable=not progress, mininterval=2):
+            grids, labels, weight, density = self.batch(dataset)
+            logits = safety_logits(self.policy, extractor.input_planes(grids, density))
+            loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
+                                self.config.revealed_weight)  # fmt: skip
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.learning_rate()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.step_count += 1
+            losses.append(loss.item())
+        seconds = time.perf_counter() - start
+        self.policy.set_training_mode(False)
+        return {"loss": float(np.mean(losses)) if losses else float("nan"),
+                "train_samples_per_s": steps * self.config.batch_size / max(seconds, 1e-9)}  # fmt: skip
+
+
+def learner_scores(policy: MaskableConvActorCriticPolicy) -> Scorer:
+    """The network as the collector's learner: safety logits of a batch of grids, as numpy."""
+
+    def scores(grids: np.ndarray) -> np.ndarray:
+        with th.no_grad():
+            obs = th.as_tensor(grids)
+            return safety_logits(policy, policy.features_extractor.input_planes(obs)).cpu().numpy()
+
+    return scores
+
+
+def accuracy(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """How well the network matches held-out labels: mean absolute error of p over hidden cells, and the share
+    of positions (with a hidden cell) where its choice is one of the oracle's safest cells."""
+    flat_labels = labels.reshape(len(labels), -1).astype(np.float32)
+    hidden = grids.reshape(len(grids), -1) == HIDDEN
+    logits = learner_scores(policy)(grids)
+    predicted = 1.0 / (1.0 + np.exp(logits))
+    error = float(np.abs(predicted - flat_labels)[hidden].mean())
+    choice = np.where(hidden, logits, -np.inf).argmax(axis=1)
+    best = np.where(hidden, flat_labels, np.inf).min(axis=1)
+    chosen = flat_labels[np.arange(len(choice)), choice]
+    return {"mae": error, "agree": float((chosen <= best + 1e-3).mean())}
+
+
+def run(config: DistillConfig) -> Path:
+    """Distil the oracle as the config says; returns the run directory (models, logs, config)."""
+    config.validate()
+    th.manual_seed(config.seed)
+    th.set_num_threads(config.torch_threads)
+    spec = config.board_spec()
+    model = new_model(config, spec)
+    policy = model.policy
+    if config.init:
+        policy.load_state_dict(distilled_policy(config.init, spec.mines).state_dict(), strict=False)
+    policy.set_training_mode(False)
+    dataset = Dataset.empty(spec, dataclasses.asdict(config))
+    if config.dataset:
+        dataset = Dataset.load(config.dataset)
+        dataset.check_board(spec, config.dataset)
+    run_dir = Path(config.runs_dir) / (config.run_name or
+                                       f"distill-{spec.rows}x{spec.cols}x{spec.mines}-{spec.first_click}-s{config.seed}-"
+                                       f"{time.strftime('%Y%m%d-%H%M%S')}")  # fmt: skip
+    (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    total_steps = config.rounds * -(-config.samples // config.batch_size)
+    trainer = Trainer(config, policy, total_steps)
+    best = -1.0
+    start = time.perf_counter()
+    with Labeller(config.label_workers) as labeller:
+        collector = PositionCollector(spec, config.boards, config.seed, labeller, config.explore)
+        held_out = collector.collect(min(4096, max(256, config.positions // 10)), (1.0, 0.0, 0.0), None)
+        for round_index in range(config.rounds):
+            row = {"round": round_index + 1}
+            if config.positions:
+                learner = learner_scores(policy) if round_index > 0 or config.init else None
+                label_start = time.perf_counter()
+                with tqdm(total=config.positions, desc=f"round {round_index + 1} labelling", unit="pos",
+                          disable=not config.progress_bar, mininterval=2) as bar:  # fmt: skip
+                    grids, labels, stats = collector.collect(
+                        config.positions, config.share_values(), learner, bar.update
+                    )
+                row["collect_positions_per_s"] = config.positions / (time.perf_counter() - label_start)
+                row["collect_games"], row["collect_win_rate"] = stats["games"], stats["win_rate"]
+                dataset.extend(grids, labels)
+                if config.save_dataset:
+                    dataset.save(config.save_dataset)
+            row.update(trainer.train(dataset, config.samples, config.progress_bar))
+            row.update(accuracy(policy, held_out[0], held_out[1]))
+            row["positions"], row["samples"] = len(dataset), trainer.step_count * config.batch_size
+            model.num_timesteps = len(dataset)
+            evaluation = None
+            if config.eval_games:
+                row["eval_win_rate"] = evaluate_win_rate(policy, spec, config.eval_games, config.eval_seed)
+                evaluation = {"games": config.eval_games, "seed": config.eval_seed, "win_rate": row["eval_win_rate"]}
+                if row["eval_win_rate"] > best:
+                    best = row["eval_win_rate"]
+                    save_model(model, run_dir / "best_model.zip", "distill", config, evaluation)
+            row["wall_s"] = time.perf_counter() - start
+            save_model(model, run_dir / "final_model.zip", "distill", config, evaluation)
+            log_row(run_dir / "logs" / "progress.csv", row)
+            print(f"[{time.strftime('%H:%M:%S')}] " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                                            for k, v in row.items()), flush=True)  # fmt: skip
+    return run_dir
+
+
+def log_row(path: Path, row: dict[str, float]) -> None:
+    """Append ``row`` to the CSV at ``path`` (the header written with the first row)."""
+    new = not path.is_file()
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.distill [options]`` (and ``minesweeper train distill``): parse, distil, print the run."""
+    parser = argparse.ArgumentParser(prog=prog or "python -m train.distill",
+                                     description="Distil the exact mine probabilities into a network.")  # fmt: skip
+    add_config_arguments(parser, DistillConfig)
+    args = parser.parse_args(argv)
+    if args.resume is not None:
+        parser.error("distillation has no --resume: start a new run with --init MODEL (and --dataset PATH)")
+    try:
+        run_dir = run(config_from_args(DistillConfig, args))
+    except (ValueError, FileNotFoundError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    print(f"run directory: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
