@@ -13,6 +13,9 @@ install-dev:
 	$(PIP) install -q -e ".[dev,train,bench]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
 	  || echo "tmux is not available: the terminal-game tests will be skipped"
+	command -v Xvfb >/dev/null && test -x /usr/games/xdemineur && test -x /usr/games/sgt-mines \
+	  || (apt-get update -qq && apt-get install -y -qq --no-install-recommends xvfb xdemineur sgt-puzzles) >/dev/null 2>&1 \
+	  || echo "Xvfb, xdemineur or sgt-mines is not available (apt-get install xvfb xdemineur sgt-puzzles): the screen-bot tests will be skipped"
 
 # The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
 demo:
