@@ -9,7 +9,7 @@ from pathlib import Path
 
 from screen_bot.errors import BotSetupError
 from screen_bot.fixed_time import build_library, seeded_environment
-from screen_bot.programs import Board, Program
+from screen_bot.programs import Program
 from screen_bot.window import Box, find_window, window_box
 
 WINDOW_TIMEOUT_S = 15.0
@@ -25,9 +25,9 @@ def check_installed(program: Program) -> None:
 
 
 class RunningProgram:
-    """A program started on ``display_name`` for ``board`` and ``seed``, with its window located."""
+    """A program started on ``display_name`` for a board ``preset`` and ``seed``, with its window located."""
 
-    def __init__(self, program: Program, display, display_name: str, board: Board, seed: int) -> None:
+    def __init__(self, program: Program, display, display_name: str, preset: str, seed: str | int) -> None:
         check_installed(program)
         self.program = program
         self.seeded = True
@@ -40,7 +40,7 @@ class RunningProgram:
                 env.update(seeded_environment(seed, library))
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open as long as the program runs; closed in stop)
         self._process = subprocess.Popen(
-            [program.executable, *program.arguments(board, seed)],
+            [program.executable, *program.arguments(preset, seed)],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self._errors,
         )  # fmt: skip
         try:

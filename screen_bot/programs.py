@@ -11,8 +11,10 @@ the start itself, whether a win needs every mine flagged, whether one process pl
   once, at start: the bot fixes ``time()`` (:mod:`screen_bot.fixed_time`) so a run's games repeat.
 * ``sgt-mines`` (Simon Tatham's Mines, package sgt-puzzles): 20-pixel cells; a game id ``30x16n99#SEED``
   fixes the layout for a given first click, which always opens a zero; its boards need no guess (the
-  generator repairs them). The bot starts one process per game, so every game is named by its seed. After a
-  loss it shows only the mine hit; the Game menu's Solve shows all of them (the cross-check uses it).
+  generator repairs them), unless the preset ends in ``-guess`` (``30x16n99a#SEED``: "ensure solubility"
+  off, plain random layouts around the opened first click, the env's ``opening`` rule). The bot starts one
+  process per game, so every game is named by its seed. After a loss it shows only the mine hit; the Game
+  menu's Solve shows all of them (the cross-check uses it).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from screen_bot.cells import CellLook
 
 Board = tuple[int, int, int]
 """(rows, cols, mines)"""
+GUESS_SUFFIX = "-guess"
+"""sgt-mines presets ending so play the program's plain random layouts, not its no-guess ones."""
 
 
 @dataclass(frozen=True)
@@ -54,12 +58,13 @@ class Program:
     process_per_game: bool
     reveal_all_keys: tuple[str, ...] = ()
 
-    def arguments(self, board: Board, seed: str | int) -> list[str]:
-        """The command-line arguments that start a game on ``board`` (and ``seed`` where it takes one)."""
-        rows, cols, mines = board
+    def arguments(self, preset: str, seed: str | int) -> list[str]:
+        """The command-line arguments that start a game of ``preset`` (and ``seed`` where it takes one)."""
+        rows, cols, mines = board_of(self, preset)
         if self.name == "xdemineur":
             return ["-geometry", f"{cols}x{rows}+0+0", "-m", str(mines)]
-        return [f"{cols}x{rows}n{mines}#{seed}"]
+        allow_guesses = "a" if preset.endswith(GUESS_SUFFIX) else ""  # Mines' "ensure solubility" off
+        return [f"{cols}x{rows}n{mines}{allow_guesses}#{seed}"]
 
     def first_click_rule(self) -> str:
         """The env's first-click rule that describes this program's start (for the solver's first move)."""
@@ -101,7 +106,10 @@ SGT_MINES = Program(
         backgrounds=((218, 218, 218), (230, 230, 230), (153, 153, 153)),  # open ground, tile face, shadow
         flag=(255, 0, 0),
     ),
-    presets={"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (16, 30, 99)},
+    presets={
+        "beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (16, 30, 99),
+        "beginner-guess": (9, 9, 10), "intermediate-guess": (16, 16, 40), "expert-guess": (16, 30, 99),
+    },
     opens_start=False,
     win_needs_flags=False,
     process_per_game=True,

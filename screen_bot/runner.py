@@ -73,7 +73,7 @@ class Session:
         self.warm_up_s = warm_up(("env",))  # compile the solver now, not inside the first game's time
 
     def launch(self, game_seed: str | int) -> RunningProgram:
-        return RunningProgram(self.config.program, self.display, self.display_name, self.board, game_seed)
+        return RunningProgram(self.config.program, self.display, self.display_name, self.config.preset, game_seed)
 
     def player(self, running: RunningProgram) -> GamePlayer:
         """A player on the program's window (the grid found from a fresh screenshot)."""

@@ -160,7 +160,7 @@ def test_xdemineur_repeats_its_opening_for_the_same_seed(display_name: str) -> N
     openings = []
     try:
         for seed in (11, 11, 12):
-            running = RunningProgram(XDEMINEUR, display, display_name, XDEMINEUR.presets["intermediate"], seed)
+            running = RunningProgram(XDEMINEUR, display, display_name, "intermediate", seed)
             try:
                 reader = BoardReader(camera, Pointer(display), XDEMINEUR, running.box(), 16, 16)
                 openings.append(reader.settled().codes)
