@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--program", required=True, choices=sorted(PROGRAMS), help="the program to play")
     parser.add_argument("--preset", default=DEFAULT_PRESET,
-                        help="the board: beginner (sgt-mines only), intermediate or expert (default)")  # fmt: skip
+                        help="the board: intermediate or expert (default); sgt-mines also beginner, and each with"
+                             " -guess for its layouts that may need a guess (expert-guess)")  # fmt: skip
     parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and of the solver (default 0)")
     parser.add_argument("--display", help="an X display to play on, e.g. :1 (default: a private Xvfb)")
