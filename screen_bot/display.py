@@ -6,7 +6,6 @@ it accepts connections and is stopped with the bot, so runs and tests leave noth
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
@@ -83,7 +82,6 @@ def virtual_display(size: tuple[int, int] = SCREEN_SIZE) -> Iterator[str]:
     process = subprocess.Popen(
         ["Xvfb", name, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ},
     )  # fmt: skip
     try:
         _wait_until_ready(name, process, START_TIMEOUT_S)

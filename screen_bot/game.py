@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,7 +45,6 @@ class GameResult:
     misread: list[tuple[int, int]] | None = None
     note: str = ""
     game_id: str = ""
-    reads: list[np.ndarray] = field(default_factory=list, repr=False)
 
 
 def status(codes: np.ndarray, mines: int, needs_flags: bool) -> str:

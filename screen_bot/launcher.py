@@ -54,9 +54,6 @@ class RunningProgram:
         """Where the window lies on the screen now."""
         return window_box(self._display, self.window)
 
-    def running(self) -> bool:
-        return self._process.poll() is None
-
     def _stop_and_read_errors(self) -> str:
         """Stop the program and return the last line it wrote to stderr."""
         self._terminate()
