@@ -23,6 +23,7 @@ from eval.stats import wilson_interval
 from screen_bot.capture import Camera, save_png
 from screen_bot.display import connect, display_for
 from screen_bot.errors import BotSetupError
+from screen_bot.fixed_time import build_library
 from screen_bot.game import GamePlayer, GameResult
 from screen_bot.launcher import RunningProgram, check_installed
 from screen_bot.pointer import Pointer
@@ -127,6 +128,10 @@ def _one_process_per_game(session: Session, progress) -> list[GameResult]:
             player = session.player(running)
             reveal = (lambda: _press(session, program.reveal_all_keys)) if program.reveal_all_keys else None
             result = _play_one(session, player, game_id, reveal)
+        except BotSetupError as error:
+            if index == 0:  # the set-up itself is wrong: say so before any game is counted
+                raise
+            result = GameResult("unread", note=str(error), game_id=game_id)  # one window that went wrong
         finally:
             running.stop()
         results.append(result)
@@ -203,11 +208,17 @@ def report(config: BotConfig, results: list[GameResult], seconds: float) -> dict
     return {
         "suite": {"program": config.program.name, "preset": config.preset, "rows": rows, "cols": cols,
                   "mines": mines, "seed": config.seed, "games": config.games,
-                  "first_click": config.program.first_click_rule()},
+                  "first_click": config.program.first_click_rule(), "reproducible": reproducible(config.program)},
         "results": [entry],
         "games": [{"id": r.game_id, "outcome": r.outcome, "clicks": r.clicks, "seconds": round(r.seconds, 3),
                    "misread": r.misread, "note": r.note} for r in results],
     }  # fmt: skip
+
+
+def reproducible(program: Program) -> bool:
+    """Whether the run's games repeat for its seed: always on sgt-mines, on xdemineur where a C compiler
+    built the ``time()`` override (:mod:`screen_bot.fixed_time`)."""
+    return program.name != "xdemineur" or build_library() is not None
 
 
 def _mean(values: list[float]) -> float | None:
