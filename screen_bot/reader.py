@@ -60,6 +60,7 @@ class BoardReader:
         self.program = program
         self.box = box
         self.shots = 0
+        self._last: tuple[np.ndarray, np.ndarray] | None = None  # the last image read and its codes
         self.grid: Grid = self._find_grid(rows, cols)
 
     def _find_grid(self, rows: int, cols: int, timeout_s: float = SETTLE_TIMEOUT_S) -> Grid:
@@ -89,7 +90,19 @@ class BoardReader:
         return self._read(self.shot())
 
     def _read(self, image: np.ndarray) -> Reading:
-        return Reading(classify_cells(self.grid.cells(image), self.program.look), image)
+        """The board in ``image``; only cells whose pixels differ from the last image read are classified
+        again (the same pixels always read the same), so a move costs a few cells, not the board."""
+        cells = self.grid.cells(image)
+        if self._last is None:
+            codes = classify_cells(cells, self.program.look)
+        else:
+            last_image, codes = self._last
+            codes = codes.copy()
+            differ = (cells != self.grid.cells(last_image)).any(axis=(2, 3, 4))
+            if differ.any():
+                codes[differ] = classify_cells(cells[differ][:, None], self.program.look)[:, 0]
+        self._last = (image, codes)
+        return Reading(codes, image)
 
     def settled(
         self, previous: np.ndarray | None = None, changed: Sequence[tuple[int, int]] = (),
