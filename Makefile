@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench solver-strength solver-first-click
+.PHONY: install install-dev demo test lint bench solver-strength solver-first-click bot-results
 
 install:
 	$(PIP) install -q -e .
@@ -50,3 +50,20 @@ solver-first-click: install
 	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
+
+# The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of
+# the solver on xdemineur's start, and the table (about an hour on 2 shared cores; needs Xvfb and the programs).
+BOT_DIR = docs/results/bot
+bot-results: install
+	mkdir -p $(BOT_DIR)
+	for run in xdemineur:expert xdemineur:intermediate sgt-mines:beginner sgt-mines:intermediate sgt-mines:expert \
+	  sgt-mines:beginner-guess sgt-mines:intermediate-guess sgt-mines:expert-guess; do \
+	  program=$${run%%:*}; preset=$${run#*:}; \
+	  minesweeper bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
+	    --json $(BOT_DIR)/$$program-$$preset.json || exit 1; \
+	done
+	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
+	  --json $(BOT_DIR)/reference-xdemineur-start-expert.json
+	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
+	  --json $(BOT_DIR)/reference-xdemineur-start-intermediate.json
+	$(PYTHON) benchmarks/bot_table.py $(BOT_DIR)/*.json
