@@ -27,10 +27,16 @@ def main(paths: list[str]) -> None:
     print("| program | board | seed | games | wins | win rate | Wilson 95% | clicks/game | s/game | games/min "
           "| unread | cross-checked | misread cells |")  # fmt: skip
     print("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-    for path in paths:
-        report = json.loads(Path(path).read_text())
-        if "suite" in report and "program" in report["suite"]:  # the reference runs have another shape
-            print(row(report))
+    reports = [json.loads(Path(path).read_text()) for path in paths]
+    reports = [r for r in reports if "program" in r.get("suite", {})]  # the reference runs have another shape
+    for report in sorted(reports, key=order):
+        print(row(report))
+
+
+def order(report: dict) -> tuple:
+    """By program, then board size, the no-guess boards before the others, then seed."""
+    suite = report["suite"]
+    return suite["program"], suite["rows"] * suite["cols"], suite["preset"].endswith("-guess"), suite["seed"]
 
 
 if __name__ == "__main__":
