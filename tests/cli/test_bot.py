@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 from pathlib import Path
 
@@ -76,3 +77,22 @@ def test_a_window_that_never_appears_is_named(
     monkeypatch.setattr(launcher, "WINDOW_TIMEOUT_S", 1.0)
     assert_refused(["--program", "xdemineur", "--screenshots", str(tmp_path)], capsys,
                    "the window 'no such window' of xdemineur was not found on display")  # fmt: skip
+
+
+def test_a_short_run_prints_the_boards_it_reads_and_writes_the_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("mss", reason="the screen extra (mss) is not installed")
+    pytest.importorskip("Xlib", reason="the screen extra (python-xlib) is not installed")
+    if shutil.which("Xvfb") is None or not Path(PROGRAMS["sgt-mines"].executable).exists():
+        pytest.skip("Xvfb or sgt-mines is not installed")
+    report = tmp_path / "bot.json"
+    status, out, err = run_cli(["bot", "--program", "sgt-mines", "--preset", "beginner", "--games", "1", "--seed", "4",
+                                "--watch", "--json", str(report)], capsys)  # fmt: skip
+    assert status == 0, err
+    assert "........." in out  # the first board read: nine covered cells in a row
+    assert "game 1 [4-0]: won" in out and "sgt-mines beginner 9x9/10: won 1/1 = 100.0%" in out
+    data = json.loads(report.read_text())
+    entry = data["results"][0]
+    assert (entry["games"], entry["wins"], entry["misread_cells"], entry["unread_games"]) == (1, 1, 0, 0)
+    assert data["suite"]["program"] == "sgt-mines" and data["games"][0]["id"] == "4-0"
