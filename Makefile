@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench solver-strength solver-first-click
+.PHONY: install install-dev demo test lint bench solver-strength solver-first-click bot-results
 
 # Then the solver's kernels are compiled once, so that its first game starts at once (docs/COLD_START.md).
 install:
@@ -15,6 +15,9 @@ install-dev:
 	$(PIP) install -q -e ".[dev,train,bench,ray]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
 	  || echo "tmux is not available: the terminal-game tests will be skipped"
+	command -v Xvfb >/dev/null && test -x /usr/games/xdemineur && test -x /usr/games/sgt-mines \
+	  || (apt-get update -qq && apt-get install -y -qq --no-install-recommends xvfb xdemineur sgt-puzzles) >/dev/null 2>&1 \
+	  || echo "Xvfb, xdemineur or sgt-mines is not available (apt-get install xvfb xdemineur sgt-puzzles): the screen-bot tests will be skipped"
 
 # The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
 demo:
@@ -59,3 +62,19 @@ scaling-bench: install
 # RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
+# The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of
+# the solver on xdemineur's start, and the table (about an hour on 2 shared cores; needs Xvfb and the programs).
+BOT_DIR = docs/results/bot
+bot-results: install
+	mkdir -p $(BOT_DIR)
+	for run in xdemineur:expert xdemineur:intermediate sgt-mines:beginner sgt-mines:intermediate sgt-mines:expert \
+	  sgt-mines:beginner-guess sgt-mines:intermediate-guess sgt-mines:expert-guess; do \
+	  program=$${run%%:*}; preset=$${run#*:}; \
+	  minesweeper bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
+	    --json $(BOT_DIR)/$$program-$$preset.json || exit 1; \
+	done
+	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
+	  --json $(BOT_DIR)/reference-xdemineur-start-expert.json
+	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
+	  --json $(BOT_DIR)/reference-xdemineur-start-intermediate.json
+	$(PYTHON) benchmarks/bot_table.py $(BOT_DIR)/*.json

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle")
+COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle", "bot")
 
 
 def build_parser() -> argparse.ArgumentParser:
