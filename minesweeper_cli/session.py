@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from mine_env.boards import check_boards, layout_source
 from mine_env.engine.board import Board, draw_layout_key
-from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.constants import DEFAULT_BOARDS, FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
 from minesweeper_cli.moves import ASSIST, PLAYER, Move
@@ -42,6 +43,8 @@ class GameSession:
         agent: The agent for AI moves: a name from :mod:`agents.registry` (built on first use, seeded with
             ``seed``) or any :class:`agents.base.Agent`, a trained policy for instance.
         clock: Seconds as a float, for the timer (tests pass a fake one).
+        boards: ``"random"`` or ``"no_guess"`` (:mod:`mine_env.boards`): the kind of board of every game,
+            whatever its size.
 
     Example:
         >>> session = GameSession(BoardSpec(9, 9, 10), seed=3)
@@ -57,6 +60,7 @@ class GameSession:
         mode: str = "manual",
         agent: str | Agent = "solver",
         clock: Callable[[], float] = time.monotonic,
+        boards: str = DEFAULT_BOARDS,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -68,8 +72,9 @@ class GameSession:
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
         self._hints: tuple[tuple[int, int], FrontierHints] | None = None
+        self.boards = check_boards(boards)
         self.spec = spec
-        self.board = Board(spec)
+        self.board = Board(spec, layout_source=layout_source(boards, spec))
         self.games = 0
         self._start_game()
 
@@ -81,8 +86,8 @@ class GameSession:
         while ``assist`` stays, since its guesses are the player's anyway.
         """
         if spec is not None and spec != self.spec:
+            self.board = Board(spec, layout_source=layout_source(self.boards, spec))
             self.spec = spec
-            self.board = Board(spec)
         if self.mode == "auto":
             self.mode = "manual"
         self._start_game()
@@ -95,7 +100,8 @@ class GameSession:
         self._stopped: float | None = None
         if self._agent is not None:
             self._agent.reset()
-        self.message = f"game {self.games}: {self.spec.rows}x{self.spec.cols}, {self.spec.mines} mines"
+        kind = ", no guess needed" if self.boards == "no_guess" else ""
+        self.message = f"game {self.games}: {self.spec.rows}x{self.spec.cols}, {self.spec.mines} mines{kind}"
 
     @property
     def status(self) -> str:

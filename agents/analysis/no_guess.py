@@ -4,8 +4,9 @@ A layout is *no-guess* for a first cell when, from the ``opening`` rule's first 
 position until the board is cleared has a hidden cell that is certainly safe given the revealed numbers and
 the total mine count (what a perfect player knows). This module makes such layouts as a pure function of a
 layout key and the first cell, in compiled code, with the deduction rules of the analysis and nothing of its
-own: :func:`agents.analysis.deduction.local_safe` first (cheap), then the exact count
-(:func:`agents.analysis.counting.count_board`, with the global mine count) when it finds nothing.
+own: the solver's certain moves (:func:`agents.analysis.guess.certain_moves`: one or two numbers first,
+:mod:`agents.analysis.deduction`, then the exact count with the global mine count,
+:mod:`agents.analysis.counting`), so a board is no-guess exactly when the solver needs no guess on it.
 
 How a layout is made (:func:`_make_layout`, see docs/NO_GUESS.md):
 
@@ -30,8 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_board
-from agents.analysis.deduction import local_safe
+from agents.analysis.guess import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_OPENING, block, is_revealed, protected_cells
 from mine_env.engine.layout import count_mines, place_mines
@@ -51,8 +51,6 @@ ATTEMPTS = 8
 
 _REPAIR_STREAM = np.uint64(0xD1B54A32D192ED03)
 """Mixed into the key to seed the stream of the repairs' random choices (apart from the layout's own)."""
-_UNTRUSTED = np.zeros(1, np.bool_)
-"""``_UNTRUSTED[0]`` is False typed as a plain bool (a literal would compile the count once more)."""
 _INTERIOR, _FRONTIER = 0, 1
 
 
@@ -93,24 +91,14 @@ def check_no_guess_board(rows: int, cols: int, mines: int, first_click: str) -> 
 # ----------------------------------------------------------------------------- play by deduction
 @njit(cache=True)
 def _certain_safe(obs, rows, cols, n_mines):
-    """Hidden cells certainly safe (flat, increasing), and the certain mines (bool per cell; all False when a
-    safe cell was found without the count)."""
-    safe = local_safe(obs, rows, cols)
-    n = obs.shape[0]
-    if safe.shape[0] > 0:
-        return safe, np.zeros(n, np.bool_)
-    cells = count_board(obs, rows, cols, _UNTRUSTED[0], n_mines).cells
-    found = 0
-    for i in range(n):
-        if cells.safe[i] and obs[i] == HIDDEN:
-            found += 1
-    safe = np.empty(found, np.int64)
-    found = 0
-    for i in range(n):
-        if cells.safe[i] and obs[i] == HIDDEN:
-            safe[found] = i
-            found += 1
-    return safe, cells.mine
+    """The solver's certain moves (:func:`agents.analysis.guess.certain_moves`: the hidden cells one number,
+    or two, prove safe, else those the exact count proves safe) and the certain mines (bool per cell; all
+    False when the moves came without a count)."""
+    safe, _, probability, _ = certain_moves(obs, rows, cols, n_mines)
+    certain_mine = np.zeros(obs.shape[0], np.bool_)
+    for i in range(probability.shape[0]):
+        certain_mine[i] = probability[i] == 1.0  # exact: the count keeps uncertain cells inside (0, 1)
+    return safe, certain_mine
 
 
 @njit(cache=True)

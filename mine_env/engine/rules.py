@@ -348,6 +348,19 @@ def open_game(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: in
 
 
 @njit(cache=True)
+def open_game_on(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: int, first_cell: int,
+                 layout: np.ndarray) -> int:  # fmt: skip
+    """:func:`open_game` on a given ``layout`` (uint8, 1 = mine) when it is not empty, as a layout source deals
+    it (:mod:`mine_env.engine.layout_source`), else on the layout of ``key``; returns the safe cells revealed."""
+    if layout.shape[0] == 0:
+        return open_game(game, rows, cols, n_mines, rule, key, first_cell)
+    obs, mines, counts, meta, stack = game.obs, game.mines, game.counts, game.meta, game.stack
+    new_game(obs, mines, counts, meta, stack, Rules(rows, cols, n_mines, rule), key)
+    start_game_on(mines, counts, meta, layout, rows, cols)
+    return reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
+
+
+@njit(cache=True)
 def reveal_cell(game: Game, rows: int, cols: int, cell: int) -> int:
     """:func:`reveal` on a :class:`Game`; returns the safe cells revealed (0 on a mine)."""
     return reveal(game.obs, game.mines, game.counts, game.meta, game.stack, rows, cols, cell)
