@@ -85,11 +85,11 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def print_suites() -> None:
     """The named suites as a Markdown table."""
-    print("| suite | version | board | mines | first click | boards | games | base seed |")
-    print("|---|---|---|---:|---|---|---:|---:|")
+    print("| suite | version | board | mines | first click | games | base seed | boards |")
+    print("|---|---|---|---:|---|---:|---:|---|")
     for suite in list_suites():
         print(f"| {suite.name} | {suite.version} | {suite.rows}x{suite.cols} | {suite.mines} | "
-              f"{suite.first_click} | {suite.boards} | {suite.games} | {suite.base_seed} |")  # fmt: skip
+              f"{suite.first_click} | {suite.games} | {suite.base_seed} | {suite.boards} |")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
