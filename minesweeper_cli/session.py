@@ -92,6 +92,14 @@ class GameSession:
             self.mode = "manual"
         self._start_game()
 
+    def set_boards(self, boards: str) -> None:
+        """Deal ``boards`` layouts (``"random"`` or ``"no_guess"``) from a new game on, on the same board; a
+        ValueError (and no change) when this board or rule cannot have them."""
+        source = layout_source(boards, self.spec)
+        self.boards = boards
+        self.board = Board(self.spec, layout_source=source)
+        self.new_game()
+
     def _start_game(self) -> None:
         self.board.new_game(draw_layout_key(self._rng))
         self.games += 1
