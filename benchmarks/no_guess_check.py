@@ -15,6 +15,11 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
 * **variety**: against the ordinary layouts of the same keys and first cell, the mine density of each
   region of a 3 x 3 split of the board, and the distribution of the first click's opening (cells it reveals).
 
+With ``--bound-study N`` it also makes N boards per preset at the preset's mine count and at the densest
+supported count (:func:`agents.analysis.no_guess.max_no_guess_mines`), each from a random key and a random
+first cell anywhere on the board, and reports how many the generator failed to make within its work bound
+and the repairs they took.
+
 Usage::
 
     nice -n 10 python benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --json no_guess_check.json
@@ -31,13 +36,20 @@ import numpy as np
 from numba import njit
 
 from agents.analysis.guess import certain_moves
-from agents.analysis.no_guess import no_guess_layouts
+from agents.analysis.no_guess import (
+    ATTEMPTS,
+    REPAIRS_PER_ATTEMPT,
+    make_layouts,
+    max_no_guess_mines,
+    no_guess_layouts,
+)
 from agents.solver import SolverAgent, first_click_cell
 from eval.runner import evaluate
 from eval.suites import get_suite
 from mine_env.engine.board import Board
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.geometry import RULE_OPENING
+from mine_env.engine.rng import KEY_LIMIT
 from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell
 from mine_env.engine.spec import BoardSpec
 
@@ -138,13 +150,43 @@ def check_preset(preset: str, games: int, oracle_games: int) -> dict:
     return result
 
 
+def bound_study(boards: int, seed: int) -> list[dict]:
+    """Failures and repairs of the generator on random keys and first cells, per preset, at the preset's mines
+    and at the densest supported count."""
+    rng = np.random.default_rng(seed)
+    rows_out = []
+    for preset, (rows, cols, preset_mines) in PRESETS.items():
+        for mines in (preset_mines, max_no_guess_mines(rows, cols)):
+            keys = rng.integers(0, KEY_LIMIT, boards)
+            cells = rng.integers(0, rows * cols, boards)
+            out = np.empty((boards, rows * cols), np.uint8)
+            start = time.process_time()
+            found, repairs = make_layouts(rows, cols, mines, keys, cells, REPAIRS_PER_ATTEMPT, ATTEMPTS, out)
+            row = {"preset": preset, "mines": mines, "boards": boards, "failed": int((~found).sum()),
+                   "ms_per_board": round(1000 * (time.process_time() - start) / boards, 3),
+                   "repairs_mean": round(float(repairs.mean()), 2), "repairs_p99": float(np.percentile(repairs, 99)),
+                   "repairs_max": int(repairs.max())}  # fmt: skip
+            rows_out.append(row)
+            print(json.dumps(row), flush=True)
+    return rows_out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--oracle-games", type=int, default=300)
     parser.add_argument("--preset", action="append", choices=list(PRESETS), help="default: all three")
     parser.add_argument("--json", help="write the results here (rewritten after each preset)")
+    parser.add_argument("--bound-study", type=int, default=0, metavar="N", help="see the module docstring")
+    parser.add_argument("--bounds-only", action="store_true", help="with --bound-study: skip the games' checks")
     args = parser.parse_args()
+    if args.bound_study:
+        study = bound_study(args.bound_study, 2026)
+        if args.json:
+            with open(args.json.replace(".json", "_bounds.json"), "w") as file:
+                json.dump(study, file, indent=1)
+        if args.bounds_only:
+            return
     results = []
     for preset in args.preset or list(PRESETS):
         start = time.perf_counter()

@@ -51,7 +51,10 @@ ATTEMPTS = 8
 
 _REPAIR_STREAM = np.uint64(0xD1B54A32D192ED03)
 """Mixed into the key to seed the stream of the repairs' random choices (apart from the layout's own)."""
-_INTERIOR, _FRONTIER = 0, 1
+_INTERIOR, _FRONTIER, _CERTAIN, _KINDS = 0, 1, 2, 3
+"""Kinds of the cells a repair moves mines between, in the order it prefers them: uncertain hidden cells away
+from the revealed area, uncertain ones beside it, and (to give mines only, when nothing else can) certain
+mines."""
 
 
 class NoGuessFailed(RuntimeError):
@@ -183,8 +186,9 @@ def _repair(game, rows, cols, certain_mine, state):
     """Move mines so that a stuck number settles its neighbourhood; returns (new state, whether it could).
 
     The number is drawn among the revealed numbers next to an uncertain hidden cell; its uncertain hidden
-    neighbours are emptied into hidden cells outside its block (those away from the revealed area first,
-    drawn uniformly), or, when they cannot take the mines, filled from them.
+    neighbours are emptied into uncertain hidden cells outside its block (those away from the revealed area
+    first, drawn uniformly), or, when they cannot take the mines, filled from them, or at the very end of a
+    board, where only certain mines are left outside, from those.
     """
     obs, mines, counts = game.obs, game.mines, game.counts
     n = obs.shape[0]
@@ -210,31 +214,31 @@ def _repair(game, rows, cols, certain_mine, state):
                 inside[size] = i
                 size += 1
                 inside_mines += mines[i]
-    empty = np.empty((2, n), np.int64)
-    full = np.empty((2, n), np.int64)
-    empties = np.zeros(2, np.int64)
-    fulls = np.zeros(2, np.int64)
+    empty = np.empty((_KINDS, n), np.int64)
+    full = np.empty((_KINDS, n), np.int64)
+    empties = np.zeros(_KINDS, np.int64)
+    fulls = np.zeros(_KINDS, np.int64)
     for i in range(n):
-        if obs[i] != HIDDEN or certain_mine[i] or (abs(i // cols - nr) <= 1 and abs(i % cols - nc) <= 1):
+        if obs[i] != HIDDEN or (abs(i // cols - nr) <= 1 and abs(i % cols - nc) <= 1):
             continue
-        kind = _FRONTIER if _near_revealed(obs, rows, cols, i) else _INTERIOR
+        kind = _CERTAIN if certain_mine[i] else _FRONTIER if _near_revealed(obs, rows, cols, i) else _INTERIOR
         if mines[i]:
             full[kind, fulls[kind]] = i
             fulls[kind] += 1
         else:
             empty[kind, empties[kind]] = i
             empties[kind] += 1
-    if empties[0] + empties[1] >= inside_mines:
+    if empties.sum() >= inside_mines:
         for j in range(size):
             if mines[inside[j]]:
-                kind = _INTERIOR if empties[_INTERIOR] > 0 else _FRONTIER
+                kind = _first_kind(empties)
                 state, into = _take(empty[kind], empties, kind, state)
                 _move_mine(mines, counts, rows, cols, inside[j], into)
         return state, True
-    if fulls[0] + fulls[1] >= size - inside_mines:
+    if fulls.sum() >= size - inside_mines:
         for j in range(size):
             if not mines[inside[j]]:
-                kind = _INTERIOR if fulls[_INTERIOR] > 0 else _FRONTIER
+                kind = _first_kind(fulls)
                 state, source = _take(full[kind], fulls, kind, state)
                 _move_mine(mines, counts, rows, cols, source, inside[j])
         return state, True
@@ -268,6 +272,15 @@ def _open_wall(game, rows, cols, certain_mine, state):
     state, target = _pick(into, n_into, state)
     _move_mine(mines, counts, rows, cols, wall, target)
     return state, True
+
+
+@njit(cache=True, inline="always")
+def _first_kind(sizes):
+    """The first kind (of _INTERIOR, _FRONTIER, _CERTAIN) with a cell left."""
+    kind = 0
+    while sizes[kind] == 0:
+        kind += 1
+    return kind
 
 
 @njit(cache=True)
