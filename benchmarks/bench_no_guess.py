@@ -9,10 +9,12 @@ Two tables, every figure measured in the same run (the engines take turns; each 
    ``laymine_solvable(rows, cols, mines, row, col, max_times)`` (Rust; one call per board; it retries
    random layouts until its solver clears one, so ``max_times`` is set high enough that it never gives up),
    and the ratio of our time per board to ms-toollib's (at most 1: ours is no slower);
-2. **env steps per second** with random valid actions, ``boards="no_guess"`` against ``"random"``: the
-   single env (``gym.make``) and the native vector env (``gym.make_vec``, ``--num-envs`` boards). Random
-   play ends most games within a few moves, so every few steps a board is made: the worst case for no-guess
-   boards; an agent that plays longer games pays the generation less often.
+2. **env steps per second**, ``boards="no_guess"`` against ``"random"``: the single env (``gym.make``) and
+   the native vector env (``gym.make_vec``, ``--num-envs`` boards), under two policies: ``random`` valid
+   actions, which end most games within a few moves, so that a board is made every few steps (the worst
+   case for no-guess boards, and how an untrained agent plays); and ``safe``, a random hidden cell without a
+   mine (read from the engine's layout: a cheat, standing for an agent that wins every game), so games last
+   until the board is cleared (how a good agent plays).
 
 ms-toollib is optional (``pip install ms-toollib``, the ``bench`` extra); without it the first table has our
 columns only.
@@ -105,29 +107,34 @@ def generation_table(boards: dict[str, int], repeats: int, seed: int) -> list[di
     return rows_out
 
 
-def single_env_rate(preset: str, boards: str, steps: int, seed: int) -> float:
-    """Steps per CPU second of one env, random valid actions (resets included in the timed loop)."""
+def single_env_rate(preset: str, boards: str, policy: str, steps: int, seed: int) -> float:
+    """Steps per CPU second of one env under ``policy`` (resets included in the timed loop)."""
     env = gym.make(f"Minesweeper-{preset.capitalize()}-v0", boards=boards)
+    board = env.unwrapped.board
     rng = np.random.default_rng(seed)
     _, info = env.reset(seed=seed)
     start = clock()
     for _ in range(steps):
-        action = int((rng.random(info["action_mask"].size) * info["action_mask"]).argmax())
+        mask = info["action_mask"] if policy == "random" else info["action_mask"] & ~board._mines.astype(bool)
+        action = int((rng.random(mask.size) * mask).argmax())
         _, _, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             _, info = env.reset()
     return steps / (clock() - start)
 
 
-def vector_env_rate(preset: str, boards: str, steps: int, num_envs: int, seed: int) -> float:
-    """Board-steps per CPU second of the native vector env, random valid actions."""
+def vector_env_rate(preset: str, boards: str, policy: str, steps: int, num_envs: int, seed: int) -> float:
+    """Board-steps per CPU second of the native vector env under ``policy``."""
     env = gym.make_vec(f"Minesweeper-{preset.capitalize()}-v0", num_envs=num_envs,
                        vectorization_mode="vector_entry_point", boards=boards)  # fmt: skip
+    mines = env.unwrapped.engine._boards.mines
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     start = clock()
     for _ in range(steps):
         mask = env.unwrapped.action_masks()
+        if policy == "safe":
+            mask &= mines == 0
         env.step((rng.random(mask.shape) * mask).argmax(axis=1))
     return steps * num_envs / (clock() - start)
 
@@ -137,17 +144,18 @@ def env_table(steps: int, vector_steps: int, num_envs: int, repeats: int, seed: 
     rows_out = []
     for preset in PRESET_NAMES:
         for kind in ("single", "vector"):
-            best = {"random": 0.0, "no_guess": 0.0}
-            for repeat in range(repeats):
-                for boards in best:
-                    rate = (single_env_rate(preset, boards, steps, seed + repeat) if kind == "single"
-                            else vector_env_rate(preset, boards, vector_steps, num_envs, seed + repeat))  # fmt: skip
-                    best[boards] = max(best[boards], rate)
-            row = {"preset": preset, "env": kind, "random_steps_s": round(best["random"]),
-                   "no_guess_steps_s": round(best["no_guess"]),
-                   "ratio": round(best["no_guess"] / best["random"], 3)}  # fmt: skip
-            rows_out.append(row)
-            print(json.dumps(row), flush=True)
+            for policy in ("random", "safe"):
+                best = {"random": 0.0, "no_guess": 0.0}
+                for repeat in range(repeats):
+                    for boards in best:
+                        rate = (single_env_rate(preset, boards, policy, steps, seed + repeat) if kind == "single"
+                                else vector_env_rate(preset, boards, policy, vector_steps, num_envs, seed + repeat))
+                        best[boards] = max(best[boards], rate)
+                row = {"preset": preset, "env": kind, "policy": policy, "random_steps_s": round(best["random"]),
+                       "no_guess_steps_s": round(best["no_guess"]),
+                       "ratio": round(best["no_guess"] / best["random"], 3)}  # fmt: skip
+                rows_out.append(row)
+                print(json.dumps(row), flush=True)
     return rows_out
 
 
@@ -155,8 +163,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", type=int, nargs=3, default=[2000, 500, 200], metavar=("BEG", "INT", "EXP"))
     parser.add_argument("--steps", type=int, default=5000, help="single-env steps per run")
-    parser.add_argument("--vector-steps", type=int, default=100, help="vector-env steps per run")
-    parser.add_argument("--num-envs", type=int, default=256)
+    parser.add_argument("--vector-steps", type=int, default=400, help="vector-env steps per run")
+    parser.add_argument("--num-envs", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--skip-env", action="store_true", help="the generation table only")

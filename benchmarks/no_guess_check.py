@@ -12,8 +12,11 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
   make; there must be none;
 * **oracle**: the first ``--oracle-games`` games played through the env by ``minesweeper eval``'s runner
   with the exact oracle judging every move (:mod:`eval.judge`): wins, and guesses after the first click;
-* **variety**: against the ordinary layouts of the same keys and first cell, the mine density of each
-  region of a 3 x 3 split of the board, and the distribution of the first click's opening (cells it reveals).
+* **variety**: the mine density of each region of a 3 x 3 split of the board, and the distribution of the
+  first click's opening (cells it reveals), against the ordinary layouts of the same keys and first cell, and
+  against *rejection sampling*: the ordinary layouts that already need no guess (the generator keeps them as
+  they are), a uniform sample of the no-guess layouts, which is what an unbiased generator would match
+  (``opening_tv_*``: total variation distances between the opening-size distributions).
 
 With ``--bound-study N`` it also makes N boards per preset at the preset's mine count and at the densest
 supported count (:func:`agents.analysis.no_guess.max_no_guess_mines`), each from a random key and a random
@@ -131,22 +134,26 @@ def check_preset(preset: str, games: int, oracle_games: int) -> dict:
     won, _, _ = SolverAgent().play_compiled(rows, cols, mines, "opening", keys, seeds, boards="no_guess")
     guesses = guesses_needed(rows, cols, mines, first_cell, keys, layouts)
     plain = ordinary_layouts(rows, cols, mines, keys, first_cell)
+    kept = (layouts == plain).all(axis=1)  # ordinary boards that already need no guess: kept as they are
     ours, theirs = opening_sizes(rows, cols, layouts, first_cell), opening_sizes(rows, cols, plain, first_cell)
     result = {
         "preset": preset, "games": games, "first_cell": [r, c],
         "generation_ms_per_board": 1000 * generation_s / games,
         "solver_wins": int(won.sum()), "games_needing_a_guess": int(guesses.sum()),
-        "ordinary_boards_already_no_guess": int((layouts == plain).all(axis=1).sum()),
+        "ordinary_boards_already_no_guess": int(kept.sum()),
         "region_density_no_guess": region_density(rows, cols, layouts).round(4).tolist(),
         "region_density_ordinary": region_density(rows, cols, plain).round(4).tolist(),
+        "region_density_rejection": region_density(rows, cols, plain[kept]).round(4).tolist(),
         "opening_no_guess": opening_summary(ours), "opening_ordinary": opening_summary(theirs),
-        "opening_total_variation": total_variation(ours, theirs),
+        "opening_rejection": opening_summary(theirs[kept]), "opening_repaired": opening_summary(ours[~kept]),
+        "opening_tv_no_guess_vs_ordinary": total_variation(ours, theirs),
+        "opening_tv_no_guess_vs_rejection": total_variation(ours, theirs[kept]),
+        "opening_tv_repaired_vs_rejection": total_variation(ours[~kept], theirs[kept]),
     }  # fmt: skip
     if oracle_games:
         oracle_suite = dataclasses.replace(suite, games=oracle_games, name=f"{preset}-no-guess-first-{oracle_games}")
         row = evaluate(["solver"], oracle_suite, workers=1, oracle=True, progress=False).to_dict()["results"][0]
         result["oracle"] = {key: row[key] for key in ("games", "wins", "guesses_per_game") if key in row}
-        result["oracle"]["raw"] = {key: row[key] for key in row if "guess" in key or key in ("wins", "games")}
     return result
 
 

@@ -186,9 +186,10 @@ def _repair(game, rows, cols, certain_mine, state):
     """Move mines so that a stuck number settles its neighbourhood; returns (new state, whether it could).
 
     The number is drawn among the revealed numbers next to an uncertain hidden cell; its uncertain hidden
-    neighbours are emptied into uncertain hidden cells outside its block (those away from the revealed area
-    first, drawn uniformly), or, when they cannot take the mines, filled from them, or at the very end of a
-    board, where only certain mines are left outside, from those.
+    neighbours are either emptied into uncertain hidden cells outside its block (those away from the revealed
+    area first, drawn uniformly) or filled from them, by a fair draw when both can be done (always emptying
+    made the openings larger than they are on ordinary boards: docs/NO_GUESS.md), or, at the very end of a
+    board, where only certain mines are left outside, filled from those.
     """
     obs, mines, counts = game.obs, game.mines, game.counts
     n = obs.shape[0]
@@ -228,14 +229,20 @@ def _repair(game, rows, cols, certain_mine, state):
         else:
             empty[kind, empties[kind]] = i
             empties[kind] += 1
-    if empties.sum() >= inside_mines:
+    can_clear = empties.sum() >= inside_mines
+    can_fill = fulls.sum() >= size - inside_mines
+    fill = can_fill and not can_clear
+    if can_clear and can_fill:
+        state, coin = draw_below(state, 2)
+        fill = coin == 1
+    if can_clear and not fill:
         for j in range(size):
             if mines[inside[j]]:
                 kind = _first_kind(empties)
                 state, into = _take(empty[kind], empties, kind, state)
                 _move_mine(mines, counts, rows, cols, inside[j], into)
         return state, True
-    if fulls.sum() >= size - inside_mines:
+    if fill:
         for j in range(size):
             if not mines[inside[j]]:
                 kind = _first_kind(fulls)
