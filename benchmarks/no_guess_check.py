@@ -16,7 +16,9 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
   first click's opening (cells it reveals), against the ordinary layouts of the same keys and first cell, and
   against *rejection sampling*: the ordinary layouts that already need no guess (the generator keeps them as
   they are), a uniform sample of the no-guess layouts, which is what an unbiased generator would match
-  (``opening_tv_*``: total variation distances between the opening-size distributions).
+  (``opening_tv_*``: total variation distances between the opening-size distributions; the noise floor is
+  the distance between all ordinary openings and a random draw of as many of them as the rejection sample
+  holds, what sampling alone gives).
 
 With ``--bound-study N`` it also makes N boards per preset at the preset's mine count and at the densest
 supported count (:func:`agents.analysis.no_guess.max_no_guess_mines`), each from a random key and a random
@@ -135,6 +137,7 @@ def check_preset(preset: str, games: int, oracle_games: int) -> dict:
     guesses = guesses_needed(rows, cols, mines, first_cell, keys, layouts)
     plain = ordinary_layouts(rows, cols, mines, keys, first_cell)
     kept = (layouts == plain).all(axis=1)  # ordinary boards that already need no guess: kept as they are
+    rng = np.random.default_rng(0)
     ours, theirs = opening_sizes(rows, cols, layouts, first_cell), opening_sizes(rows, cols, plain, first_cell)
     result = {
         "preset": preset, "games": games, "first_cell": [r, c],
@@ -149,6 +152,7 @@ def check_preset(preset: str, games: int, oracle_games: int) -> dict:
         "opening_tv_no_guess_vs_ordinary": total_variation(ours, theirs),
         "opening_tv_no_guess_vs_rejection": total_variation(ours, theirs[kept]),
         "opening_tv_repaired_vs_rejection": total_variation(ours[~kept], theirs[kept]),
+        "opening_tv_noise_floor": total_variation(theirs, rng.choice(theirs, int(kept.sum()), replace=False)),
     }  # fmt: skip
     if oracle_games:
         oracle_suite = dataclasses.replace(suite, games=oracle_games, name=f"{preset}-no-guess-first-{oracle_games}")
