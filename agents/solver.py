@@ -49,6 +49,7 @@ from agents.solver_games import play_games
 from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
 from mine_env.engine.geometry import cells_where, is_unknown
 from mine_env.engine.rules import RULE_CODES
+from mine_env.engine.spec import check_boards
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 _STATE_LIMIT = 2**63
@@ -260,7 +261,7 @@ class SolverAgent(PlannedMovesAgent):
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
         first_cell = r * cols + c
         layouts = np.empty((0, rows * cols), np.uint8)
-        if boards != DEFAULT_BOARDS:
+        if check_boards(boards) != DEFAULT_BOARDS:
             check_no_guess_board(rows, cols, mines, rule)
             layouts = no_guess_layouts(rows, cols, mines, keys, np.full(keys.shape, first_cell))
         return play_games(rows, cols, mines, RULE_CODES[rule], first_cell, keys, layouts, states, self.settings)

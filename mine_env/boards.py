@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from mine_env.engine.constants import BOARD_KINDS
 from mine_env.engine.layout_source import LayoutSource
-from mine_env.engine.spec import BoardSpec
-
-
-def check_boards(boards: object) -> str:
-    """``boards`` itself when it names a kind of board, else a ValueError listing the kinds."""
-    if boards not in BOARD_KINDS:
-        raise ValueError(f"unknown boards {boards!r}; expected one of {', '.join(BOARD_KINDS)}")
-    return str(boards)
+from mine_env.engine.spec import BoardSpec, check_boards
 
 
 def layout_source(boards: str, spec: BoardSpec) -> LayoutSource | None:

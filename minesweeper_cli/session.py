@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from mine_env.boards import check_boards, layout_source
+from mine_env.boards import layout_source
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import DEFAULT_BOARDS, FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
@@ -72,9 +72,9 @@ class GameSession:
         self._agent: Agent | None = None if isinstance(agent, str) else agent
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
         self._hints: tuple[tuple[int, int], FrontierHints] | None = None
-        self.boards = check_boards(boards)
-        self.spec = spec
         self.board = Board(spec, layout_source=layout_source(boards, spec))
+        self.boards = boards
+        self.spec = spec
         self.games = 0
         self._start_game()
 
