@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench solver-strength solver-first-click
+.PHONY: install install-dev demo test lint bench solver-strength solver-first-click no-guess
 
 install:
 	$(PIP) install -q -e .
@@ -47,3 +47,11 @@ solver-first-click: install
 	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
+
+# No-guess boards for docs/NO_GUESS.md: the checks on 10,000 games per preset, then the speed against ms-toollib.
+NO_GUESS_DIR = docs/results/no_guess
+no-guess: install
+	mkdir -p $(NO_GUESS_DIR)
+	$(PYTHON) benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
+	  --json $(NO_GUESS_DIR)/check.json
+	$(PYTHON) benchmarks/bench_no_guess.py --repeats 3 --json $(NO_GUESS_DIR)/bench.json

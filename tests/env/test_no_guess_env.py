@@ -103,3 +103,15 @@ def test_the_env_passes_gymnasiums_checker() -> None:
 def test_bad_boards_options_are_refused(make, kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
         make(**kwargs)
+
+
+def test_a_pickled_env_keeps_dealing_no_guess_boards() -> None:
+    import pickle
+
+    env = MinesweeperEnv(preset="beginner", boards="no_guess")
+    copy = pickle.loads(pickle.dumps(env))
+    for each in (env, copy):
+        each.reset(seed=9)
+        each.step(0)
+    assert (copy.unwrapped.board.layout == env.unwrapped.board.layout).all()
+    assert (env.unwrapped.board.layout == no_guess_layout(9, 9, 10, 0, layout_key(9))).all()
