@@ -2,7 +2,7 @@
 PYTHON ?= python3
 PIP = $(PYTHON) -m pip
 
-.PHONY: install install-dev demo test lint bench solver-strength solver-first-click bot-results
+.PHONY: install install-dev demo test lint bench solver-strength solver-first-click bot-results no-guess
 
 # Then the solver's kernels are compiled once, so that its first game starts at once (docs/COLD_START.md).
 install:
@@ -62,6 +62,7 @@ scaling-bench: install
 # RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
+
 # The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of
 # the solver on xdemineur's start, and the table (about an hour on 2 shared cores; needs Xvfb and the programs).
 BOT_DIR = docs/results/bot
@@ -78,3 +79,11 @@ bot-results: install
 	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
 	  --json $(BOT_DIR)/reference-xdemineur-start-intermediate.json
 	$(PYTHON) benchmarks/bot_table.py $(BOT_DIR)/*.json
+
+# No-guess boards for docs/NO_GUESS.md: the checks on 10,000 games per preset, then the speed against ms-toollib.
+NO_GUESS_DIR = docs/results/no_guess
+no-guess: install
+	mkdir -p $(NO_GUESS_DIR)
+	$(PYTHON) benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
+	  --json $(NO_GUESS_DIR)/check.json
+	$(PYTHON) benchmarks/bench_no_guess.py --repeats 3 --json $(NO_GUESS_DIR)/bench.json

@@ -50,9 +50,11 @@ class CompiledGames(Protocol):
     """An agent that can also play whole games in compiled code, without the env (far faster)."""
 
     def play_compiled(
-        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Game ``g`` on the layout key ``keys[g]`` with agent seed ``seeds[g]``, played as the env would.
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],
+        boards: str = "random",
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """Game ``g`` on the layout key ``keys[g]`` with agent seed ``seeds[g]``, played as the env would
+        (with ``boards="no_guess"``, as the env of that ``boards`` would).
 
         Returns:
             (won, safe cells revealed, moves made), one entry per game.

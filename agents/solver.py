@@ -40,14 +40,16 @@ from agents.analysis.guess import (
     choose_guess,
 )
 from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
+from agents.analysis.no_guess import check_no_guess_board, no_guess_layouts
 from agents.analysis.probability import analyse
 from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
 from agents.seeding import numpy_first_draws
 from agents.solver_games import play_games
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
+from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
 from mine_env.engine.geometry import cells_where, is_unknown
 from mine_env.engine.rules import RULE_CODES
+from mine_env.engine.spec import check_boards
 
 _EXPERT_ROWS, _EXPERT_COLS, _ = PRESETS["expert"]
 _STATE_LIMIT = 2**63
@@ -239,13 +241,15 @@ class SolverAgent(PlannedMovesAgent):
         return cells.tolist()
 
     def play_compiled(
-        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],
+        boards: str = DEFAULT_BOARDS,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
         """Play one game per layout key without the env, with this agent's settings
         (:func:`agents.solver_games.play_games`).
 
         Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
-        key is ``keys[g]`` move by move (tested), in a fraction of the time.
+        key is ``keys[g]`` move by move (tested), in a fraction of the time; with ``boards="no_guess"``, on the
+        no-guess layout of that key for this agent's first click (:mod:`agents.analysis.no_guess`).
 
         Returns:
             (won, safe cells revealed, reveals made), one entry per game.
@@ -255,4 +259,9 @@ class SolverAgent(PlannedMovesAgent):
         states = initial_states(seeds)
         if states.shape != keys.shape:
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
-        return play_games(rows, cols, mines, RULE_CODES[rule], r * cols + c, keys, states, self.settings)
+        first_cell = r * cols + c
+        layouts = np.empty((0, rows * cols), np.uint8)
+        if check_boards(boards) != DEFAULT_BOARDS:
+            check_no_guess_board(rows, cols, mines, rule)
+            layouts = no_guess_layouts(rows, cols, mines, keys, np.full(keys.shape, first_cell))
+        return play_games(rows, cols, mines, RULE_CODES[rule], first_cell, keys, layouts, states, self.settings)

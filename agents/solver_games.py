@@ -12,21 +12,22 @@ from numba import njit
 
 from agents.analysis.guess import decide
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game, reveal_cell, safe_left
+from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game_on, reveal_cell, safe_left
 
 
 @njit(cache=True, inline="always")
-def play_game(rows, cols, n_mines, rule, first_cell, key, state, settings):
-    """One whole game: the layout from ``key`` (as the env draws it), the first click on ``first_cell`` under
-    the first-click ``rule`` (a code of :data:`mine_env.engine.geometry.RULE_CODES`), the solver's moves by
-    ``settings`` (:class:`agents.analysis.guess.SolverSettings`) from its random stream ``state``.
+def play_game(rows, cols, n_mines, rule, first_cell, key, layout, state, settings):
+    """One whole game: the layout from ``key`` (as the env draws it) or the given ``layout`` when it is not
+    empty (a no-guess board), the first click on ``first_cell`` under the first-click ``rule`` (a code of
+    :data:`mine_env.engine.geometry.RULE_CODES`), the solver's moves by ``settings``
+    (:class:`agents.analysis.guess.SolverSettings`) from its random stream ``state``.
 
     Returns (won, safe cells revealed, reveals made). Inlined into :func:`play_games`: a compiled layer of
     its own would link and re-optimise the whole solver once more on a cold start.
     """
     n = rows * cols
     game = new_game_arrays(n)
-    open_game(game, rows, cols, n_mines, rule, key, first_cell)
+    open_game_on(game, rows, cols, n_mines, rule, key, first_cell, layout)
     steps = 1
     while game_status(game.meta) == PLAYING:
         cells, state = decide(game.obs, rows, cols, n_mines, settings, state)
@@ -42,12 +43,17 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, state, settings):
 
 
 @njit(cache=True)
-def play_games(rows, cols, n_mines, rule, first_cell, keys, states, settings):
-    """:func:`play_game` for each (key, state); returns won, safe cells revealed and reveals per game."""
+def play_games(rows, cols, n_mines, rule, first_cell, keys, layouts, states, settings):
+    """:func:`play_game` for each (key, state), on ``layouts[g]`` when ``layouts`` (uint8 (games, cells)) has
+    rows, else on each key's layout; returns won, safe cells revealed and reveals per game."""
     games = keys.shape[0]
     won = np.empty(games, np.bool_)
     revealed = np.empty(games, np.int64)
     steps = np.empty(games, np.int64)
+    no_layout = np.empty(0, np.uint8)
     for g in range(games):
-        won[g], revealed[g], steps[g] = play_game(rows, cols, n_mines, rule, first_cell, keys[g], states[g], settings)
+        layout = layouts[g] if layouts.shape[0] > 0 else no_layout
+        won[g], revealed[g], steps[g] = play_game(
+            rows, cols, n_mines, rule, first_cell, keys[g], layout, states[g], settings
+        )
     return won, revealed, steps

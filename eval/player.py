@@ -37,7 +37,9 @@ class GamePlayer:
         self.suite = suite
         self.agents = list(agents)
         self.oracle = oracle
-        self.env = MinesweeperEnv(rows=suite.rows, cols=suite.cols, mines=suite.mines, first_click=suite.first_click)
+        self.env = MinesweeperEnv(
+            rows=suite.rows, cols=suite.cols, mines=suite.mines, first_click=suite.first_click, boards=suite.boards
+        )
         self._n_safe = suite.spec().n_safe
         self._built: dict[int, Agent] = {}
 
@@ -67,7 +69,7 @@ class GamePlayer:
         keys = np.array([suite.layout_key(game) for game in games], dtype=np.int64)
         start = time.perf_counter()
         won, revealed, steps = player.play_compiled(
-            suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds]
+            suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds], suite.boards
         )
         per_game = (time.perf_counter() - start) / max(len(games), 1)
         return [

@@ -21,8 +21,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mine_env.boards import layout_source
 from mine_env.engine.board import layout_key
-from mine_env.engine.constants import FIRST_CLICK_RULES, PRESETS
+from mine_env.engine.constants import DEFAULT_BOARDS, FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
 
 SEEDING = "numpy.random.SeedSequence(base_seed, spawn_key=(game,)).generate_state(2, uint64) -> (env, agent)"
@@ -56,6 +57,8 @@ class Suite:
         games: Number of games, at least 1.
         base_seed: The seed every game's seeds are derived from (a non-negative integer).
         version: ``"v1"`` for named suites, ``"adhoc"`` for suites built from options.
+        boards: The kind of board (``"random"`` or ``"no_guess"``, :mod:`mine_env.boards`): no-guess games
+            are played on the no-guess layout of the same seed and the agent's first cell.
     """
 
     name: str
@@ -66,9 +69,10 @@ class Suite:
     games: int
     base_seed: int
     version: str = "adhoc"
+    boards: str = DEFAULT_BOARDS
 
     def __post_init__(self) -> None:
-        self.spec()  # checks the board and rule, with BoardSpec's messages
+        layout_source(self.boards, self.spec())  # checks the board, rule and kind, with the env's messages
         if isinstance(self.games, bool) or not isinstance(self.games, int | np.integer) or self.games < 1:
             raise ValueError(f"a suite needs at least 1 game, got games={self.games!r}")
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int | np.integer) or self.base_seed < 0:
@@ -100,14 +104,16 @@ def derive_game_seeds(base_seed: int, game: int) -> GameSeeds:
     return GameSeeds(env=int(words[0]), agent=int(words[1]))
 
 
-def adhoc_suite(spec: BoardSpec, games: int, seed: int) -> Suite:
+def adhoc_suite(spec: BoardSpec, games: int, seed: int, boards: str = DEFAULT_BOARDS) -> Suite:
     """A suite built from command-line style options, named after what it holds."""
-    name = f"{spec.rows}x{spec.cols}-{spec.mines}-{spec.first_click}-{games}-seed{seed}"
-    return Suite(name, spec.rows, spec.cols, spec.mines, spec.first_click, games, seed, version="adhoc")
+    kind = "" if boards == DEFAULT_BOARDS else f"-{boards.replace('_', '-')}"
+    name = f"{spec.rows}x{spec.cols}-{spec.mines}-{spec.first_click}{kind}-{games}-seed{seed}"
+    return Suite(name, spec.rows, spec.cols, spec.mines, spec.first_click, games, seed, "adhoc", boards)
 
 
 def _named_suites() -> dict[str, Suite]:
-    """Every preset, under every first-click rule that lets the first move be safe, at every size."""
+    """Every preset, under every first-click rule that lets the first move be safe, at every size; and its
+    no-guess boards (``opening`` rule) at every size, the games of the same seeds as ``{preset}-opening-*``."""
     suites = {}
     for preset, (rows, cols, mines) in PRESETS.items():
         for rule in FIRST_CLICK_RULES:
@@ -116,6 +122,9 @@ def _named_suites() -> dict[str, Suite]:
             for suffix, games in SUITE_SIZES.items():
                 name = f"{preset}-{rule}-{suffix}"
                 suites[name] = Suite(name, rows, cols, mines, rule, games, SUITE_BASE_SEED, SUITE_VERSION)
+        for suffix, games in SUITE_SIZES.items():
+            name = f"{preset}-no-guess-{suffix}"
+            suites[name] = Suite(name, rows, cols, mines, "opening", games, SUITE_BASE_SEED, SUITE_VERSION, "no_guess")
     return suites
 
 

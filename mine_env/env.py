@@ -8,9 +8,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import logger, spaces
 
+from mine_env.boards import layout_source
 from mine_env.engine import rules as k
 from mine_env.engine.board import Board
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
+from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FLAG, HIDDEN, MINE
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.rng import draw_layout_key
 from mine_env.engine.spec import BoardSpec
@@ -159,6 +160,10 @@ class MinesweeperEnv(gym.Env):
     - ``rows``, ``cols``, ``mines``: any board (override the preset; beginner if neither is given).
     - ``first_click``: "opening" (default: the first revealed cell and its neighbours are mine-free, so
       it opens a zero), "safe" (the first revealed cell is mine-free), "none" (layout fixed at reset).
+    - ``boards``: "random" (default: uniform layouts under the rule) or "no_guess": layouts that logic
+      alone clears from the first click, using the mine count (docs/NO_GUESS.md); they need
+      ``first_click="opening"`` and at most a quarter of the cells outside the first click's block as mines,
+      and cost a generation at each game's first reveal (about 1.3 ms on expert).
     - ``obs_mode``: "grid", "planes" or "dict". ``flags``: enable flag and chord actions.
     - ``rewards``: a RewardConfig or dict of its fields. ``max_steps``: the step limit (default
       ``4 * rows * cols``). ``render_mode``: "ansi", "rgb_array" or "human" (pygame). ``cell_px``: the
@@ -191,8 +196,11 @@ class MinesweeperEnv(gym.Env):
         max_steps: int | None = None,
         render_mode: str | None = None,
         cell_px: int = 24,
+        boards: str = DEFAULT_BOARDS,
     ) -> None:
         self.spec_board = BoardSpec.from_options(preset, rows, cols, mines, first_click)
+        source = layout_source(boards, self.spec_board)
+        self.boards = boards
         if obs_mode not in OBS_MODES:
             raise ValueError(f"unknown obs_mode {obs_mode!r}; expected one of {', '.join(OBS_MODES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -209,7 +217,7 @@ class MinesweeperEnv(gym.Env):
         self.n_actions = n_cells * (2 if self.flags else 1)
         self.action_space = spaces.Discrete(self.n_actions)
         self.observation_space = self._make_observation_space()
-        self.board = Board(self.spec_board)
+        self.board = Board(self.spec_board, layout_source=source)
         # Read on every step: plain attributes cost less than properties of the spec.
         self._mines, self._n_safe = self.spec_board.mines, self.spec_board.n_safe
         self._first_click = self.spec_board.first_click

@@ -15,8 +15,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from mine_env.boards import layout_source
 from mine_env.engine.batch import BatchEngine
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import OBS_MODES, check_env_options, grid_space, planes_space, resolve_rewards, to_planes
@@ -25,6 +26,9 @@ from mine_env.rendering import render_ansi, render_rgb
 
 class MinesweeperVectorEnv(VectorEnv):
     """N Minesweeper boards stepped in one compiled call; same kwargs as the single env.
+
+    With ``boards="no_guess"`` the boards whose action is a first reveal get their no-guess layouts in one
+    compiled call before the step, the same layouts as the single env's for the same seed and first cell.
 
     Observations are batched versions of the single env's (``obs_mode`` "grid" or "planes"); masks come
     from :meth:`action_masks` (bool (N, n_actions)). Board i after ``reset(seed=s)`` plays exactly the
@@ -55,8 +59,11 @@ class MinesweeperVectorEnv(VectorEnv):
         max_steps: int | None = None,
         render_mode: str | None = None,
         cell_px: int = 24,
+        boards: str = DEFAULT_BOARDS,
     ) -> None:
         spec = BoardSpec.from_options(preset, rows, cols, mines, first_click)
+        source = layout_source(boards, spec)
+        self.boards = boards
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if obs_mode not in ("grid", "planes"):
@@ -64,7 +71,7 @@ class MinesweeperVectorEnv(VectorEnv):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
         check_env_options(flags, max_steps, cell_px)
-        self.engine = BatchEngine(spec, int(num_envs), flags, resolve_rewards(rewards), max_steps)
+        self.engine = BatchEngine(spec, int(num_envs), flags, resolve_rewards(rewards), max_steps, source)
         self.num_envs = self.engine.num_boards
         self.obs_mode = obs_mode
         self.render_mode = render_mode

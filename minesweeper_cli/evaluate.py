@@ -7,6 +7,8 @@ Examples::
     minesweeper eval --agent solver --suite expert-opening-1k --workers 2 --csv games.csv --plot win.png
     minesweeper eval --model runs/ppo-run/best_model.zip --agent solver --suite beginner-opening-10k
     minesweeper eval --agent solver --preset beginner --games 100000 --seed 2026 --backend ray --address 10.0.0.5:6379
+    minesweeper eval --agent solver --suite expert-no-guess-1k --no-oracle
+    minesweeper eval --agent solver --preset intermediate --boards no-guess --games 500
     minesweeper eval --list-suites
 """
 
@@ -21,11 +23,11 @@ from eval.report import check_output_path, check_plot_output, markdown_report, p
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
-from minesweeper_cli.options import add_backend_options, add_board_options, board_spec
+from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
 
 DEFAULT_GAMES = 1000
 DEFAULT_SEED = 0
-_AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "games", "seed")
+_AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "boards", "games", "seed")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,6 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
+    add_boards_option(parser)
     parser.add_argument("--games", type=int, help=f"games of an ad-hoc suite (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
@@ -73,7 +76,7 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     if seed < 0:
         raise ValueError(f"--seed must be non-negative, got {seed}")
-    return adhoc_suite(board_spec(args), games, seed)
+    return adhoc_suite(board_spec(args), games, seed, boards_kind(args))
 
 
 def check_outputs(args: argparse.Namespace) -> None:
@@ -87,11 +90,11 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def print_suites() -> None:
     """The named suites as a Markdown table."""
-    print("| suite | version | board | mines | first click | games | base seed |")
-    print("|---|---|---|---:|---|---:|---:|")
+    print("| suite | version | board | mines | first click | games | base seed | boards |")
+    print("|---|---|---|---:|---|---:|---:|---|")
     for suite in list_suites():
         print(f"| {suite.name} | {suite.version} | {suite.rows}x{suite.cols} | {suite.mines} | "
-              f"{suite.first_click} | {suite.games} | {suite.base_seed} |")  # fmt: skip
+              f"{suite.first_click} | {suite.games} | {suite.base_seed} | {suite.boards} |")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,10 +2,10 @@
 
 The board is drawn by :func:`mine_env.rendering.render_rgb`, the drawing of the env's ``render_mode="human"``,
 with the solver's mine chances as its hint overlay. Above it: buttons for a new game, one AI move, auto
-play, hints and the three presets, then the counters and the last move (or who won); below it, the key to
-the hint colours. :func:`~minesweeper_cli.window_layout.plan_layout` places all of it so that the window fits
-the screen, shrinking the cells when a larger board needs it. :class:`GameWindow` reacts to one event at a time
-(:meth:`GameWindow.handle`) and draws one frame at a time (:meth:`GameWindow.draw`), so tests step it
+play, hints, no-guess boards and the three presets, then the counters and the last move (or who won); below
+it, the key to the hint colours. :func:`~minesweeper_cli.window_layout.plan_layout` places all of it so that the
+window fits the screen, shrinking the cells when a larger board needs it. :class:`GameWindow` reacts to one event
+at a time (:meth:`GameWindow.handle`) and draws one frame at a time (:meth:`GameWindow.draw`), so tests step it
 headless with SDL's dummy video driver; :func:`run_window` is the loop around it. pygame (the ``gui`` extra)
 is imported only once :func:`~minesweeper_cli.window_display.check_display` found a display to open the window on.
 """
@@ -33,13 +33,14 @@ from minesweeper_cli.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, pla
 WON_COLOUR = (0, 120, 0)
 LOST_COLOUR = (200, 0, 0)
 FPS = 30
-KEY_ACTIONS = {"n": "new", "a": "ai", "t": "auto", "h": "hints", "q": "quit"}
+KEY_ACTIONS = {"n": "new", "a": "ai", "t": "auto", "h": "hints", "g": "noguess", "q": "quit"}
 """Keyboard shortcuts of the window, by key name."""
 TOOLBAR = (
     ("New game", "new"), ("AI move", "ai"), ("Auto: off", "auto"), ("Hints: off", "hints"),
-    *((name.capitalize(), f"preset:{name}") for name in PRESETS),
+    ("No guess: off", "noguess"), *((name.capitalize(), f"preset:{name}") for name in PRESETS),
 )  # fmt: skip
-"""The toolbar's buttons as (label, action); "off" is the wider state of the two toggles."""
+"""The toolbar's buttons as (label, action); "off" is the wider state of the three toggles. "No guess" deals
+no-guess boards (docs/NO_GUESS.md) from a new game on, the presets keep it."""
 CONTROLS = "Left click: reveal (on a number: chord)   Right click: flag"
 
 
@@ -168,10 +169,21 @@ class GameWindow(PlayControls):
             self.toggle_auto()
         elif action == "hints":
             self.toggle_hints()
+        elif action == "noguess":
+            self._toggle_no_guess()
         elif action == "quit":
             self.running = False
         elif action.startswith("preset:"):
             self._preset(action.split(":", 1)[1])
+
+    def _toggle_no_guess(self) -> None:
+        """No-guess boards on or off, from a new game on the same board (or a message why this board cannot)."""
+        try:
+            self.session.set_boards("random" if self.session.boards == "no_guess" else "no_guess")
+        except ValueError as error:
+            self.session.message = str(error)
+            return
+        self.auto = False
 
     def _preset(self, name: str) -> None:
         """A new game on a preset board, the window resized to it (or a message if it cannot fit the screen)."""
@@ -205,6 +217,9 @@ class GameWindow(PlayControls):
             return f"Auto: {'on' if self.auto else 'off'}", self.auto
         if button.action == "hints":
             return f"Hints: {'on' if self.show_hints else 'off'}", self.show_hints
+        if button.action == "noguess":
+            no_guess = self.session.boards == "no_guess"
+            return f"No guess: {'on' if no_guess else 'off'}", no_guess
         return button.label, False
 
     def status_lines(self) -> list[tuple[str, tuple[int, int, int]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from eval.backends import BACKENDS
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
+from mine_env.engine.constants import BOARD_KINDS, DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
 
 
@@ -18,6 +18,23 @@ def add_board_options(parser: argparse.ArgumentParser, default_preset: str | Non
     parser.add_argument(
         "--first-click", choices=FIRST_CLICK_RULES, default=DEFAULT_FIRST_CLICK, help="the first-click rule"
     )
+
+
+BOARD_CHOICES: dict[str, str] = {kind.replace("_", "-"): kind for kind in BOARD_KINDS}
+"""The ``boards`` kinds as the command line spells them (``no-guess``), to the env's names (``no_guess``)."""
+
+
+def add_boards_option(parser: argparse.ArgumentParser) -> None:
+    """--boards random|no-guess (None when not given)."""
+    parser.add_argument(
+        "--boards", choices=list(BOARD_CHOICES),
+        help="random layouts (default) or no-guess ones that logic alone clears (opening rule; docs/NO_GUESS.md)",
+    )  # fmt: skip
+
+
+def boards_kind(args: argparse.Namespace) -> str:
+    """The env's name of the kind of board the options ask for."""
+    return BOARD_CHOICES[args.boards] if getattr(args, "boards", None) else DEFAULT_BOARDS
 
 
 def board_spec(args: argparse.Namespace) -> BoardSpec:

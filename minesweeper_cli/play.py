@@ -39,6 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="seeds the layouts: the same seed gives the env's boards")
     parser.add_argument("--gui", action="store_true", help="play in a pygame window (the gui extra)")
     parser.add_argument("--cell-px", type=int, default=32, help="cell size in pixels in the window")
+    parser.add_argument("--no-guess", action="store_true",
+                        help="no-guess boards: logic alone clears them from the first click (opening)")  # fmt: skip
     add_board_options(parser)
     parser.set_defaults(func=run)
 
@@ -52,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.gui:
         _check_window(args.cell_px)
-    session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver")
+    boards = "no_guess" if args.no_guess else "random"
+    session = GameSession(spec, seed=args.seed, mode=mode, agent=args.agent or "solver", boards=boards)
     screen_delay = INTERACTIVE_DELAY if args.delay is None else args.delay
     if not args.gui and not sys.stdout.isatty():
         if mode != "auto":

@@ -21,8 +21,9 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import SOLVER_AGENTS
+from mine_env.boards import layout_source
 from mine_env.engine.board import Board, draw_layout_key
-from mine_env.engine.constants import FLAG, HIDDEN, MINE
+from mine_env.engine.constants import DEFAULT_BOARDS, FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
 from minesweeper_cli.moves import ASSIST, PLAYER, Move
@@ -44,6 +45,8 @@ class GameSession:
         agent: The agent for AI moves: a name from :mod:`agents.registry` (built on first use, seeded with
             ``seed``) or any :class:`agents.base.Agent`, a trained policy for instance.
         clock: Seconds as a float, for the timer (tests pass a fake one).
+        boards: ``"random"`` or ``"no_guess"`` (:mod:`mine_env.boards`): the kind of board of every game,
+            whatever its size.
 
     Example:
         >>> session = GameSession(BoardSpec(9, 9, 10), seed=3)
@@ -59,6 +62,7 @@ class GameSession:
         mode: str = "manual",
         agent: str | Agent = "solver",
         clock: Callable[[], float] = time.monotonic,
+        boards: str = DEFAULT_BOARDS,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -77,8 +81,9 @@ class GameSession:
         """True when the solver's certain moves were put off after a player's move (see :meth:`catch_up`)."""
         self._owed_after: Move | None = None
         """The player's move that assist owes its certain moves to."""
+        self.board = Board(spec, layout_source=layout_source(boards, spec))
+        self.boards = boards
         self.spec = spec
-        self.board = Board(spec)
         self.games = 0
         self._start_game()
 
@@ -90,11 +95,19 @@ class GameSession:
         while ``assist`` stays, since its guesses are the player's anyway.
         """
         if spec is not None and spec != self.spec:
+            self.board = Board(spec, layout_source=layout_source(self.boards, spec))
             self.spec = spec
-            self.board = Board(spec)
         if self.mode == "auto":
             self.mode = "manual"
         self._start_game()
+
+    def set_boards(self, boards: str) -> None:
+        """Deal ``boards`` layouts (``"random"`` or ``"no_guess"``) from a new game on, on the same board; a
+        ValueError (and no change) when this board or rule cannot have them."""
+        source = layout_source(boards, self.spec)
+        self.boards = boards
+        self.board = Board(self.spec, layout_source=source)
+        self.new_game()
 
     def _start_game(self) -> None:
         self.board.new_game(draw_layout_key(self._rng))
@@ -105,7 +118,8 @@ class GameSession:
         self._stopped: float | None = None
         if self._agent is not None:
             self._agent.reset()
-        self.message = f"game {self.games}: {self.spec.rows}x{self.spec.cols}, {self.spec.mines} mines"
+        kind = ", no guess needed" if self.boards == "no_guess" else ""
+        self.message = f"game {self.games}: {self.spec.rows}x{self.spec.cols}, {self.spec.mines} mines{kind}"
 
     @property
     def status(self) -> str:

@@ -14,8 +14,9 @@ from minesweeper_cli.session import GameSession
 
 def watch_plain(session: GameSession, delay: float, out: TextIO) -> bool:
     """Let the session's agent play one game, printing each move and the board after it; returns whether it won."""
+    kind = ", no-guess board" if session.boards == "no_guess" else ""
     out.write(f"{session.agent_name} plays {session.spec.rows}x{session.spec.cols}, {session.spec.mines} mines, "
-              f"first click {session.spec.first_click}\n")  # fmt: skip
+              f"first click {session.spec.first_click}{kind}\n")  # fmt: skip
     while not session.is_over:
         move = session.agent_move()
         if move is None:

@@ -19,6 +19,7 @@ from numba import njit
 
 from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN
+from mine_env.engine.layout_source import LayoutSource, first_reveals
 from mine_env.engine.rewards import RewardConfig, RewardValues
 from mine_env.engine.rng import draw_layout_keys
 from mine_env.engine.spec import BoardSpec
@@ -114,6 +115,15 @@ def _step_all(boards: BatchBoards, settings: BatchSettings, actions: np.ndarray,
 
 
 @njit(cache=True)
+def _start_on(boards: BatchBoards, rules: k.Rules, which: np.ndarray, layouts: np.ndarray) -> None:
+    """Start the games of boards ``which`` on ``layouts`` (row j for board ``which[j]``)."""
+    mines, counts, meta = boards.mines, boards.counts, boards.meta
+    for j in range(which.shape[0]):
+        i = which[j]
+        k.start_game_on(mines[i], counts[i], meta[i], layouts[j], rules.rows, rules.cols)
+
+
+@njit(cache=True)
 def _fill_masks(boards: BatchBoards, rules: k.Rules, flags: bool, out: np.ndarray) -> None:
     """Write every board's valid-action mask into row i of ``out``."""
     obs, meta = boards.obs, boards.meta
@@ -122,15 +132,20 @@ def _fill_masks(boards: BatchBoards, rules: k.Rules, flags: bool, out: np.ndarra
 
 
 class BatchEngine:
-    """N boards of one spec, stepped together with same-step autoreset."""
+    """N boards of one spec, stepped together with same-step autoreset.
+
+    With a ``layout_source`` (:mod:`mine_env.engine.layout_source`), the games a step's first reveals start
+    are dealt the source's layouts, all in one call of the source, before the step plays.
+    """
 
     def __init__(
         self, spec: BoardSpec, num_boards: int, flags: bool = False, rewards: RewardConfig | None = None,
-        max_steps: int | None = None,
+        max_steps: int | None = None, layout_source: LayoutSource | None = None,
     ) -> None:  # fmt: skip
         if num_boards < 1:
             raise ValueError(f"num_boards must be at least 1, got {num_boards}")
         self.spec = spec
+        self.layout_source = layout_source
         self.num_boards = num_boards
         self._rewards = rewards or RewardConfig()
         self.n_actions = spec.n_cells * (2 if flags else 1)
@@ -191,7 +206,10 @@ class BatchEngine:
         range that is not valid now changes nothing and earns the invalid reward. The returned arrays are
         reused by the next call: copy what you keep.
         """
-        _step_all(self._boards, self._settings, self.checked_actions(actions), self._out)
+        actions = self.checked_actions(actions)
+        if self.layout_source is not None:
+            self._deal(actions)
+        _step_all(self._boards, self._settings, actions, self._out)
         self._refill_keys()
         return self._out
 
@@ -239,6 +257,14 @@ class BatchEngine:
     def grids(self) -> np.ndarray:
         """A copy of every board's grid, int8 (N, rows, cols)."""
         return self._boards.obs.reshape(self.num_boards, self.spec.rows, self.spec.cols).copy()
+
+    def _deal(self, actions: np.ndarray) -> None:
+        """Deal the layout source's layouts to the boards whose action is their game's first reveal."""
+        boards = self._boards
+        starting = first_reveals(boards.obs, boards.meta, actions, self.spec.n_cells)
+        if starting.size:
+            layouts = self.layout_source(boards.meta[starting, k.META_KEY], actions[starting])
+            _start_on(boards, self._settings.rules, starting, layouts)
 
     def _refill_keys(self) -> None:
         boards = self._boards

@@ -15,6 +15,7 @@ from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import is_revealed
 from mine_env.engine.layout import compute_counts
+from mine_env.engine.layout_source import LayoutSource, first_reveals
 from mine_env.engine.rng import KEY_LIMIT
 from mine_env.engine.rng import draw_layout_key as draw_layout_key  # re-exported: callers know it from here
 from mine_env.engine.rng import layout_key as layout_key  # re-exported
@@ -37,7 +38,9 @@ class Board:
     """One game on a board of a given :class:`~mine_env.engine.spec.BoardSpec`.
 
     The layout is a pure function of the layout ``key`` and the first revealed cell: under the ``safe``
-    and ``opening`` rules it is placed by the first reveal, under ``none`` at the start of the game.
+    and ``opening`` rules it is placed by the first reveal, under ``none`` at the start of the game. With a
+    ``layout_source`` (:mod:`mine_env.engine.layout_source`, such as the no-guess boards), the first reveal
+    takes the source's layout for (key, first cell) instead.
 
     Example:
         >>> board = Board(BoardSpec(9, 9, 10, "opening"), key=7)
@@ -45,8 +48,9 @@ class Board:
         True
     """
 
-    def __init__(self, spec: BoardSpec, key: int = 0) -> None:
+    def __init__(self, spec: BoardSpec, key: int = 0, layout_source: LayoutSource | None = None) -> None:
         self.spec = spec
+        self.layout_source = layout_source
         n = spec.n_cells
         self._rules = k.Rules(spec.rows, spec.cols, spec.mines, k.RULE_CODES[spec.first_click])
         self._game = k.Game(
@@ -125,8 +129,10 @@ class Board:
         return board
 
     def copy(self) -> Board:
-        """An independent copy of this game."""
-        return Board.restore(self.export_state())
+        """An independent copy of this game (with the same layout source)."""
+        board = Board.restore(self.export_state())
+        board.layout_source = self.layout_source
+        return board
 
     # ----------------------------------------------------------------- views
     @property
@@ -198,10 +204,19 @@ class Board:
 
         Returns the safe cells revealed, or :data:`mine_env.engine.rules.INVALID` when nothing changed.
         """
+        if self.layout_source is not None and self._meta[k.META_STATUS] == k.READY:
+            self._deal(action)
         return k.apply_action_spread(
             self._obs, self._mines, self._counts, self._meta, self._stack,
             self._rows, self._cols, self._n_mines, self._rule, flags, int(action),
         )  # fmt: skip
+
+    def _deal(self, action: int) -> None:
+        """Start the game on the layout source's layout when ``action`` is its first reveal."""
+        actions = np.array([action], dtype=np.int64)
+        if first_reveals(self._obs[None, :], self._meta[None, :], actions, self.spec.n_cells).size:
+            layout = self.layout_source(np.array([self.key], dtype=np.int64), actions)[0]
+            k.start_game_on(self._mines, self._counts, self._meta, layout, self._rows, self._cols)
 
     def action_mask(self, flags: bool = True) -> np.ndarray:
         """Valid flat actions (int8, 1 = valid): reveals, then flag toggles when ``flags``."""

@@ -21,5 +21,10 @@ FIRST_CLICK_RULES: tuple[str, ...] = ("safe", "opening", "none")
 so it always opens a zero. ``none``: the layout is fixed at reset, before any click."""
 
 DEFAULT_FIRST_CLICK = "opening"
+
+BOARD_KINDS: tuple[str, ...] = ("random", "no_guess")
+"""Which layouts an env deals. ``random``: uniform under the first-click rule. ``no_guess``: layouts that logic
+alone clears from the first click (``opening`` rule only; see docs/NO_GUESS.md)."""
+DEFAULT_BOARDS = "random"
 MAX_SIDE = 256
 """Largest number of rows or columns a board may have."""

@@ -31,7 +31,7 @@ from numba import njit
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.geometry import RULE_CODES as RULE_CODES  # re-exported: callers know it from here
 from mine_env.engine.geometry import RULE_NONE, block, is_unknown
-from mine_env.engine.layout import count_mines, pack, place_mines, unpack
+from mine_env.engine.layout import compute_counts, count_mines, pack, place_mines, unpack
 from mine_env.engine.layout import neighbour_counts as neighbour_counts  # re-exported
 from mine_env.engine.rewards import RewardValues
 from mine_env.engine.rng import splitmix64 as splitmix64  # re-exported
@@ -131,6 +131,18 @@ def start_game(
     rows, cols, n_mines = rules.rows, rules.cols, rules.n_mines
     place_mines(mines, stack, rows, cols, n_mines, rules.rule, first_cell, meta[META_KEY])
     count_mines(counts, stack, n_mines, rows, cols)
+    meta[META_STATUS] = PLAYING
+
+
+@njit(cache=True)
+def start_game_on(
+    mines: np.ndarray, counts: np.ndarray, meta: np.ndarray, layout: np.ndarray, rows: int, cols: int
+) -> None:
+    """Start a game that has no layout yet on a given ``layout`` (uint8, 1 = mine) instead of its key's, so
+    that the first reveal plays on it: how a layout source (see :mod:`mine_env.engine.layout_source`) deals."""
+    for i in range(mines.shape[0]):
+        mines[i] = layout[i]
+    compute_counts(mines, counts, rows, cols)
     meta[META_STATUS] = PLAYING
 
 
@@ -332,6 +344,19 @@ def open_game(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: in
     new_game(obs, mines, counts, meta, stack, rules, key)
     if meta[META_STATUS] == READY:
         start_game(mines, counts, meta, stack, rules, first_cell)
+    return reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
+
+
+@njit(cache=True)
+def open_game_on(game: Game, rows: int, cols: int, n_mines: int, rule: int, key: int, first_cell: int,
+                 layout: np.ndarray) -> int:  # fmt: skip
+    """:func:`open_game` on a given ``layout`` (uint8, 1 = mine) when it is not empty, as a layout source deals
+    it (:mod:`mine_env.engine.layout_source`), else on the layout of ``key``; returns the safe cells revealed."""
+    if layout.shape[0] == 0:
+        return open_game(game, rows, cols, n_mines, rule, key, first_cell)
+    obs, mines, counts, meta, stack = game.obs, game.mines, game.counts, game.meta, game.stack
+    new_game(obs, mines, counts, meta, stack, Rules(rows, cols, n_mines, rule), key)
+    start_game_on(mines, counts, meta, layout, rows, cols)
     return reveal(obs, mines, counts, meta, stack, rows, cols, first_cell)
 
 

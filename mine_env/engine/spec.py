@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, MAX_SIDE, PRESETS
+from mine_env.engine.constants import BOARD_KINDS, DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, MAX_SIDE, PRESETS
 from mine_env.engine.geometry import protected_cells
 
 
@@ -40,6 +40,13 @@ def check_board_size(spec: object) -> None:
         value = getattr(spec, name)
         if not 1 <= value <= MAX_SIDE:
             raise ValueError(f"{name} must be between 1 and {MAX_SIDE}, got {value}")
+
+
+def check_boards(boards: object) -> str:
+    """``boards`` itself when it names a kind of board (:data:`BOARD_KINDS`), else a ValueError listing them."""
+    if boards not in BOARD_KINDS:
+        raise ValueError(f"unknown boards {boards!r}; expected one of {', '.join(BOARD_KINDS)}")
+    return str(boards)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,8 @@ PLAY = [
     (["play", "--mode", "watch"], "invalid choice: 'watch'"),
     (["play", "--mode", "manual"], "interactive terminal"),
     (["play", "--gui", "--cell-px", "4"], "--cell-px"),
+    (["play", "--no-guess", "--first-click", "safe"], "use first_click='opening'"),
+    (["play", "--no-guess", "--mines", "30"], "30 mines are too dense for no-guess 9x9 boards: at most 18"),
 ]
 
 TRAIN_QUICK = ["--steps", "10000000", "--runs-dir", "{dir}/runs", "--no-progress-bar"]

@@ -57,3 +57,24 @@ def test_cli_lists_suites(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_bad_input_gives_a_clear_error(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(["eval", "--workers", "1", "--no-progress", *extra], capsys)
     assert status == 2 and message in err and "Traceback" not in err
+
+
+def test_cli_plays_no_guess_boards(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["eval", "--agent", "solver", "--preset", "beginner", "--boards", "no-guess", "--games", "8",
+            "--workers", "1", "--no-progress"]  # fmt: skip
+    status, out, _ = run_cli(argv, capsys)
+    assert status == 0 and "9x9-10-opening-no-guess-8-seed0" in out and "| solver | 8 | 100.0% |" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--suite", "beginner-no-guess-1k", "--boards", "no-guess"], "drop --boards"),
+        (["--boards", "no_guess"], "invalid choice: 'no_guess'"),
+        (["--boards", "no-guess", "--first-click", "safe"], "use first_click='opening'"),
+        (["--boards", "no-guess", "--preset", "expert", "--mines", "150", "--games", "1000000"], "too dense"),
+    ],
+)
+def test_cli_refuses_bad_no_guess_options(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["eval", "--agent", "solver", "--workers", "1", "--no-progress", *extra], capsys)
+    assert status == 2 and message in err and "Traceback" not in err

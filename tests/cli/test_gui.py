@@ -371,3 +371,27 @@ def test_the_env_human_render_draws_what_render_rgb_draws():
         np.testing.assert_array_equal(shown, render_rgb(env.board.grid, None, env.cell_px))
     finally:
         env.close()
+
+
+def test_the_no_guess_button_deals_no_guess_boards_on_every_preset(window):
+    from agents.analysis.no_guess import no_guess_layout
+
+    click(window, window.button("noguess").rect.center)
+    assert window.session.boards == "no_guess" and window._face(window.button("noguess")) == ("No guess: on", True)
+    assert "no guess needed" in window.session.message
+    click(window, window.cell_centre(*START))
+    board = window.session.board
+    assert (board.layout == no_guess_layout(9, 9, 10, START[0] * 9 + START[1], board.key)).all()
+    click(window, window.button("preset:intermediate").rect.center)
+    assert window.session.boards == "no_guess" and window.session.board.layout_source is not None
+    click(window, window.button("noguess").rect.center)
+    assert window.session.boards == "random" and window.session.board.layout_source is None
+
+
+def test_the_no_guess_button_explains_a_board_that_cannot_have_them():
+    window = GameWindow(GameSession(BoardSpec(9, 9, 10, "safe"), seed=SEED), cell_px=CELL_PX)
+    try:
+        click(window, window.button("noguess").rect.center)
+        assert window.session.boards == "random" and "use first_click='opening'" in window.session.message
+    finally:
+        window.close()

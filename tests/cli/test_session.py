@@ -285,3 +285,31 @@ def test_a_baseline_agent_plays_to_the_end_and_only_guesses_can_lose(agent):
         assert not session.moves[-1].certain  # a certain move never hits a mine
     if agent == "solver":
         assert session.moves[0].certain  # the opening rule makes the first click safe
+
+
+def test_a_no_guess_session_deals_no_guess_boards() -> None:
+    from agents.analysis.no_guess import no_guess_layout
+
+    session = GameSession(BoardSpec(9, 9, 10, "opening"), seed=4, boards="no_guess")
+    assert session.message.endswith("10 mines, no guess needed")
+    session.click(0, 0)
+    assert (session.board.layout == no_guess_layout(9, 9, 10, 0, layout_key(4))).all()
+    session.set_boards("random")
+    assert session.board.layout_source is None and session.games == 2
+
+
+@pytest.mark.parametrize(
+    ("spec", "boards", "message"),
+    [
+        (BoardSpec(9, 9, 10, "opening"), "sometimes", "unknown boards 'sometimes'"),
+        (BoardSpec(9, 9, 30, "opening"), "no_guess", "30 mines are too dense"),
+        (BoardSpec(9, 9, 10, "safe"), "no_guess", "use first_click='opening'"),
+    ],
+)
+def test_a_session_refuses_boards_it_cannot_deal(spec: BoardSpec, boards: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        GameSession(spec, boards=boards)
+    session = GameSession(spec)
+    with pytest.raises(ValueError, match=message):
+        session.set_boards(boards)
+    assert session.boards == "random" and session.games == 1

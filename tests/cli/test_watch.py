@@ -29,3 +29,14 @@ def test_watch_plain_prints_every_move_and_the_result():
     assert text.count("move ") == len(session.moves)
     assert text.rstrip().endswith(f"in {len(session.moves)} moves ({session.agent_summary()})")
     assert "\x1b" not in text
+
+
+def test_the_solver_plays_only_certain_moves_on_a_no_guess_board(capsys):
+    from support import run_cli
+
+    status, out, _ = run_cli(["play", "--no-guess", "--agent", "solver", "--seed", "8", "--preset", "intermediate"],
+                             capsys)  # fmt: skip
+    moves = [line for line in out.splitlines() if line.startswith("move ")]
+    assert status == 0 and "first click opening, no-guess board" in out
+    assert moves and all(line.split(": ", 2)[2].startswith("certain") for line in moves)
+    assert f"solver won in {len(moves)} moves ({len(moves)} certain, 0 guesses)" in out
