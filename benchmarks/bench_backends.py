@@ -8,9 +8,11 @@ play the wall-clock time is split into
   lazily, inside ``play``);
 - ``play``: every chunk played and gathered, from the first task to the last record (it includes starting
   the worker processes and loading the compiled kernels in each);
+- ``replay``: the same games again on the same backend, its workers already running and warm: what is left
+  is the play itself and each backend's cost per chunk;
 
 and the records are checked to be the same, game for game (``time_s`` aside). The ratio Ray / local of the
-``play`` times is the overhead of Ray's tasks; the per-game cost of a worker (``play`` time x workers /
+``replay`` times is the overhead of Ray's tasks; the per-game cost of a worker (``replay`` time x workers /
 games) feeds the cluster plan of docs/SCALING.md.
 
 Usage::
@@ -43,8 +45,13 @@ def timed_play(backend_name: str, suite: Any, agents: list, workers: int, oracle
         opened = time.perf_counter()
         records = play_on(backend, suite, agents, oracle=oracle, progress=False)
         played = time.perf_counter()
+        again = play_on(backend, suite, agents, oracle=oracle, progress=False)
+        replayed = time.perf_counter()
     closed = time.perf_counter()
-    times = {"backend": backend_name, "start_s": opened - start, "play_s": played - opened, "stop_s": closed - played}
+    if outcome_list(again) != outcome_list(records):
+        raise RuntimeError(f"the {backend_name} backend played different games the second time")
+    times = {"backend": backend_name, "start_s": opened - start, "play_s": played - opened,
+             "replay_s": replayed - played, "stop_s": closed - replayed}  # fmt: skip
     return times, records
 
 
@@ -90,15 +97,20 @@ def main() -> None:
 
 
 def summarise(plays: list[dict], games: int, workers: int) -> dict[str, Any]:
-    """Best play and start time per backend, the Ray / local ratio, and a worker's seconds per game."""
-    best = {name: min(p["play_s"] for p in plays if p["backend"] == name) for name in ("local", "ray")}
-    start = {name: min(p["start_s"] for p in plays if p["backend"] == name) for name in ("local", "ray")}
+    """Best times per backend, the Ray / local ratios, and a worker's milliseconds per game when warm."""
+
+    def best(key: str) -> dict[str, float]:
+        return {name: min(p[key] for p in plays if p["backend"] == name) for name in ("local", "ray")}
+
+    start, play, replay = best("start_s"), best("play_s"), best("replay_s")
     return {
-        "play_s": best,
         "start_s": start,
-        "ray_over_local_play": best["ray"] / best["local"],
-        "ray_over_local_with_start": (best["ray"] + start["ray"]) / (best["local"] + start["local"]),
-        "worker_ms_per_game": {name: 1000 * best[name] * workers / games for name in best},
+        "play_s": play,
+        "replay_s": replay,
+        "ray_over_local_replay": replay["ray"] / replay["local"],
+        "ray_over_local_play": play["ray"] / play["local"],
+        "ray_over_local_with_start": (play["ray"] + start["ray"]) / (play["local"] + start["local"]),
+        "worker_ms_per_game_warm": {name: 1000 * replay[name] * workers / games for name in replay},
         "all_identical": all(p["identical"] for p in plays),
     }
 

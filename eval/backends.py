@@ -37,6 +37,9 @@ CONNECT_TIMEOUT_S = 5.0
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024**2
 """Object store of a private Ray instance: chunks' results are small, and Ray's default takes 30% of RAM."""
 
+WAIT_BATCH, WAIT_S = 64, 0.2
+"""Finished chunks collected per look at Ray, and the longest wait before showing the ones that are done."""
+
 Job = Callable[[Any, Any], Any]
 
 
@@ -154,15 +157,19 @@ class RayBackend(Backend):
         pending = {self._task.remote(job, shared_ref, index, chunk, self._warm_up): index
                    for index, chunk in enumerate(chunks)}  # fmt: skip
         done: set[int] = set()
-        while pending:
-            ready, _ = self.ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                index = pending.pop(ref)
-                result_index, result = self.ray.get(ref)
-                if result_index != index or index in done:
-                    raise RuntimeError(f"chunk {index} came back twice or as chunk {result_index}")
-                done.add(index)
-                yield index, result
+        try:
+            while pending:
+                ready, _ = self.ray.wait(list(pending), num_returns=min(len(pending), WAIT_BATCH), timeout=WAIT_S)
+                for ref in ready:
+                    index = pending.pop(ref)
+                    result_index, result = self.ray.get(ref)
+                    if result_index != index or index in done:
+                        raise RuntimeError(f"chunk {index} came back twice or as chunk {result_index}")
+                    done.add(index)
+                    yield index, result
+        finally:
+            for ref in pending:  # a run left early (an error, a caller that stopped reading): drop the rest
+                self.ray.cancel(ref)
 
     def close(self) -> None:
         if self._owns_instance and self.ray.is_initialized():
