@@ -161,24 +161,32 @@ def check_preset(preset: str, games: int, oracle_games: int) -> dict:
     return result
 
 
+SHAPES = ((3, 10, 4), (3, 30, 4), (4, 9, 4), (5, 5, 4), (8, 8, 4), (10, 40, 16), (30, 30, 40), (50, 50, 100))
+"""Other boards of the bound study, at their densest supported count: (rows, cols, a divisor of the number of
+boards per preset, for the large ones)."""
+
+
 def bound_study(boards: int, seed: int) -> list[dict]:
-    """Failures and repairs of the generator on random keys and first cells, per preset, at the preset's mines
-    and at the densest supported count."""
+    """Failures and repairs of the generator on random keys and first cells: per preset, at the preset's mines
+    and at the densest supported count; then the boards of :data:`SHAPES` at their densest count."""
     rng = np.random.default_rng(seed)
     rows_out = []
-    for preset, (rows, cols, preset_mines) in PRESETS.items():
-        for mines in (preset_mines, max_no_guess_mines(rows, cols)):
-            keys = rng.integers(0, KEY_LIMIT, boards)
-            cells = rng.integers(0, rows * cols, boards)
-            out = np.empty((boards, rows * cols), np.uint8)
-            start = time.process_time()
-            found, repairs = make_layouts(rows, cols, mines, keys, cells, REPAIRS_PER_ATTEMPT, ATTEMPTS, out)
-            row = {"preset": preset, "mines": mines, "boards": boards, "failed": int((~found).sum()),
-                   "ms_per_board": round(1000 * (time.process_time() - start) / boards, 3),
-                   "repairs_mean": round(float(repairs.mean()), 2), "repairs_p99": float(np.percentile(repairs, 99)),
-                   "repairs_max": int(repairs.max())}  # fmt: skip
-            rows_out.append(row)
-            print(json.dumps(row), flush=True)
+    cases = [(preset, rows, cols, mines, boards) for preset, (rows, cols, preset_mines) in PRESETS.items()
+             for mines in (preset_mines, max_no_guess_mines(rows, cols))]  # fmt: skip
+    cases += [(f"{rows}x{cols}", rows, cols, max_no_guess_mines(rows, cols), max(boards // share, 1))
+              for rows, cols, share in SHAPES]  # fmt: skip
+    for board, rows, cols, mines, count in cases:
+        keys = rng.integers(0, KEY_LIMIT, count)
+        cells = rng.integers(0, rows * cols, count)
+        out = np.empty((count, rows * cols), np.uint8)
+        start = time.process_time()
+        found, repairs = make_layouts(rows, cols, mines, keys, cells, REPAIRS_PER_ATTEMPT, ATTEMPTS, out)
+        row = {"board": board, "mines": mines, "boards": count, "failed": int((~found).sum()),
+               "ms_per_board": round(1000 * (time.process_time() - start) / count, 3),
+               "repairs_mean": round(float(repairs.mean()), 2), "repairs_p99": float(np.percentile(repairs, 99)),
+               "repairs_max": int(repairs.max())}  # fmt: skip
+        rows_out.append(row)
+        print(json.dumps(row), flush=True)
     return rows_out
 
 

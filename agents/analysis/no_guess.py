@@ -13,10 +13,10 @@ How a layout is made (:func:`_make_layout`, see docs/NO_GUESS.md):
 1. the ordinary ``opening`` layout of the key (:func:`mine_env.engine.layout.place_mines`): when it is
    already no-guess, the no-guess board *is* the ordinary board;
 2. play it by deduction from the first click; where no cell is certainly safe, *repair* the layout in the
-   manner of Simon Tatham's generator: pick a revealed number beside an uncertain hidden cell and move the
-   mines out of its uncertain neighbours into hidden cells away from the revealed area (or, when there is
-   no room for them, fill those neighbours with mines from there), so that the number settles its
-   neighbourhood; revealed cells never receive a mine, so the play goes on from where it stood;
+   manner of Simon Tatham's generator (:func:`_repair`): pick a revealed number beside an uncertain hidden
+   cell and either empty its uncertain neighbours into hidden cells away from the revealed area or fill
+   them from there, so that the number settles its neighbourhood; revealed cells never receive a mine, so
+   the play goes on from where it stood;
 3. a repair changes numbers already revealed, so a deduction made earlier may no longer hold: once the
    play clears the board, it is replayed from the first click on the final layout, and only a replay
    that needs no repair ends the work (a replay that sticks is repaired and replayed again).
