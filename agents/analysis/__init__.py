@@ -12,5 +12,6 @@ from mine_env.engine.compilation import announce_compiles
 announce_compiles("agents", "the solver's kernels", "a few seconds")
 announce_compiles("agents.analysis.counting", "the exact-probability kernels", "about 10 s")
 announce_compiles("agents.analysis.guess.choose_guess", "the solver's guess kernels", "about 15 s")
+announce_compiles("agents.analysis.outcomes", "the battle AIs' outcome counts", "about 10 s")
 announce_compiles("agents.seeding", "the solver's whole-game kernels", "up to about 40 s")
 announce_compiles("agents.solver_games", "the solver's whole-game kernels", "up to about 40 s")
