@@ -167,14 +167,14 @@ def test_the_training_script_refuses_bad_settings(argv: list[str], message: str)
 def test_the_training_script_trains_saves_resumes_and_evaluates(ray_instance, tmp_path: Path) -> None:
     from train.rllib_ppo import parse_config, train
 
-    argv = ["--minutes", "0.001", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
+    argv = ["--minutes", "5", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
             "--envs-per-runner", "2", "--channels", "8", "--layers", "2", "--checkpoint-every", "1",
             "--eval-games", "3", "--runs-dir", str(tmp_path), "--run-name", "tiny"]  # fmt: skip
-    first = train(parse_config(argv))
+    first = train(parse_config([*argv, "--max-steps", "64"]))  # one iteration: a step budget, not the clock
     run = tmp_path / "tiny"
     assert first["iterations"] == 1 and first["steps"] >= 64 and 0.0 <= first["greedy_win_rate"] <= 1.0
     assert (run / "checkpoints" / "iteration_00001").is_dir() and (run / "final").is_dir()
-    again = train(parse_config([*argv, "--resume", str(run / "checkpoints" / "iteration_00001")]))
+    again = train(parse_config([*argv, "--max-steps", "128", "--resume", str(run / "checkpoints" / "iteration_00001")]))
     assert again["iterations"] == 2 and again["steps"] > first["steps"]
     rows = (run / "progress.csv").read_text().splitlines()
     assert [row.split(",")[0] for row in rows] == ["iteration", "1", "2"]
