@@ -4,7 +4,7 @@ A saved model is a ``.zip`` (stable-baselines3) with its card of the same stem b
 + ``models/foo.json``). The training scripts (:mod:`train.common`) write the card and the evaluation
 (:mod:`eval.models`) reads it, both through :class:`ModelCard`::
 
-    {"algo": "dqn" | "ppo" | "maskable_ppo", "model_class": "module.path:ClassName",
+    {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
      "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..}}
 
@@ -35,7 +35,8 @@ class ModelCard:
     """What a saved model was trained on, and the record of its training run.
 
     Attributes:
-        algo: The training algorithm (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``).
+        algo: The training algorithm (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``, or ``"distill"``: the oracle
+            distilled by :mod:`train.distill`, saved as a MaskablePPO model whose logits are its safety logits).
         model_class: The class that loads the model, ``"module.path:ClassName"``.
         env_kwargs: The :class:`mine_env.env.MinesweeperEnv` keyword arguments of the board it plays
             (``rows`` and ``cols`` at least; ``obs_mode`` defaults to ``"grid"``, ``flags`` to False).
