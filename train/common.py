@@ -44,8 +44,9 @@ def option(default: Any, help: str) -> Any:
 
 
 @dataclass
-class RunConfig:
-    """Settings every algorithm shares: board, rewards, network, seeding, evaluation and run files."""
+class BoardOptions:
+    """The board a run trains on: a preset, or rows/cols/mines, and the first-click rule (the first options of
+    every training script, in this order)."""
 
     preset: str | None = option(
         "beginner", "Board preset (beginner, intermediate, expert); rows/cols/mines override it."
@@ -54,6 +55,16 @@ class RunConfig:
     cols: int | None = option(None, "Board columns (overrides the preset).")
     mines: int | None = option(None, "Number of mines (overrides the preset).")
     first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
+
+    def board_spec(self) -> BoardSpec:
+        """The board the run trains on (ValueError with a message if impossible)."""
+        return BoardSpec.from_options(self.preset, self.rows, self.cols, self.mines, self.first_click)
+
+
+@dataclass
+class RunConfig(BoardOptions):
+    """Settings every algorithm shares: board, rewards, network, seeding, evaluation and run files."""
+
     steps: int = option(
         1_000_000,
         "Total environment steps (summed over the boards) to train for, rounded up to whole rounds of collection "
@@ -84,10 +95,6 @@ class RunConfig:
         "A distilled model .zip (minesweeper train distill) to start the network from; its trunk replaces the "
         "channels/layers one (see train.warm_start).",
     )
-
-    def board_spec(self) -> BoardSpec:
-        """The board the run trains on (ValueError with a message if impossible)."""
-        return BoardSpec.from_options(self.preset, self.rows, self.cols, self.mines, self.first_click)
 
     def reward_config(self) -> RewardConfig:
         return RewardConfig(self.reward_win, self.reward_loss, self.reward_progress, self.reward_invalid)

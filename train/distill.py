@@ -36,9 +36,17 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from tqdm import tqdm
 
-from mine_env.engine.constants import FIRST_CLICK_RULES, HIDDEN
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.common import add_config_arguments, at_least, config_from_args, evaluate_win_rate, option, save_model
+from train.common import (
+    BoardOptions,
+    add_config_arguments,
+    at_least,
+    config_from_args,
+    evaluate_win_rate,
+    option,
+    save_model,
+)
 from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
 from train.distill_labels import Labeller
 from train.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
@@ -47,16 +55,9 @@ from train.warm_start import distilled_policy
 
 
 @dataclass
-class DistillConfig:
+class DistillConfig(BoardOptions):
     """Settings of a distillation run (``--option-name`` on the command line)."""
 
-    preset: str | None = option(
-        "beginner", "Board preset (beginner, intermediate, expert); rows/cols/mines override it."
-    )
-    rows: int | None = option(None, "Board rows (overrides the preset).")
-    cols: int | None = option(None, "Board columns (overrides the preset).")
-    mines: int | None = option(None, "Number of mines (overrides the preset).")
-    first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
     seed: int = option(0, "Seed of everything random: torch, the boards, the policy mix, the minibatches.")
     channels: int = option(48, "Channels of every convolution (the features per cell).")
     dilations: str = option("1,1,1,2,2,1,1", "Dilation of each residual 3x3 layer; receptive field 3 + 2 * sum.")
@@ -67,7 +68,7 @@ class DistillConfig:
     explore: float = option(0.05, "Chance any collected move is a uniform hidden cell instead.")
     samples: int = option(400_000, "Training samples (minibatch rows) per round.")
     batch_size: int = option(256, "Minibatch size.")
-    learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5% of it over the run.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it over the run.")
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
@@ -83,9 +84,6 @@ class DistillConfig:
     runs_dir: str = option("runs", "Folder holding the run directories.")
     run_name: str = option("", "Name of the run directory (default: distill-board-rule-seed-time).")
     progress_bar: bool = option(True, "Show progress bars while labelling and training.")
-
-    def board_spec(self) -> BoardSpec:
-        return BoardSpec.from_options(self.preset, self.rows, self.cols, self.mines, self.first_click)
 
     def dilation_list(self) -> tuple[int, ...]:
         try:
