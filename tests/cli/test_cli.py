@@ -192,3 +192,17 @@ def test_every_bad_input_gets_one_clear_error_line(
     assert message.replace("{dir}", str(bad_files)) in last_line
     if argv[:1] == ["eval"]:
         assert out == "", "eval printed results before it refused its input"
+
+
+HELP_PAGES = [
+    *[[command, "--help"] for command in ("games", "solve", "eval", "play", "train", "battle", "bot")],
+    ["battle", "eval", "--help"],
+    ["battle", "play", "--help"],
+    *[pytest.param(["train", algo, "--help"], marks=NEEDS_TRAIN) for algo in ("dqn", "ppo", "maskable_ppo", "distill")],
+]
+
+
+@pytest.mark.parametrize("argv", HELP_PAGES, ids=case_id)
+def test_every_help_page_prints_its_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run_cli(argv, capsys)
+    assert status == 0 and out.startswith("usage: minesweeper ") and err == ""
