@@ -9,9 +9,10 @@ install:
 	$(PIP) install -q -e .
 	$(PYTHON) -m agents.warm_up
 
-# torch first, pinned: the machines carry its CPU build, and an unpinned install pulls GBs of CUDA packages.
+# torch first, pinned, unless one is installed (a CPU or GPU build of the user's choice): the machines carry its
+# CPU build, and an unpinned install pulls GBs of CUDA packages.
 install-dev:
-	$(PIP) install -q torch==2.13.0
+	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[dev,train,bench,ray]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
 	  || echo "tmux is not available: the terminal-game tests will be skipped"
@@ -21,7 +22,7 @@ install-dev:
 
 # The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
 demo:
-	$(PIP) install -q torch==2.13.0
+	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[train]"
 	$(PYTHON) -m eval.demo
 
