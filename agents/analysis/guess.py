@@ -43,7 +43,7 @@ from agents.analysis.endgame import best_endgame_guess
 from agents.analysis.long_term_risk import fifty_fifty_risk
 from agents.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_neighbours, look_ahead
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.geometry import block, is_revealed
+from mine_env.engine.geometry import touches_revealed
 from mine_env.engine.rules import splitmix64
 
 FAST, STANDARD, STRONG = 0, 1, 2
@@ -102,17 +102,6 @@ def _uniform(state):
     return state, float(bits >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, inline="always")
-def _touches_number(flat, rows, cols, cell):
-    """Whether a revealed number lies next to ``cell``."""
-    r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)
-    for rr in range(r0, r1):
-        for cc in range(c0, c1):
-            if is_revealed(flat[rr * cols + cc]):
-                return True
-    return False
-
-
 @njit(cache=True)
 def _candidates(flat, rows, cols, probability, bound, by_probability, limit, state):
     """Hidden cells with probability <= ``bound``, ordered and cut to ``limit``.
@@ -143,7 +132,7 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, sta
         if taken == chosen.shape[0]:
             break
         cell = cells[order[j]]
-        if not _touches_number(flat, rows, cols, cell):
+        if not touches_revealed(flat, rows, cols, cell):
             if interior == _INTERIOR_CANDIDATES:
                 continue
             interior += 1

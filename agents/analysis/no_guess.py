@@ -33,7 +33,7 @@ from numba import njit
 
 from agents.analysis.guess import certain_moves
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.geometry import RULE_OPENING, block, is_revealed, protected_cells
+from mine_env.engine.geometry import RULE_OPENING, block, is_revealed, protected_cells, touches_revealed
 from mine_env.engine.layout import count_mines, place_mines
 from mine_env.engine.rng import KEY_LIMIT, draw_below, splitmix64
 from mine_env.engine.rules import META_SAFE_LEFT, META_STATUS, PLAYING, WON, new_game_arrays, reveal
@@ -171,17 +171,6 @@ def _pick(cells, count, state):
 
 
 @njit(cache=True)
-def _near_revealed(obs, rows, cols, cell):
-    """Whether a revealed cell lies next to ``cell``."""
-    r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)
-    for r in range(r0, r1):
-        for c in range(c0, c1):
-            if is_revealed(obs[r * cols + c]):
-                return True
-    return False
-
-
-@njit(cache=True)
 def _repair(game, rows, cols, certain_mine, state):
     """Move mines so that a stuck number settles its neighbourhood; returns (new state, whether it could).
 
@@ -222,7 +211,7 @@ def _repair(game, rows, cols, certain_mine, state):
     for i in range(n):
         if obs[i] != HIDDEN or (abs(i // cols - nr) <= 1 and abs(i % cols - nc) <= 1):
             continue
-        kind = _CERTAIN if certain_mine[i] else _FRONTIER if _near_revealed(obs, rows, cols, i) else _INTERIOR
+        kind = _CERTAIN if certain_mine[i] else _FRONTIER if touches_revealed(obs, rows, cols, i) else _INTERIOR
         if mines[i]:
             full[kind, fulls[kind]] = i
             fulls[kind] += 1
@@ -266,7 +255,7 @@ def _open_wall(game, rows, cols, certain_mine, state):
     for i in range(n):
         if obs[i] != HIDDEN:
             continue
-        near = _near_revealed(obs, rows, cols, i)
+        near = touches_revealed(obs, rows, cols, i)
         if certain_mine[i] and near and _has_uncertain_neighbour(obs, rows, cols, certain_mine, i):
             walls[n_walls] = i
             n_walls += 1

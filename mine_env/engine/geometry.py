@@ -85,6 +85,17 @@ def count_around(flat, rows: int, cols: int, r: int, c: int, code: int) -> int: 
 
 
 @njit(cache=True, inline="always")
+def touches_revealed(flat, rows: int, cols: int, cell: int) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a revealed number lies in the 3x3 block around ``cell`` (the cell itself included)."""
+    r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)
+    for rr in range(r0, r1):
+        for cc in range(c0, c1):
+            if is_revealed(flat[rr * cols + cc]):
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def protected_block(rows: int, cols: int, rule: int, first_cell: int) -> tuple[int, int, int, int]:
     """The rectangle the first-click rule keeps free of mines, as row and column ranges [r0, r1) x [c0, c1).
 

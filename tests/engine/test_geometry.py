@@ -20,6 +20,7 @@ from mine_env.engine.geometry import (
     protected_block,
     protected_cells,
     shared_block,
+    touches_revealed,
 )
 
 SHAPES = [(1, 1), (1, 7), (7, 1), (2, 2), (3, 4), (5, 6)]
@@ -84,6 +85,14 @@ def test_count_around_counts_the_code_on_the_cell_and_its_plain_neighbours(rows:
         for code in CODES:
             expected = sum(int(flat[other] == code) for other in around(cell, rows, cols))
             assert count_around(flat, rows, cols, r, c, code) == expected
+
+
+@pytest.mark.parametrize(("rows", "cols"), SHAPES)
+def test_touches_revealed_looks_for_a_number_on_the_cell_and_its_plain_neighbours(rows: int, cols: int) -> None:
+    flat = np.random.default_rng(rows * 10 + cols).choice(np.array(CODES, dtype=np.int8), size=rows * cols)
+    for cell in range(rows * cols):
+        expected = any(flat[other] >= 0 for other in around(cell, rows, cols))
+        assert touches_revealed(flat, rows, cols, cell) == expected
 
 
 @pytest.mark.parametrize("first_click", FIRST_CLICK_RULES)
