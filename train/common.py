@@ -137,8 +137,8 @@ def within(config: Any, low: float, high: float, *names: str) -> None:
 
 
 # ---------------------------------------------------------------------- command line
-def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[RunConfig]) -> None:
-    """One ``--field-name`` option per config field; options not given keep the config's value."""
+def add_config_arguments(parser: argparse.ArgumentParser, config_class: type) -> None:
+    """One ``--field-name`` option per field of a config dataclass; options not given keep the config's value."""
     hints = typing.get_type_hints(config_class)
     for item in dataclasses.fields(config_class):
         flag = "--" + item.name.replace("_", "-")
@@ -149,6 +149,10 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[Run
         else:
             base = next(t for t in typing.get_args(kind) or (kind,) if t is not type(None))
             parser.add_argument(flag, type=base, default=argparse.SUPPRESS, help=help_text)
+
+
+def add_resume_argument(parser: argparse.ArgumentParser) -> None:
+    """``--resume CHECKPOINT``: the stable-baselines3 scripts' way to continue a run."""
     parser.add_argument(
         "--resume", type=Path,
         help="continue a run from one of its checkpoint .zip files, in its run directory: its config.json is the "
@@ -157,7 +161,7 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_class: type[Run
     )  # fmt: skip
 
 
-def config_from_args(config_class: type[RunConfig], args: argparse.Namespace, base: RunConfig | None = None) -> Any:
+def config_from_args(config_class: type, args: argparse.Namespace, base: Any = None) -> Any:
     """The config the options describe, on top of ``base`` (a resumed run's config) or the defaults."""
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(config_class) if hasattr(args, f.name)}
     return dataclasses.replace(base or config_class(), **given)
@@ -183,6 +187,7 @@ def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: s
         prog=prog or f"python -m train.{name}", description=f"Train {name} on Minesweeper."
     )
     add_config_arguments(parser, algorithm.config_class)
+    add_resume_argument(parser)
     args = parser.parse_args(argv)
     try:
         run_dir = train_from_args(algorithm, args)

@@ -41,6 +41,7 @@ from mine_env.engine.spec import BoardSpec
 from train.common import (
     BoardOptions,
     add_config_arguments,
+    add_resume_argument,
     at_least,
     config_from_args,
     evaluate_win_rate,
@@ -318,6 +319,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog or "python -m train.distill",
                                      description="Distil the exact mine probabilities into a network.")  # fmt: skip
     add_config_arguments(parser, DistillConfig)
+    add_resume_argument(parser)  # only to refuse it with a pointer to --init
     args = parser.parse_args(argv)
     if args.resume is not None:
         parser.error("distillation has no --resume: start a new run with --init MODEL (and --dataset PATH)")

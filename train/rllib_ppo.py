@@ -19,7 +19,6 @@ import csv
 import dataclasses
 import json
 import time
-import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ import numpy as np
 from agents.episode import play_episode
 from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.spec import BoardSpec
-from train.common import option
+from train.common import add_config_arguments, config_from_args, option
 from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 
@@ -85,11 +84,8 @@ class RLlibPPOConfig:
 def parse_config(argv: list[str] | None = None) -> RLlibPPOConfig:
     """The config of the command line: one ``--field-name`` per field."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    hints = typing.get_type_hints(RLlibPPOConfig)
-    for item in dataclasses.fields(RLlibPPOConfig):
-        parser.add_argument("--" + item.name.replace("_", "-"), type=hints[item.name], default=item.default,
-                            help=f"{item.metadata['help']} (default: {item.default})")  # fmt: skip
-    config = RLlibPPOConfig(**vars(parser.parse_args(argv)))
+    add_config_arguments(parser, RLlibPPOConfig)
+    config = config_from_args(RLlibPPOConfig, parser.parse_args(argv))
     config.validate()
     return config
 
