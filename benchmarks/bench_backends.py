@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from backends import open_backend
 from eval.agent_specs import resolve_agents
-from eval.backends import open_backend
 from eval.pool import MAX_CHUNK, _tasks, play_on
 from eval.suites import adhoc_suite
 from mine_env.engine.constants import PRESETS

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents.solver import SolverAgent
-from eval.backends import Backend, check_backend, open_backend
+from backends import Backend, check_backend, open_backend
 from eval.stats import mcnemar, wilson_interval
 from eval.suites import Suite, adhoc_suite
 from mine_env.engine.board import layout_key

@@ -25,7 +25,7 @@ import numpy as np
 
 from agents.analysis.probability import value_distribution
 from agents.battle import BATTLE_AGENTS, play_battle
-from eval.backends import Backend, check_backend, open_backend
+from backends import Backend, check_backend, open_backend
 from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
@@ -98,7 +98,7 @@ def _play_boards(job: tuple[BattleSpec, str, str, int, range]) -> list[tuple[int
 
 
 def _play_board_chunk(pair: tuple[BattleSpec, str, str, int], boards: range) -> list[tuple[int, ...]]:
-    """The job of a backend (:mod:`eval.backends`): one pair on some boards."""
+    """The job of a backend (:mod:`backends`): one pair on some boards."""
     return _play_boards((*pair, boards))
 
 
@@ -186,7 +186,7 @@ def run_tournament(
     ``earlier`` (a report of this function on the same suite) supplies the pairs it has already played, so a new
     agent joins a table without replaying it (see :func:`check_earlier`).
     ``backend="ray"`` plays the boards as Ray tasks on a private instance with ``workers`` CPUs, or on the
-    cluster at ``address`` (:mod:`eval.backends`); the report is the same.
+    cluster at ``address`` (:mod:`backends`); the report is the same.
     """
     check_tournament(agents, boards, seed, workers, spec)
     check_backend(backend, workers, address)

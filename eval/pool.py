@@ -1,5 +1,5 @@
 """Play every game of a suite for every agent, in chunks, on a backend: this process, local worker
-processes, or Ray tasks on one machine or a cluster (:mod:`eval.backends`).
+processes, or Ray tasks on one machine or a cluster (:mod:`backends`).
 
 Local workers are separate processes started with the ``spawn`` method (safe with numba and torch); the
 agents are sent to them by pickling, so a function used with ``workers > 1`` must be defined at module level.
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from backends import Backend, check_workers, open_backend
 from eval.agent_specs import AgentSpec
-from eval.backends import Backend, check_workers, open_backend
 from eval.metrics import GameRecord
 from eval.player import GamePlayer
 from eval.suites import Suite
@@ -68,7 +68,7 @@ def play_suite(
         workers: Processes to play in (1 plays in this process), or the CPUs of a private Ray instance.
         oracle: Compute the oracle metrics (see :class:`eval.player.GamePlayer`).
         progress: Show a tqdm progress bar on stderr.
-        backend: ``"local"`` (this machine's processes) or ``"ray"`` (Ray tasks, see :mod:`eval.backends`).
+        backend: ``"local"`` (this machine's processes) or ``"ray"`` (Ray tasks, see :mod:`backends`).
         address: The Ray cluster to join (``host:port``); without it ``"ray"`` starts a private instance.
         chunk_games: Games of one agent per chunk (default: up to :data:`MAX_CHUNK`, fewer on a small suite);
             larger chunks cost less per game in scheduling, smaller ones show progress sooner.

@@ -4,7 +4,7 @@ Any policy can be evaluated: a baseline by name (``"solver"``, ``"rules"``, ``"r
 :class:`agents.base.Agent`, a plain function ``policy(obs, info) -> action``, a saved stable-baselines3
 model (a path to its ``.zip``), or an :class:`AgentSpec` for full control (:mod:`eval.agent_specs`). The
 games are played through the real env by :class:`GamePlayer` (:mod:`eval.player`), in parallel worker
-processes or Ray tasks (:mod:`eval.pool`, :mod:`eval.backends`); the records are the same for any backend,
+processes or Ray tasks (:mod:`eval.pool`, :mod:`backends`); the records are the same for any backend,
 any number of workers and any order of play.
 
 ``AgentSpec``, ``PolicyAgent``, ``resolve_agents`` and ``GamePlayer`` are re-exported here, where callers
@@ -95,7 +95,7 @@ def evaluate(
         oracle: Count guesses, avoidable losses and excess risk with the exact oracle (on by default).
         progress: Show a progress bar.
         backend: ``"local"`` (processes of this machine) or ``"ray"`` (Ray tasks: a private Ray instance with
-            ``workers`` CPUs, or the cluster at ``address``); see :mod:`eval.backends`. Same records.
+            ``workers`` CPUs, or the cluster at ``address``); see :mod:`backends`. Same records.
         address: ``host:port`` of a Ray head to join (``backend="ray"`` only).
         chunk_games: Games per chunk (default: up to 50); the records do not depend on it.
 

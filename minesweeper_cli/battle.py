@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
-from eval.backends import check_backend
+from backends import check_backend
 from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
 from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
 from mine_env.engine.constants import MINE

@@ -18,7 +18,7 @@ import argparse
 from pathlib import Path
 
 from agents.registry import AGENTS
-from eval.backends import check_backend
+from backends import check_backend
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from eval.backends import BACKENDS
+from backends import BACKENDS
 from mine_env.engine.constants import BOARD_KINDS, DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
 
@@ -43,7 +43,7 @@ def board_spec(args: argparse.Namespace) -> BoardSpec:
 
 
 def add_backend_options(parser: argparse.ArgumentParser) -> None:
-    """--backend local|ray and --address: where the games run (see :mod:`eval.backends`)."""
+    """--backend local|ray and --address: where the games run (see :mod:`backends`)."""
     parser.add_argument("--backend", choices=BACKENDS, default="local",
                         help="local: worker processes of this machine; ray: Ray tasks (same results)")  # fmt: skip
     parser.add_argument("--address", metavar="HOST:PORT",

@@ -1,18 +1,17 @@
-"""Backends: every chunk once on any backend, the same records on Ray as locally (even when a worker dies),
-clear refusals. The Ray tests start a private two-CPU Ray instance and need the ``ray`` extra."""
+"""eval on the backends (:mod:`backends`): the same records on Ray as locally (even when a worker dies), clear
+refusals by the commands. The Ray tests start a private two-CPU Ray instance and need the ``ray`` extra."""
 
 from __future__ import annotations
 
 import functools
-import operator
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from backends import LocalBackend, open_backend
 from eval.agent_specs import resolve_agents
-from eval.backends import LocalBackend, check_backend, open_backend
 from eval.pool import PlayContext, _tasks, play_on, play_suite, play_task
 from eval.suites import Suite
 from support import run_cli
@@ -23,13 +22,6 @@ DOOMED_CHUNK = 3
 
 def outcomes(records: list) -> list[tuple]:
     return [(record.agent, record.game, record.outcome()) for record in records]
-
-
-@pytest.mark.parametrize("workers", [1, 2])
-def test_local_backend_runs_every_chunk_once(workers: int) -> None:
-    with LocalBackend(workers) as backend:
-        results = dict(backend.run(operator.mul, 10, list(range(7))))
-    assert results == {index: 10 * index for index in range(7)}
 
 
 def die_on_first_try(marker_dir: str, context: PlayContext, task: tuple[int, int, int]) -> list:
@@ -76,24 +68,6 @@ def test_a_chunk_whose_worker_dies_is_played_again_and_counted_once(ray_backend,
     assert outcomes(records) == outcomes(sorted(local, key=lambda r: (r.agent, r.game)))
 
 
-@pytest.mark.parametrize(("backend", "workers", "address", "message"), [
-    ("dask", 2, None, "unknown backend 'dask'; expected one of local, ray"),
-    ("local", 0, None, "workers must be at least 1, got 0"),
-    ("local", 2, "10.0.0.5:6379", "joins a Ray cluster: add --backend ray"),
-])  # fmt: skip
-def test_bad_backends_are_refused(backend: str, workers: int, address: str | None, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        check_backend(backend, workers, address)
-
-
-def test_an_address_nobody_listens_at_is_refused_at_once() -> None:
-    pytest.importorskip("ray")
-    with pytest.raises(ValueError, match=r"cannot reach the Ray head at 127.0.0.1:1 .*ray start --head"):
-        check_backend("ray", 2, "127.0.0.1:1")
-    with pytest.raises(ValueError, match="is not host:port"):
-        check_backend("ray", 2, "headnode")
-
-
 def test_the_cli_refuses_a_bad_address_before_playing(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["eval", "--agent", "random", "--games", "1000000", "--address", "10.0.0.5:6379"]
     status, out, err = run_cli(argv, capsys)
@@ -106,7 +80,7 @@ def test_the_cli_refuses_a_bad_address_before_playing(capsys: pytest.CaptureFixt
 def test_the_cli_says_how_to_install_ray_when_it_is_missing(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("eval.backends.ray_installed", lambda: False)
+    monkeypatch.setattr("backends.choose.ray_installed", lambda: False)
     status, out, err = run_cli(["eval", "--agent", "random", "--games", "1000000", "--backend", "ray"], capsys)
     assert status == 2 and out == ""
     assert "--backend ray needs Ray, which is not installed: pip install 'minesweeper-rl[ray]'" in err

@@ -1,0 +1,67 @@
+"""The backends on their own: every chunk once, the same results on Ray as locally, what a cluster is sent,
+clear refusals. The Ray test starts a private two-CPU Ray instance and needs the ``ray`` extra."""
+
+from __future__ import annotations
+
+import operator
+import subprocess
+import sys
+
+import pytest
+
+from backends import BACKENDS, LocalBackend, check_backend, open_backend
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_local_backend_runs_every_chunk_once(workers: int) -> None:
+    with LocalBackend(workers) as backend:
+        results = dict(backend.run(operator.mul, 10, list(range(7))))
+    assert results == {index: 10 * index for index in range(7)}
+
+
+@pytest.mark.slow
+def test_ray_runs_every_chunk_once_with_the_local_results() -> None:
+    pytest.importorskip("ray")
+    with open_backend("ray", workers=2) as backend:
+        first = dict(backend.run(operator.mul, 10, list(range(9))))
+        again = dict(backend.run(operator.add, 1, list(range(3))))
+    assert first == {index: 10 * index for index in range(9)}
+    assert again == {0: 1, 1: 2, 2: 3}
+
+
+def test_a_cluster_is_sent_the_project_packages_this_process_loaded() -> None:
+    """Run in a fresh interpreter: what is loaded depends on which tests ran before."""
+    code = (
+        "import train.distill_labels; from backends.ray_tasks import shipped_packages; "
+        "print(' '.join(package.__name__ for package in shipped_packages()))"
+    )
+    shipped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert shipped == ["backends", "mine_env", "agents", "train"]  # no eval: the labeller does not load it
+
+
+@pytest.mark.parametrize(("backend", "workers", "address", "message"), [
+    ("dask", 2, None, "unknown backend 'dask'; expected one of local, ray"),
+    ("local", 0, None, "workers must be at least 1, got 0"),
+    ("local", 2, "10.0.0.5:6379", "joins a Ray cluster: add --backend ray"),
+    ("ray", 2, " ", "--address is empty: give host:port of the Ray head"),
+])  # fmt: skip
+def test_bad_backends_are_refused(backend: str, workers: int, address: str | None, message: str) -> None:
+    if backend == "ray":
+        pytest.importorskip("ray")
+    with pytest.raises(ValueError, match=message):
+        check_backend(backend, workers, address)
+    assert BACKENDS == ("local", "ray")
+
+
+def test_ray_missing_is_refused_with_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("backends.choose.ray_installed", lambda: False)
+    with pytest.raises(ValueError, match=r"^--backend ray needs Ray, which is not installed: pip install "):
+        check_backend("ray", 2, None)
+
+
+def test_an_address_nobody_listens_at_is_refused_at_once() -> None:
+    pytest.importorskip("ray")
+    with pytest.raises(ValueError, match=r"cannot reach the Ray head at 127.0.0.1:1 .*ray start --head"):
+        check_backend("ray", 2, "127.0.0.1:1")
+    with pytest.raises(ValueError, match="is not host:port"):
+        check_backend("ray", 2, "headnode")
