@@ -36,6 +36,7 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from tqdm import tqdm
 
+from backends import check_backend
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.common import (
@@ -76,7 +77,9 @@ class DistillConfig(BoardOptions):
     crop_margin: int = option(3, "Cells next to a window side inside the board left out of the loss.")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
     save_dataset: str = option("", "Write every labelled position here (.npz) after each round.")
-    label_workers: int = option(2, "Processes labelling positions.")
+    label_workers: int = option(2, "Processes labelling positions (--backend ray: CPUs of a private Ray instance).")
+    backend: str = option("local", "Where positions are labelled: local (processes) or ray (Ray tasks); same labels.")
+    address: str | None = option(None, "host:port of a Ray cluster's head to label on (with --backend ray).")
     init: str = option("", "A distilled model .zip whose weights this run starts from.")
     eval_games: int = option(500, "Games of the fixed evaluation set after each round (0 = none).")
     eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
@@ -122,6 +125,7 @@ class DistillConfig(BoardOptions):
             raise ValueError("positions is 0 and no --dataset is given: there is nothing to train on")
         if self.dataset and not Path(self.dataset).is_file():
             Dataset.load(self.dataset)  # raises the missing-dataset error
+        check_backend(self.backend, self.label_workers, self.address)  # last: it may wait for a Ray head
 
 
 def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
@@ -267,7 +271,7 @@ def run(config: DistillConfig) -> Path:
     trainer = Trainer(config, policy, total_steps)
     best = -1.0
     start = time.perf_counter()
-    with Labeller(config.label_workers) as labeller:
+    with Labeller(config.label_workers, backend=config.backend, address=config.address) as labeller:
         collector = PositionCollector(spec, config.boards, config.seed, labeller, config.explore)
         held_out = collector.collect(min(4096, max(256, config.positions // 10)), (1.0, 0.0, 0.0), None)
         for round_index in range(config.rounds):

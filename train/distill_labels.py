@@ -1,17 +1,18 @@
-"""The oracle's labels for distillation: the exact mine probability of every cell of many positions, on both
-cores.
+"""The oracle's labels for distillation: the exact mine probability of every cell of many positions, on the
+cores of this machine or on a Ray cluster.
 
 :func:`label_positions` counts a batch of positions in one compiled call (the counting pipeline of
 :mod:`agents.analysis.counting`, the same one :func:`agents.probability.mine_probabilities` runs), and
-:class:`Labeller` spreads a batch over worker processes. The board before the first click is the one
-position whose exact probabilities say nothing useful (every cell has the same, and the first click is safe
-under every rule): its label marks the rule's best first click (:func:`agents.solver.first_click_cell`) as
-the safe cell, so the network learns where the oracle starts.
+:class:`Labeller` spreads a batch, in chunks, over a backend (:mod:`backends`: local worker processes or
+Ray tasks); a label depends only on its position, so every backend gives the same labels.
+
+The board before the first click is the one position whose exact probabilities say nothing useful (every
+cell has the same, and the first click is safe under every rule): its label marks the rule's best first
+click (:func:`agents.solver.first_click_cell`) as the safe cell, so the network learns where the oracle starts.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
 
 import numpy as np
@@ -19,6 +20,7 @@ from numba import njit
 
 from agents.analysis.counting import count_position
 from agents.solver import first_click_cell
+from backends import Backend, open_backend
 from mine_env.engine.constants import HIDDEN
 
 
@@ -60,49 +62,59 @@ def label_positions(grids: np.ndarray, mines: int, first_click: str) -> np.ndarr
     return out.reshape(n, rows, cols)
 
 
-def _label_chunk(task: tuple[np.ndarray, int, str]) -> np.ndarray:
-    return label_positions(*task)
+LabelSettings = tuple[int, str]
+"""What every chunk of one batch shares: the mine count and the first-click rule."""
+
+
+def label_chunk(settings: LabelSettings, grids: np.ndarray) -> np.ndarray:
+    """The backends' job: :func:`label_positions` of one chunk of positions."""
+    return label_positions(grids, *settings)
+
+
+def warm_up_labels() -> None:
+    """Compile (or load from numba's cache) the counting kernel in a worker before its first chunk."""
+    label_positions(np.full((1, 2, 2), HIDDEN, dtype=np.int8), 1, "opening")
 
 
 class Labeller:
-    """Labels batches of positions with ``workers`` processes (1: in this process), in chunks of ``chunk``.
+    """Labels batches of positions in chunks of ``chunk`` positions on a backend: ``workers`` processes of
+    this machine (``backend="local"``; 1: in this process) or Ray tasks (``backend="ray"``: a private Ray
+    instance with ``workers`` CPUs, or the cluster at ``address``).
 
-    The workers are forked once and live as long as the labeller (use it as a context manager); each loads
-    the compiled counting kernel from numba's cache.
+    The workers start once and live as long as the labeller (use it as a context manager); each loads the
+    compiled counting kernel from numba's cache before its first chunk.
+
+    Raises:
+        ValueError: ``workers`` or ``chunk`` below 1, or the backend's own refusals (an unknown backend, an
+            address without ``ray``, Ray not installed, an address nobody listens at).
     """
 
-    def __init__(self, workers: int = 2, chunk: int = 64) -> None:
+    def __init__(self, workers: int = 2, chunk: int = 64, backend: str = "local", address: str | None = None) -> None:
         if workers < 1 or chunk < 1:
             raise ValueError(f"label workers and chunk must be at least 1, got {workers} and {chunk}")
-        self.workers = workers
         self.chunk = chunk
-        self._pool = None
-        if workers > 1:
-            label_positions(np.full((1, 2, 2), HIDDEN, dtype=np.int8), 1, "opening")  # compile before forking
-            self._pool = multiprocessing.get_context("fork").Pool(workers)
+        self._backend: Backend = open_backend(backend, workers, address, warm_up=warm_up_labels)
+        self.workers = self._backend.workers
 
     def label(
         self, grids: np.ndarray, mines: int, first_click: str, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
         """:func:`label_positions` of ``grids``, spread over the workers; ``progress(n)`` after each chunk."""
-        if self._pool is None or len(grids) <= self.chunk:
+        chunks = [grids[i : i + self.chunk] for i in range(0, len(grids), self.chunk)]
+        if len(chunks) <= 1:
             labels = label_positions(grids, mines, first_click)
             if progress is not None:
                 progress(len(grids))
             return labels
-        tasks = [(grids[i : i + self.chunk], mines, first_click) for i in range(0, len(grids), self.chunk)]
-        parts = []
-        for part in self._pool.imap(_label_chunk, tasks):
-            parts.append(part)
+        parts: dict[int, np.ndarray] = {}
+        for index, part in self._backend.run(label_chunk, (mines, first_click), chunks):  # as chunks finish
+            parts[index] = part
             if progress is not None:
                 progress(len(part))
-        return np.concatenate(parts)
+        return np.concatenate([parts[index] for index in range(len(chunks))])
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
+        self._backend.close()
 
     def __enter__(self) -> Labeller:
         return self
