@@ -7,9 +7,10 @@ The run directory (``runs/<run_name>/``) holds ``config.json``, ``progress.csv``
 ``final/`` (an RLlib algorithm checkpoint: :meth:`train.rllib.RLlibAgent.from_checkpoint` plays it, and
 ``python benchmarks/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
 
-Usage::
+Usage (any board: a preset, or ``--rows/--cols/--mines`` as for the stable-baselines3 scripts)::
 
     python -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
+    python -m train.rllib_ppo --rows 6 --cols 6 --mines 5 --first-click safe --minutes 10
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import argparse
 import csv
 import dataclasses
 import json
+import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,18 +30,15 @@ import gymnasium as gym
 import numpy as np
 
 from agents.episode import play_episode
-from mine_env.engine.constants import FIRST_CLICK_RULES
-from mine_env.engine.spec import BoardSpec
-from train.common import add_config_arguments, config_from_args, option
+from train.common import BoardOptions, add_config_arguments, config_from_args, option
 from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 
 @dataclass
-class RLlibPPOConfig:
-    """Settings of one RLlib PPO run (the defaults are the MaskablePPO run of docs/RESULTS.md where they apply)."""
+class RLlibPPOConfig(BoardOptions):
+    """Settings of one RLlib PPO run (the defaults are the MaskablePPO run of docs/RESULTS.md where they apply);
+    the board options come first, shared with the stable-baselines3 scripts (:class:`train.common.BoardOptions`)."""
 
-    preset: str = option("beginner", "Board preset (beginner, intermediate, expert).")
-    first_click: str = option("opening", f"First-click rule, one of {', '.join(FIRST_CLICK_RULES)}.")
     minutes: float = option(25.0, "Wall-clock budget of the training iterations.")
     max_steps: int = option(20_000_000, "Stop after this many environment steps even within the budget.")
     seed: int = option(1, "Seed of RLlib (torch, the env runners' boards and sampling).")
@@ -59,12 +59,12 @@ class RLlibPPOConfig:
     eval_games: int = option(1000, "Games of the final greedy evaluation (seeds eval_seed + i).")
     eval_seed: int = option(10_000_019, "Seed of the first evaluation game (apart from training seeds).")
     runs_dir: str = option("runs", "Folder of the run directories.")
-    run_name: str = option("", "Run directory name (default: rllib-ppo-<preset>-<rule>-<seed>).")
+    run_name: str = option("", "Run directory name (default: rllib-ppo-<preset or RxCxM>-<rule>-<seed>).")
     resume: str = option("", "Go on from this checkpoint of the run (its iterations, steps and CSV continue).")
 
     def validate(self) -> None:
-        """ValueError for settings that cannot train, before Ray starts."""
-        BoardSpec.from_options(self.preset, None, None, None, self.first_click)
+        """ValueError for settings that cannot train (a board that cannot exist among them), before Ray starts."""
+        self.board_spec()
         for name in ("max_steps", "torch_threads", "envs_per_runner", "batch_size", "minibatch_size", "epochs",
                      "channels", "layers", "checkpoint_every"):  # fmt: skip
             if getattr(self, name) < 1:
@@ -76,18 +76,47 @@ class RLlibPPOConfig:
         if self.resume and not Path(self.resume).is_dir():
             raise ValueError(f"--resume {self.resume}: no such checkpoint folder")
 
+    def board_kwargs(self) -> dict[str, Any]:
+        """The env's board: the checked rows, columns, mines and first-click rule."""
+        spec = self.board_spec()
+        return {"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click}
+
+    def board_name(self) -> str:
+        """The preset's name, or ``RxCxM`` when rows, columns or mines are given."""
+        if self.preset and self.rows is None and self.cols is None and self.mines is None:
+            return self.preset
+        spec = self.board_spec()
+        return f"{spec.rows}x{spec.cols}x{spec.mines}"
+
     def env_config(self) -> dict[str, Any]:
-        return {"preset": self.preset, "first_click": self.first_click,
-                "rewards": {"win": 1.0, "loss": -1.0, "progress": self.reward_progress}}  # fmt: skip
+        return self.board_kwargs() | {"rewards": {"win": 1.0, "loss": -1.0, "progress": self.reward_progress}}
 
 
-def parse_config(argv: list[str] | None = None) -> RLlibPPOConfig:
-    """The config of the command line: one ``--field-name`` per field."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def make_parser() -> argparse.ArgumentParser:
+    """The command line: one ``--field-name`` per field of :class:`RLlibPPOConfig`."""
+    parser = argparse.ArgumentParser(prog="python -m train.rllib_ppo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     add_config_arguments(parser, RLlibPPOConfig)
-    config = config_from_args(RLlibPPOConfig, parser.parse_args(argv))
+    return parser
+
+
+def parse_config(argv: Sequence[str] | None = None) -> RLlibPPOConfig:
+    """The checked config of the command line (ValueError for settings that cannot train)."""
+    config = config_from_args(RLlibPPOConfig, make_parser().parse_args(argv))
     config.validate()
     return config
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m train.rllib_ppo [options]``: bad settings end in one ``error:`` line (status 2), before Ray."""
+    parser = make_parser()
+    try:
+        config = config_from_args(RLlibPPOConfig, parser.parse_args(argv))
+        config.validate()
+    except ValueError as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    train(config)
+    return 0
 
 
 def train(config: RLlibPPOConfig) -> dict[str, Any]:
@@ -96,7 +125,7 @@ def train(config: RLlibPPOConfig) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(config.torch_threads)
-    name = config.run_name or f"rllib-ppo-{config.preset}-{config.first_click}-{config.seed}"
+    name = config.run_name or f"rllib-ppo-{config.board_name()}-{config.first_click}-{config.seed}"
     run_dir = Path(config.runs_dir) / name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / ("resume.json" if config.resume else "config.json")).write_text(
@@ -170,10 +199,10 @@ def keep_rows_up_to(path: Path, iteration: int) -> None:
 
 def greedy_win_rate(agent: RLlibAgent, config: RLlibPPOConfig) -> float:
     """Share of ``eval_games`` games (env seeds ``eval_seed + i``) the greedy policy wins."""
-    env = gym.make("Minesweeper-v0", preset=config.preset, first_click=config.first_click)
+    env = gym.make("Minesweeper-v0", **config.board_kwargs())
     won = [play_episode(env, agent, config.eval_seed + game).won for game in range(config.eval_games)]
     return float(np.mean(won)) if won else float("nan")
 
 
 if __name__ == "__main__":
-    train(parse_config())
+    sys.exit(main())

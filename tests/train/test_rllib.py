@@ -3,6 +3,7 @@ iteration on the single-player env and one on the battle env, a trained module p
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gymnasium as gym
@@ -155,6 +156,10 @@ def test_one_ppo_iteration_on_the_battle_env(ray_instance) -> None:
     (["--batch-size", "64", "--minibatch-size", "128"], "minibatch_size 128 exceeds batch_size 64"),
     (["--epochs", "0"], "epochs must be at least 1, got 0"),
     (["--resume", "/no/such/checkpoint"], "--resume /no/such/checkpoint: no such checkpoint folder"),
+    (["--rows", "3", "--cols", "3", "--mines", "9"], "9 mines do not fit a 3x3 board under the 'opening' rule"),
+    (["--rows", "0"], "rows must be between 1 and 256, got 0"),
+    (["--mines", "81", "--first-click", "safe"], "81 mines do not fit a 9x9 board under the 'safe' rule"),
+    (["--first-click", "corner"], "unknown first_click rule 'corner'"),
 ])  # fmt: skip
 def test_the_training_script_refuses_bad_settings(argv: list[str], message: str) -> None:
     from train.rllib_ppo import parse_config
@@ -163,17 +168,44 @@ def test_the_training_script_refuses_bad_settings(argv: list[str], message: str)
         parse_config(argv)
 
 
+def test_the_training_script_trains_on_the_board_its_options_give() -> None:
+    from train.rllib_ppo import parse_config
+
+    config = parse_config(["--rows", "6", "--cols", "7", "--mines", "8", "--first-click", "safe"])
+    assert config.env_config() == {"rows": 6, "cols": 7, "mines": 8, "first_click": "safe",
+                                   "rewards": {"win": 1.0, "loss": -1.0, "progress": 0.01}}  # fmt: skip
+    assert config.board_name() == "6x7x8"
+    assert parse_config(["--preset", "expert", "--mines", "90"]).board_kwargs()["mines"] == 90
+    assert parse_config([]).board_name() == "beginner" and parse_config([]).board_kwargs()["rows"] == 9
+    obs, _ = make_env(config.env_config()).reset(seed=0)
+    assert obs["observation"].shape == (6, 7)
+
+
+def test_the_training_script_refuses_a_bad_board_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from train.rllib_ppo import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--rows", "4", "--cols", "4", "--mines", "16"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "python -m train.rllib_ppo: error: 16 mines do not fit a 4x4 board under the 'opening' rule: expected 0..7"
+    ]
+
+
 @pytest.mark.slow
 def test_the_training_script_trains_saves_resumes_and_evaluates(ray_instance, tmp_path: Path) -> None:
     from train.rllib_ppo import parse_config, train
 
     argv = ["--minutes", "5", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
             "--envs-per-runner", "2", "--channels", "8", "--layers", "2", "--checkpoint-every", "1",
-            "--eval-games", "3", "--runs-dir", str(tmp_path), "--run-name", "tiny"]  # fmt: skip
+            "--eval-games", "3", "--runs-dir", str(tmp_path), "--run-name", "tiny",
+            "--rows", "5", "--cols", "6", "--mines", "5"]  # fmt: skip
     first = train(parse_config([*argv, "--max-steps", "64"]))  # one iteration: a step budget, not the clock
     run = tmp_path / "tiny"
     assert first["iterations"] == 1 and first["steps"] >= 64 and 0.0 <= first["greedy_win_rate"] <= 1.0
     assert (run / "checkpoints" / "iteration_00001").is_dir() and (run / "final").is_dir()
+    assert {key: value for key, value in json.loads((run / "config.json").read_text()).items()
+            if key in ("rows", "cols", "mines")} == {"rows": 5, "cols": 6, "mines": 5}  # fmt: skip
     again = train(parse_config([*argv, "--max-steps", "128", "--resume", str(run / "checkpoints" / "iteration_00001")]))
     assert again["iterations"] == 2 and again["steps"] > first["steps"]
     rows = (run / "progress.csv").read_text().splitlines()
