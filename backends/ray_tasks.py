@@ -64,8 +64,11 @@ class RayBackend(Backend):
         if not self._owns_instance:
             self.workers = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
         elif address is None:
-            self.ray.init(num_cpus=workers, include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                          runtime_env=runtime_env, configure_logging=False, log_to_driver=False)  # fmt: skip
+            # address="local": a new private instance even when `ray start` runs a cluster on this machine
+            # (plain ray.init() would join that one, and refuse num_cpus)
+            self.ray.init(address="local", num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
+                          object_store_memory=LOCAL_OBJECT_STORE_BYTES, configure_logging=False,
+                          log_to_driver=False)  # fmt: skip
             self.workers = workers
         else:
             check_reachable(address)

@@ -133,8 +133,8 @@ def train(config: RLlibPPOConfig) -> dict[str, Any]:
     )
     owns_ray = not ray.is_initialized()  # a caller's Ray (a notebook, a test) is used and left running
     if owns_ray:
-        ray.init(num_cpus=max(1, config.env_runners + 1), include_dashboard=False, configure_logging=False,
-                 log_to_driver=False, object_store_memory=200 * 1024**2)  # fmt: skip
+        ray.init(address="local", num_cpus=max(1, config.env_runners + 1), include_dashboard=False,
+                 configure_logging=False, log_to_driver=False, object_store_memory=200 * 1024**2)  # fmt: skip
     try:
         algorithm = build_algorithm(config)
         steps, iterations = iterate(algorithm, config, run_dir)

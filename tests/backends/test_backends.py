@@ -20,8 +20,11 @@ def test_local_backend_runs_every_chunk_once(workers: int) -> None:
 
 
 @pytest.mark.slow
-def test_ray_runs_every_chunk_once_with_the_local_results() -> None:
+def test_ray_runs_every_chunk_once_with_the_local_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a private instance even where ``ray start`` has left an address for ``ray.init()`` to join (as the
+    head's file /tmp/ray/ray_current_cluster does; RAY_ADDRESS here, pointing nowhere)."""
     pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
     with open_backend("ray", workers=2) as backend:
         first = dict(backend.run(operator.mul, 10, list(range(9))))
         again = dict(backend.run(operator.add, 1, list(range(3))))

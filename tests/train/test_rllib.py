@@ -82,8 +82,8 @@ def test_the_network_refuses_flag_actions() -> None:
 def ray_instance():
     import ray
 
-    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2, configure_logging=False,
-             log_to_driver=False)  # fmt: skip
+    ray.init(address="local", num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2,
+             configure_logging=False, log_to_driver=False)  # fmt: skip
     yield ray
     ray.shutdown()
 
