@@ -80,6 +80,8 @@ class DistillConfig(BoardOptions):
     label_workers: int = option(2, "Processes labelling positions (--backend ray: CPUs of a private Ray instance).")
     backend: str = option("local", "Where positions are labelled: local (processes) or ray (Ray tasks); same labels.")
     address: str | None = option(None, "host:port of a Ray cluster's head to label on (with --backend ray).")
+    label_chunk: int = option(0, "Positions per labelling chunk, one task each (0: a step's boards split evenly "
+                              "over the label workers or the cluster's CPUs, at least 64 positions a chunk).")
     init: str = option("", "A distilled model .zip whose weights this run starts from.")
     eval_games: int = option(500, "Games of the fixed evaluation set after each round (0 = none).")
     eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
@@ -114,7 +116,8 @@ class DistillConfig(BoardOptions):
         self.dilation_list()
         self.share_values()
         at_least(self, 1, "channels", "rounds", "boards", "batch_size", "label_workers", "torch_threads")
-        at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols", "crop_margin")
+        at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols", "crop_margin",
+                 "label_chunk")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not 0 <= self.explore <= 1:
@@ -271,7 +274,7 @@ def run(config: DistillConfig) -> Path:
     trainer = Trainer(config, policy, total_steps)
     best = -1.0
     start = time.perf_counter()
-    with Labeller(config.label_workers, backend=config.backend, address=config.address) as labeller:
+    with Labeller(config.label_workers, config.label_chunk or None, config.backend, config.address) as labeller:
         collector = PositionCollector(spec, config.boards, config.seed, labeller, config.explore)
         held_out = collector.collect(min(4096, max(256, config.positions // 10)), (1.0, 0.0, 0.0), None)
         for round_index in range(config.rounds):

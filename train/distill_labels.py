@@ -76,12 +76,18 @@ def warm_up_labels() -> None:
     label_positions(np.full((1, 2, 2), HIDDEN, dtype=np.int8), 1, "opening")
 
 
-class Labeller:
-    """Labels batches of positions in chunks of ``chunk`` positions on a backend: ``workers`` processes of
-    this machine (``backend="local"``; 1: in this process) or Ray tasks (``backend="ray"``: a private Ray
-    instance with ``workers`` CPUs, or the cluster at ``address``).
+MIN_CHUNK = 64
+"""Fewest positions of a chunk the labeller makes by itself: a task costs about a millisecond (docs/SCALING.md)."""
 
-    The workers start once and live as long as the labeller (use it as a context manager); each loads the
+
+class Labeller:
+    """Labels batches of positions, in chunks, on a backend: ``workers`` processes of this machine
+    (``backend="local"``; 1: in this process) or Ray tasks (``backend="ray"``: a private Ray instance with
+    ``workers`` CPUs, or the cluster at ``address``, all of whose CPUs it uses).
+
+    ``chunk``: positions per chunk; by default each batch is split evenly over the workers, in chunks of at
+    least :data:`MIN_CHUNK` positions (one chunk per worker: each chunk costs a task, docs/SCALING.md). The
+    workers start once and live as long as the labeller (use it as a context manager); each loads the
     compiled counting kernel from numba's cache before its first chunk.
 
     Raises:
@@ -89,18 +95,25 @@ class Labeller:
             address without ``ray``, Ray not installed, an address nobody listens at).
     """
 
-    def __init__(self, workers: int = 2, chunk: int = 64, backend: str = "local", address: str | None = None) -> None:
-        if workers < 1 or chunk < 1:
+    def __init__(
+        self, workers: int = 2, chunk: int | None = None, backend: str = "local", address: str | None = None
+    ) -> None:
+        if workers < 1 or (chunk is not None and chunk < 1):
             raise ValueError(f"label workers and chunk must be at least 1, got {workers} and {chunk}")
         self.chunk = chunk
         self._backend: Backend = open_backend(backend, workers, address, warm_up=warm_up_labels)
         self.workers = self._backend.workers
 
+    def chunk_size(self, positions: int) -> int:
+        """Positions per chunk of a batch of ``positions``."""
+        return self.chunk or max(MIN_CHUNK, -(-positions // self.workers))
+
     def label(
         self, grids: np.ndarray, mines: int, first_click: str, progress: Callable[[int], None] | None = None
     ) -> np.ndarray:
         """:func:`label_positions` of ``grids``, spread over the workers; ``progress(n)`` after each chunk."""
-        chunks = [grids[i : i + self.chunk] for i in range(0, len(grids), self.chunk)]
+        size = self.chunk_size(len(grids))
+        chunks = [grids[i : i + size] for i in range(0, len(grids), size)]
         if len(chunks) <= 1:
             labels = label_positions(grids, mines, first_click)
             if progress is not None:

@@ -48,6 +48,12 @@ def test_ray_labels_like_the_local_pool_position_for_position(positions: np.ndar
     assert counted == len(positions)
 
 
+def test_a_batch_is_split_evenly_over_the_workers_unless_a_chunk_is_given() -> None:
+    with Labeller(workers=2) as two, Labeller(workers=1) as one, Labeller(workers=2, chunk=16) as fixed:
+        assert [two.chunk_size(n) for n in (256, 1000, 50)] == [128, 500, 64]  # never below MIN_CHUNK
+        assert one.chunk_size(256) == 256 and fixed.chunk_size(256) == 16
+
+
 def test_the_labeller_refuses_what_eval_refuses() -> None:
     with pytest.raises(ValueError, match=r"^unknown backend 'dask'; expected one of local, ray$"):
         Labeller(workers=2, backend="dask")
@@ -58,6 +64,7 @@ def test_the_labeller_refuses_what_eval_refuses() -> None:
 @pytest.mark.parametrize(("options", "message"), [
     (["--address", "10.0.0.5:6379"], "--address 10.0.0.5:6379 joins a Ray cluster: add --backend ray"),
     (["--backend", "dask"], "unknown backend 'dask'; expected one of local, ray"),
+    (["--label-chunk", "-1"], "label_chunk must be at least 0, got -1"),
     (["--backend", "ray", "--address", "headnode"], "--address 'headnode' is not host:port (e.g. 10.0.0.5:6379, "
      "as ray start --head prints)"),
 ])  # fmt: skip
