@@ -5,7 +5,8 @@ default ``strong`` setting. Games are those of the suite ``minesweeper eval --pr
 --games N --seed S`` plays, so the last row equals that command's ``solver`` result. The paired column
 compares each row with the one above on the same games (McNemar's exact test on the games only one of the
 two won). Milliseconds per game are compute time inside one worker process. The games run on local worker
-processes or, with ``--backend ray [--address HOST:PORT]``, as Ray tasks (the same wins, game for game).
+processes or, with ``--backend ray [--address HOST:PORT]``, as Ray tasks (the same wins, game for game), with
+a progress bar of each setting's games on a terminal.
 
 Usage::
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from agents.solver import SolverAgent
 from backends import Backend, check_backend, open_backend
@@ -69,7 +71,11 @@ def play_setting(backend: Backend, suite: Suite, settings: dict[str, Any]) -> tu
     """Wins per game (in game order) and compute milliseconds per game of one setting."""
     bounds = np.linspace(0, suite.games, backend.workers * CHUNKS_PER_WORKER + 1).astype(int)
     chunks = [range(lo, hi) for lo, hi in itertools.pairwise(bounds) if hi > lo]
-    by_chunk = dict(backend.run(play_chunk, (suite, settings), chunks))
+    by_chunk = {}
+    with tqdm(total=suite.games, unit="game", leave=False, disable=None) as bar:  # shown on a terminal only
+        for index, result in backend.run(play_chunk, (suite, settings), chunks):
+            by_chunk[index] = result
+            bar.update(len(chunks[index]))
     results = [by_chunk[index] for index in range(len(chunks))]
     won = np.concatenate([wins for wins, _ in results])
     return won, 1000 * sum(seconds for _, seconds in results) / suite.games
