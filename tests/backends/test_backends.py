@@ -1,15 +1,23 @@
-"""The backends on their own: every chunk once, the same results on Ray as locally, what a cluster is sent,
-clear refusals. The Ray test starts a private two-CPU Ray instance and needs the ``ray`` extra."""
+"""The backends on their own: every chunk once, the same results on Ray as locally (even when a worker is
+killed), what a cluster is sent, clear refusals. The Ray tests share a private two-CPU Ray instance and need
+the ``ray`` extra."""
 
 from __future__ import annotations
 
+import functools
 import operator
+import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from backends import BACKENDS, LocalBackend, check_backend, open_backend
+from backends import BACKENDS, Backend, LocalBackend, check_backend, open_backend
+
+DOOMED = 3
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -19,17 +27,39 @@ def test_local_backend_runs_every_chunk_once(workers: int) -> None:
     assert results == {index: 10 * index for index in range(7)}
 
 
+@pytest.fixture(scope="module")
+def ray_backend() -> Iterator[Backend]:
+    """A private two-CPU Ray instance, opened where ``ray start`` has left an address for ``ray.init()`` to join
+    (as the head's file /tmp/ray/ray_current_cluster does; RAY_ADDRESS here, pointing nowhere): it must not try."""
+    ray = pytest.importorskip("ray")
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the test's jobs travel by value
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAY_ADDRESS", "127.0.0.1:1")
+        backend = open_backend("ray", workers=2)
+    with backend:
+        yield backend
+
+
 @pytest.mark.slow
-def test_ray_runs_every_chunk_once_with_the_local_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    """On a private instance even where ``ray start`` has left an address for ``ray.init()`` to join (as the
-    head's file /tmp/ray/ray_current_cluster does; RAY_ADDRESS here, pointing nowhere)."""
-    pytest.importorskip("ray")
-    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:1")
-    with open_backend("ray", workers=2) as backend:
-        first = dict(backend.run(operator.mul, 10, list(range(9))))
-        again = dict(backend.run(operator.add, 1, list(range(3))))
-    assert first == {index: 10 * index for index in range(9)}
-    assert again == {0: 1, 1: 2, 2: 3}
+def test_ray_runs_every_chunk_once_with_the_local_results(ray_backend: Backend) -> None:
+    assert dict(ray_backend.run(operator.mul, 10, list(range(9)))) == {index: 10 * index for index in range(9)}
+    assert dict(ray_backend.run(operator.add, 1, list(range(3)))) == {0: 1, 1: 2, 2: 3}
+
+
+def killed_once(marker_dir: str, factor: int, chunk: int) -> int:
+    """``factor * chunk``, except that the worker process given chunk DOOMED is killed (SIGKILL) the first time."""
+    marker = Path(marker_dir) / "killed"
+    if chunk == DOOMED and not marker.exists():
+        marker.touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return factor * chunk
+
+
+@pytest.mark.slow
+def test_a_chunk_whose_worker_is_killed_runs_again_and_counts_once(ray_backend: Backend, tmp_path: Path) -> None:
+    results = list(ray_backend.run(functools.partial(killed_once, str(tmp_path)), 10, list(range(8))))
+    assert (tmp_path / "killed").exists(), "the doomed chunk's worker was never killed: the test tested nothing"
+    assert sorted(results) == [(index, 10 * index) for index in range(8)]
 
 
 def test_a_cluster_is_sent_the_project_packages_this_process_loaded() -> None:
