@@ -23,6 +23,9 @@ from agents.solver import first_click_cell
 from backends import Backend, open_backend
 from mine_env.engine.constants import HIDDEN
 
+MIN_CHUNK = 64
+"""Fewest positions of a chunk the labeller makes by itself: a task costs about a millisecond (docs/SCALING.md)."""
+
 
 @njit(cache=True)
 def _count_batch(flat: np.ndarray, rows: int, cols: int, mines: int, out: np.ndarray) -> int:
@@ -74,10 +77,6 @@ def label_chunk(settings: LabelSettings, grids: np.ndarray) -> np.ndarray:
 def warm_up_labels() -> None:
     """Compile (or load from numba's cache) the counting kernel in a worker before its first chunk."""
     label_positions(np.full((1, 2, 2), HIDDEN, dtype=np.int8), 1, "opening")
-
-
-MIN_CHUNK = 64
-"""Fewest positions of a chunk the labeller makes by itself: a task costs about a millisecond (docs/SCALING.md)."""
 
 
 class Labeller:
