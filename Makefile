@@ -60,6 +60,12 @@ scaling-bench: install
 	$(PYTHON) benchmarks/bench_backends.py --preset beginner --games 100000 --seed 2026 --workers 2 --repeats 2 \
 	  --no-oracle --json docs/results/scaling/backends-beginner-100k-compiled.json
 
+# The distillation labels on the local pool against a private Ray instance (docs/SCALING.md; under a minute).
+.PHONY: scaling-labels
+scaling-labels: install
+	$(PYTHON) benchmarks/bench_label_backends.py --preset beginner --positions 32768 --workers 2 --repeats 5 \
+	  --json docs/results/scaling/labels-beginner-32k.json
+
 # RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
