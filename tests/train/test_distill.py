@@ -233,3 +233,28 @@ def test_distill_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert status == 2 and "holds positions of 5x6 boards" in err
     status, _, err = run_cli(["train", "distill", "--shares", "1,2"], capsys)
     assert status == 2 and "shares must be 3 non-negative numbers" in err
+
+
+def test_choice_loss_rewards_mass_on_the_safest_cells() -> None:
+    labels = th.tensor([[0.0, 0.0, 0.5, 0.2], [0.1, 0.3, 0.3, 0.9]])
+    candidates = th.tensor([[True, True, True, False], [True, True, True, True]])
+    right = th.tensor([[5.0, 5.0, -5.0, 9.0], [5.0, 0.0, 0.0, -5.0]])  # the 9 is not a candidate: ignored
+    wrong = th.tensor([[-5.0, -5.0, 5.0, 9.0], [-5.0, 5.0, 0.0, 5.0]])
+    assert distill.choice_loss(right, labels, candidates) < 0.01
+    assert distill.choice_loss(wrong, labels, candidates) > 9.0
+    one_safe_cell = th.tensor([[20.0, -20.0, -5.0, 0.0]])  # all the mass on one of two safe cells is enough
+    assert distill.choice_loss(one_safe_cell, labels[:1], candidates[:1]) < 1e-6
+    none = th.zeros_like(candidates)
+    assert distill.choice_loss(right, labels, none) == 0.0
+
+
+def test_choice_weight_adds_the_choice_loss() -> None:
+    grids = th.full((1, 4), HIDDEN, dtype=th.int8)
+    labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
+    weight = th.ones_like(labels)
+    plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
+    both = distill.distill_loss(logits, grids, labels, weight, 0.1, choice_weight=0.5)
+    hidden = grids == HIDDEN
+    assert th.isclose(both, plain + 0.5 * distill.choice_loss(logits, labels, hidden))
+    with pytest.raises(ValueError, match="choice_weight must be 0 or more"):
+        distill.DistillConfig(**TINY, choice_weight=-1.0).validate()
