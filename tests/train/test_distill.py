@@ -258,3 +258,26 @@ def test_choice_weight_adds_the_choice_loss() -> None:
     assert th.isclose(both, plain + 0.5 * distill.choice_loss(logits, labels, hidden))
     with pytest.raises(ValueError, match="choice_weight must be 0 or more"):
         distill.DistillConfig(**TINY, choice_weight=-1.0).validate()
+
+
+def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
+    from train.common import train
+
+    def trained(warmup: int, name: str) -> tuple[dict[str, th.Tensor], dict[str, th.Tensor]]:
+        config = maskable_ppo.MaskablePPOConfig(
+            rows=5, cols=6, mines=5, num_envs=4, n_steps=16, batch_size=32, steps=64, eval_games=0,
+            checkpoint_every=0, init=str(distilled_model), critic_warmup=warmup, runs_dir=str(tmp_path),
+            run_name=name, progress_bar=False,
+        )  # fmt: skip
+        policy = distill.MaskablePPO.load(train(maskable_ppo.ALGORITHM, config) / "final_model.zip").policy
+        return policy.pi_features_extractor.state_dict(), policy.vf_features_extractor.state_dict()
+
+    start = distill.MaskablePPO.load(distilled_model).policy.features_extractor.state_dict()
+    actor, critic = trained(64, "warm")  # one rollout of 64 steps, all of it warm-up
+    for name, value in start.items():
+        th.testing.assert_close(actor[name], value)
+    assert any(not th.equal(critic[name], value) for name, value in start.items() if value.is_floating_point())
+    actor, _ = trained(0, "cold")
+    assert any(not th.equal(actor[name], value) for name, value in start.items() if value.is_floating_point())
+    with pytest.raises(ValueError, match="critic_warmup must be at least 0"):
+        maskable_ppo.MaskablePPOConfig(critic_warmup=-1).validate()
