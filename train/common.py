@@ -178,6 +178,8 @@ class Algorithm:
     resumed: Callable[[Any, Any], None] | None = None
     """Called with (model, config) after loading a checkpoint, to apply settings SB3 measures against the
     total steps (which a resume with a larger ``--steps`` changes)."""
+    callbacks: Callable[[Any], list[BaseCallback]] | None = None
+    """The algorithm's own training callbacks for a config (beside the evaluation and checkpoints)."""
 
 
 def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -400,6 +402,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
     callbacks: list[BaseCallback] = [WinRateCallback(algo, config, run_dir)]
+    if algorithm.callbacks is not None:
+        callbacks.extend(algorithm.callbacks(config))
     if config.checkpoint_every:
         callbacks.append(CheckpointCallback(
             save_freq=max(1, config.checkpoint_every // config.num_envs), save_path=str(run_dir / "checkpoints"),

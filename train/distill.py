@@ -72,6 +72,8 @@ class DistillConfig(BoardOptions):
     batch_size: int = option(256, "Minibatch size.")
     learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it over the run.")
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
+    choice_weight: float = option(0.0, "Weight of the loss teaching the choice itself: the log of the softmax "
+                                       "mass the network puts on the oracle's safest cells.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
     crop_margin: int = option(3, "Cells next to a window side inside the board left out of the loss.")
@@ -120,6 +122,8 @@ class DistillConfig(BoardOptions):
                  "label_chunk")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        if not self.choice_weight >= 0:
+            raise ValueError(f"choice_weight must be 0 or more, got {self.choice_weight}")
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
         if self.crop_rows > spec.rows or self.crop_cols > spec.cols:
@@ -148,16 +152,42 @@ def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> t
     return policy.mlp_extractor.policy_head(policy.features_extractor.trunk(planes))
 
 
+SAFEST_TOLERANCE = 1e-3
+"""Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
+
+
 def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor,
-                 revealed_weight: float) -> th.Tensor:  # fmt: skip
+                 revealed_weight: float, choice_weight: float = 0.0) -> th.Tensor:  # fmt: skip
     """Cross-entropy of the safety logits against ``1 - p`` over the hidden cells with ``weight`` 1, plus
-    ``revealed_weight`` times that of a zero safety target over the revealed ones (all (N, H * W))."""
+    ``revealed_weight`` times that of a zero safety target over the revealed ones, plus ``choice_weight``
+    times :func:`choice_loss` (all (N, H * W))."""
     hidden = (grids == HIDDEN).float() * weight
     revealed = (grids != HIDDEN).float() * weight
     hidden_loss = F.binary_cross_entropy_with_logits(logits, 1.0 - labels, reduction="none")
     revealed_loss = F.binary_cross_entropy_with_logits(logits, th.zeros_like(logits), reduction="none")
     loss = (hidden_loss * hidden).sum() / hidden.sum().clamp(min=1.0)
-    return loss + revealed_weight * (revealed_loss * revealed).sum() / revealed.sum().clamp(min=1.0)
+    loss = loss + revealed_weight * (revealed_loss * revealed).sum() / revealed.sum().clamp(min=1.0)
+    if choice_weight:
+        loss = loss + choice_weight * choice_loss(logits, labels, hidden > 0)
+    return loss
+
+
+def choice_loss(logits: th.Tensor, labels: th.Tensor, candidates: th.Tensor) -> th.Tensor:
+    """Minus the log of the softmax mass (over the ``candidates``) on the oracle's safest candidates, averaged
+    over the positions with a candidate.
+
+    The cross-entropy above weighs every hidden cell alike, while the policy only plays the top one: this term
+    trains the decision itself, and it does not care how the mass is shared among equally safe cells (a
+    position with ten certainly safe cells is solved by any of them).
+    """
+    masked = logits.masked_fill(~candidates, float("-inf"))
+    least = labels.masked_fill(~candidates, float("inf")).min(dim=1, keepdim=True).values
+    safest = candidates & (labels <= least + SAFEST_TOLERANCE)
+    rows = candidates.any(dim=1)
+    if not rows.any():
+        return logits.sum() * 0.0
+    mass = th.logsumexp(masked.masked_fill(~safest, float("-inf"))[rows], dim=1)
+    return (th.logsumexp(masked[rows], dim=1) - mass).mean()
 
 
 class Trainer:
@@ -211,7 +241,7 @@ class Trainer:
             grids, labels, weight, density = self.batch(dataset)
             logits = safety_logits(self.policy, extractor.input_planes(grids, density))
             loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
-                                self.config.revealed_weight)  # fmt: skip
+                                self.config.revealed_weight, self.config.choice_weight)  # fmt: skip
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
             self.optimizer.zero_grad()

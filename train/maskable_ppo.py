@@ -18,7 +18,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from train.common import Algorithm, option, script_main
 from train.networks import MaskableConvActorCriticPolicy
-from train.ppo import PPOConfig, ppo_kwargs
+from train.ppo import PPOConfig, ppo_callbacks, ppo_kwargs
 
 
 @dataclass
@@ -32,7 +32,7 @@ def build_model(config: MaskablePPOConfig, env: VecEnv) -> MaskablePPO:
     return MaskablePPO(MaskableConvActorCriticPolicy, env, **ppo_kwargs(config))
 
 
-ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MaskablePPO, build_model)
+ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MaskablePPO, build_model, callbacks=ppo_callbacks)
 
 if __name__ == "__main__":
     # Run through the imported module, so that saved models name train.maskable_ppo, not __main__, as their class.

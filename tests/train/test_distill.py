@@ -233,3 +233,51 @@ def test_distill_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert status == 2 and "holds positions of 5x6 boards" in err
     status, _, err = run_cli(["train", "distill", "--shares", "1,2"], capsys)
     assert status == 2 and "shares must be 3 non-negative numbers" in err
+
+
+def test_choice_loss_rewards_mass_on_the_safest_cells() -> None:
+    labels = th.tensor([[0.0, 0.0, 0.5, 0.2], [0.1, 0.3, 0.3, 0.9]])
+    candidates = th.tensor([[True, True, True, False], [True, True, True, True]])
+    right = th.tensor([[5.0, 5.0, -5.0, 9.0], [5.0, 0.0, 0.0, -5.0]])  # the 9 is not a candidate: ignored
+    wrong = th.tensor([[-5.0, -5.0, 5.0, 9.0], [-5.0, 5.0, 0.0, 5.0]])
+    assert distill.choice_loss(right, labels, candidates) < 0.01
+    assert distill.choice_loss(wrong, labels, candidates) > 9.0
+    one_safe_cell = th.tensor([[20.0, -20.0, -5.0, 0.0]])  # all the mass on one of two safe cells is enough
+    assert distill.choice_loss(one_safe_cell, labels[:1], candidates[:1]) < 1e-6
+    none = th.zeros_like(candidates)
+    assert distill.choice_loss(right, labels, none) == 0.0
+
+
+def test_choice_weight_adds_the_choice_loss() -> None:
+    grids = th.full((1, 4), HIDDEN, dtype=th.int8)
+    labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
+    weight = th.ones_like(labels)
+    plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
+    both = distill.distill_loss(logits, grids, labels, weight, 0.1, choice_weight=0.5)
+    hidden = grids == HIDDEN
+    assert th.isclose(both, plain + 0.5 * distill.choice_loss(logits, labels, hidden))
+    with pytest.raises(ValueError, match="choice_weight must be 0 or more"):
+        distill.DistillConfig(**TINY, choice_weight=-1.0).validate()
+
+
+def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
+    from train.common import train
+
+    def trained(warmup: int, name: str) -> tuple[dict[str, th.Tensor], dict[str, th.Tensor]]:
+        config = maskable_ppo.MaskablePPOConfig(
+            rows=5, cols=6, mines=5, num_envs=4, n_steps=16, batch_size=32, steps=64, eval_games=0,
+            checkpoint_every=0, init=str(distilled_model), critic_warmup=warmup, runs_dir=str(tmp_path),
+            run_name=name, progress_bar=False,
+        )  # fmt: skip
+        policy = distill.MaskablePPO.load(train(maskable_ppo.ALGORITHM, config) / "final_model.zip").policy
+        return policy.pi_features_extractor.state_dict(), policy.vf_features_extractor.state_dict()
+
+    start = distill.MaskablePPO.load(distilled_model).policy.features_extractor.state_dict()
+    actor, critic = trained(64, "warm")  # one rollout of 64 steps, all of it warm-up
+    for name, value in start.items():
+        th.testing.assert_close(actor[name], value)
+    assert any(not th.equal(critic[name], value) for name, value in start.items() if value.is_floating_point())
+    actor, _ = trained(0, "cold")
+    assert any(not th.equal(actor[name], value) for name, value in start.items() if value.is_floating_point())
+    with pytest.raises(ValueError, match="critic_warmup must be at least 0"):
+        maskable_ppo.MaskablePPOConfig(critic_warmup=-1).validate()
