@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agents.analysis.component_store import ComponentStore, new_component_store
 from agents.analysis.probability import VALUE_MINE
 from agents.battle_position import Position
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid, bomb_area
@@ -57,12 +58,20 @@ class BattleAgent(ABC):
 
     Args:
         seed: seed of the agent's own generator, which breaks ties (None: fresh entropy).
+        store_components: for an agent that counts the outcomes of clicks (``counts_outcomes``), keep the
+            components counted in the game's earlier counts (:mod:`agents.analysis.component_store`), so that a
+            click costs the dynamic programme of only the components it changes; False counts every outcome in
+            full (the plain path: the same floats, so the same choices, slower).
     """
 
     name: str = "battle-agent"
+    counts_outcomes: bool = False
+    """Whether the agent counts the outcomes of hypothetical clicks (then it keeps a component store)."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, store_components: bool = True) -> None:
         self._rng = np.random.default_rng(seed)
+        keeps_store = store_components and self.counts_outcomes
+        self._store: ComponentStore | None = new_component_store() if keeps_store else None
 
     def reset(self) -> None:  # noqa: B027  (an optional hook: stateless agents need not override it)
         """Forget anything remembered from the previous game (called before each game)."""
@@ -85,7 +94,7 @@ class BattleAgent(ABC):
         """The position's analysis and valid reveals, and the move that needs no scoring, if any: a certain mine
         first (it gains one, moves again and shows nothing new), else the bomb by rule."""
         cells = self._valid_cells(obs)
-        analysis = position_analysis(obs, info)
+        analysis = position_analysis(obs, info, self._store)
         certain = certain_mines(analysis, cells)
         if certain.size:
             return analysis, cells, int(certain[0])
@@ -120,9 +129,12 @@ class RandomBattleAgent(BattleAgent):
         return int(self._rng.choice(self._valid_cells(obs)))
 
 
-def position_analysis(obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> Position:
-    """The exact count of the player's position: claimed mines as shown mines, with the game's total mines."""
-    return Position.of(analysis_grid(obs["observation"]), int(info["mines"]))
+def position_analysis(
+    obs: Mapping[str, np.ndarray], info: Mapping[str, Any], store: ComponentStore | None = None
+) -> Position:
+    """The exact count of the player's position: claimed mines as shown mines, with the game's total mines (its
+    outcomes counted with ``store``, see :class:`~agents.battle_position.Position`)."""
+    return Position.of(analysis_grid(obs["observation"]), int(info["mines"]), store)
 
 
 class GreedyBattleAgent(BattleAgent):
@@ -246,9 +258,10 @@ class ContestBattleAgent(BattleAgent):
     """
 
     name = "contest"
+    counts_outcomes = True
 
-    def __init__(self, seed: int | None = None, candidates: int = 6) -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int | None = None, candidates: int = 6, store_components: bool = True) -> None:
+        super().__init__(seed, store_components)
         self.candidates = positive_int("candidates", candidates)
 
     def act(self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
@@ -294,10 +307,11 @@ class LookaheadBattleAgent(BattleAgent):
     """
 
     name = "lookahead"
+    counts_outcomes = True
 
     def __init__(self, seed: int | None = None, candidates: int = 5, deepen: int = 2, inner: int = 2,
-                 min_share: float = 0.15) -> None:  # fmt: skip
-        super().__init__(seed)
+                 min_share: float = 0.15, store_components: bool = True) -> None:  # fmt: skip
+        super().__init__(seed, store_components)
         self.candidates = positive_int("candidates", candidates)
         self.deepen = positive_int("deepen", deepen)
         self.inner = positive_int("inner", inner)
@@ -328,7 +342,7 @@ class LookaheadBattleAgent(BattleAgent):
         return gain - given_away
 
 
-BATTLE_AGENTS: dict[str, Callable[[int | None], BattleAgent]] = {
+BATTLE_AGENTS: dict[str, Callable[..., BattleAgent]] = {
     "random": RandomBattleAgent,
     "greedy": GreedyBattleAgent,
     "contest": ContestBattleAgent,
@@ -337,11 +351,12 @@ BATTLE_AGENTS: dict[str, Callable[[int | None], BattleAgent]] = {
 """The battle agents by name, each made from a seed."""
 
 
-def make_battle_agent(name: str, seed: int | None = None) -> BattleAgent:
-    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded."""
+def make_battle_agent(name: str, seed: int | None = None, store_components: bool = True) -> BattleAgent:
+    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded (``store_components``: see
+    :class:`BattleAgent`)."""
     if name not in BATTLE_AGENTS:
         raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
-    return BATTLE_AGENTS[name](seed)
+    return BATTLE_AGENTS[name](seed, store_components=store_components)
 
 
 def seat_observation(game: BattleGame, seat: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
