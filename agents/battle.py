@@ -196,6 +196,14 @@ def flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
     neighbours with the fewest undecided cells (mine probability strictly between 0 and 1) around them are
     revealed: a number over few undecided cells is the likeliest to pin a mine; one over none tells nothing.
     """
+    key = ("flooded_chance", cell)
+    if key not in after_zero.memo:  # the look-ahead asks again for the zeros of the clicks it deepens
+        after_zero.memo[key] = _flooded_chance(after_zero, cell)
+    return after_zero.memo[key]
+
+
+def _flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
+    """:func:`flooded_chance`, computed (that function keeps it on the position, per cell)."""
     rows, cols = after_zero.grid.shape
     undecided = after_zero.hidden & (after_zero.probabilities > TIE_TOLERANCE)
     undecided &= after_zero.probabilities < 1.0 - TIE_TOLERANCE
@@ -224,6 +232,35 @@ def contest_value(expansion: Expansion) -> float:
     """``E[A] - E'[A]`` of an expanded click (the formula in :class:`ContestBattleAgent`)."""
     gain = expansion.p_mine * (1.0 + best_chance(expansion.claimed)) if expansion.claimed is not None else 0.0
     return gain - sum(share * opponent_chance(expansion, v, share, o) for v, share, o in expansion.safe)
+
+
+def contest_bound(expansion: Expansion) -> float:
+    """:func:`contest_value` with ``m`` in place of ``m'`` (no flood fill counted): never below it, since
+    ``m' >= m`` term by term (and float products and sums are monotone), and equal to it when no zero is at
+    least ``FLOOD_MIN_SHARE`` likely. Costs no count."""
+    gain = expansion.p_mine * (1.0 + best_chance(expansion.claimed)) if expansion.claimed is not None else 0.0
+    return gain - sum(share * best_chance(o) for _, share, o in expansion.safe)
+
+
+def contest_values(expansions: list[Expansion], rank: int, tolerance: float) -> np.ndarray:
+    """The contest values of ``expansions`` wherever they matter, each else an upper bound that cannot matter.
+
+    Exact for every expansion that can be among the ``rank`` highest, or within ``tolerance`` of the
+    ``rank``-th highest; every other gets its :func:`contest_bound`, which lies strictly below that by more than
+    ``tolerance`` (so does its value). So the ``rank`` highest, their order, and which are within ``tolerance``
+    of the best, are those of the exact values: only the flood fills that cannot change a choice are skipped.
+    """
+    values = np.array([contest_bound(e) for e in expansions])
+    exact = np.array([not any(v == 0 and share >= FLOOD_MIN_SHARE for v, share, _ in e.safe) for e in expansions])
+    for i in np.argsort(-values, kind="stable"):
+        if exact[i]:
+            continue
+        known = np.sort(values[exact])[::-1]
+        if known.size >= rank and values[i] < known[rank - 1] - tolerance:
+            break  # this bound, and every later (lower) one, is out of reach
+        values[i] = contest_value(expansions[i])
+        exact[i] = True
+    return values
 
 
 def likeliest(analysis: Position, cells: np.ndarray, count: int) -> np.ndarray:
@@ -269,7 +306,7 @@ class ContestBattleAgent(BattleAgent):
         if move is not None:
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
-        scores = np.array([self.score(analysis, int(cell)) for cell in shortlist])
+        scores = contest_values([expand(analysis, int(cell)) for cell in shortlist], 1, TIE_TOLERANCE)
         return self._pick_best(shortlist, scores)
 
     @staticmethod
@@ -286,7 +323,8 @@ def contest_best(analysis: Position, candidates: int) -> float:
     hidden = np.flatnonzero(analysis.hidden.ravel())
     if hidden.size == 0:
         return 0.0
-    return max(contest_value(expand(analysis, int(cell))) for cell in likeliest(analysis, hidden, candidates))
+    expansions = [expand(analysis, int(cell)) for cell in likeliest(analysis, hidden, candidates)]
+    return float(contest_values(expansions, 1, 0.0).max())
 
 
 class LookaheadBattleAgent(BattleAgent):
@@ -325,7 +363,7 @@ class LookaheadBattleAgent(BattleAgent):
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
         expansions = [expand(analysis, int(cell)) for cell in shortlist]
-        ranked = np.argsort(-np.array([contest_value(e) for e in expansions]), kind="stable")[: self.deepen]
+        ranked = np.argsort(-contest_values(expansions, self.deepen, 0.0), kind="stable")[: self.deepen]
         scores = np.array([self.q3(expansions[i]) for i in ranked])
         return self._pick_best(shortlist[ranked], scores)
 

@@ -39,6 +39,8 @@ class Position:
         self.__dict__.update(grid=grid, probabilities=probabilities, certain_mines=certain_mines)
         self.mines = mines
         self.store = store
+        self.memo: dict[object, float] = {}
+        """Values the agents derived from this position, kept for when they ask again (keyed by what they are)."""
         if best_chance is not None:
             self.__dict__["best_chance"] = best_chance
 
@@ -50,7 +52,7 @@ class Position:
         :attr:`certain_mines`): most outcomes are only asked for their best chance, which the count gave.
         """
         position = cls.__new__(cls)
-        position.mines, position.store = before.mines, before.store
+        position.mines, position.store, position.memo = before.mines, before.store, {}
         position.__dict__["best_chance"] = float(counts.best[index])
         position._origin = (before.grid, flat_cell, code, counts, index)
         return position

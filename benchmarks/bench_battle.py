@@ -10,7 +10,8 @@ of each agent warms the numba kernels outside the timed region. The load average
 may be shared.
 
 Usage:
-    python benchmarks/bench_battle.py [--games 20] [--seed 2026] [--agent greedy --agent contest ...]
+    python benchmarks/bench_battle.py [--games 20] [--seed 2026] [--agent greedy --agent contest ...] [--self-play]
+        [--bomb]
 """
 
 from __future__ import annotations
@@ -75,15 +76,17 @@ def main() -> None:
     parser.add_argument("--agent", action="append", choices=list(BATTLE_AGENTS),
                         help="agents to pair (default: all)")  # fmt: skip
     parser.add_argument("--self-play", action="store_true", help="also pair each agent with itself")
+    parser.add_argument("--bomb", action="store_true", help="play with the bomb rule")
     args = parser.parse_args()
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     agents = args.agent or list(BATTLE_AGENTS)
-    spec = BattleSpec()
+    spec = BattleSpec(bomb=args.bomb)
     for store in (True, False):  # warm the kernels of both paths
         play_battle(spec, 0, tuple(make_battle_agent(name, 0, store) for name in (agents * 2)[:2]))
     pairs = itertools.combinations_with_replacement if args.self_play else itertools.combinations
-    print(f"16x16/51, {args.games} boards x 2 seats per pair; {platform.processor() or platform.machine()}, "
+    board = "16x16/51 with bomb" if args.bomb else "16x16/51"
+    print(f"{board}, {args.games} boards x 2 seats per pair; {platform.processor() or platform.machine()}, "
           f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
     print("| A | B | CPU ms/game | wall ms/game | plain path: CPU ms/game | speed-up | moves/game | under 50 ms |")
     print("|---|---|---:|---:|---:|---:|---:|---|")

@@ -97,8 +97,8 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
     local_of_box = np.empty(n_boxes, np.int64)
     local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
     orders = np.empty(n_boxes, np.int64)
-    key = np.empty(64, np.int64)
-    keys = np.empty(64, np.int64)
+    key = np.empty(256, np.int64)
+    keys = np.empty(1024, np.int64)
     key_start = int_array(n_comp + 1, 0)
     hashes = np.empty(n_comp, np.int64)
     for comp in range(n_comp):
@@ -142,13 +142,15 @@ def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentS
     """Find (or count and store) each prepared component; (STATUS_OK, -1), or (STATUS_BAD_COMPONENT, its
     first number) for the first component no layout fits."""
     keys, key_start, hashes = prepared.keys, prepared.key_start, prepared.hashes
-    local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
+    local_of_con = np.empty(0, np.int64)  # made at the first component not found
     for comp in range(stored.shape[0]):
         key = keys[key_start[comp] : key_start[comp + 1]]
         length = key.shape[0]
         c = find_component(store, key, length, hashes[comp])
         begin, stop = prepared.comp_box_start[comp], prepared.comp_box_start[comp + 1]
         if c < 0:
+            if local_of_con.shape[0] == 0:
+                local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
             boxes = prepared.comp_boxes[begin:stop]
             local, _ = local_component(frontier, boxes, prepared.order[begin:stop], local_of_con)
             count = _counted(local)

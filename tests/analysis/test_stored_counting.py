@@ -64,7 +64,7 @@ def test_reveal_counts_stored_equals_the_plain_path() -> None:
     rng = np.random.default_rng(5)
     store = tiny_store()
     for _ in range(6):
-        layout, grid = random_position(rng, 8, 8, 12)
+        _, grid = random_position(rng, 8, 8, 12)
         flat = grid.ravel()
         for cell in np.flatnonzero(flat == HIDDEN):
             expected = reveal_counts(flat, 8, 8, 12, cell, True, True)
