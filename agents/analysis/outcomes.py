@@ -21,15 +21,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.combine import Cells, combine, spread_to_cells
+from agents.analysis.combine import Cells, combine
 from agents.analysis.component_store import key_hash
 from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK, int_array
 from agents.analysis.frontier import find_frontier
 from agents.analysis.lookahead import hidden_neighbours
-from agents.analysis.stored_counting import count_board_stored, prepare_components, resolved_counts
+from agents.analysis.stored_counting import prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.geometry import count_around
+from mine_env.engine.geometry import count_around, is_known_mine, is_unknown
 
 OUTCOMES = 10
 """Index 0: the cell is a mine (shown as MINE); index ``1 + v``: the cell shows the number v."""
@@ -85,9 +85,12 @@ def reveal_counts_stored(flat, rows, cols, mines, cell, with_mine, with_numbers,
     work = flat.copy()
     if with_mine:
         work[cell] = MINE
-        counted = count_board_stored(work, rows, cols, mines, store)
-        if counted.status == STATUS_OK:
-            _record(counts, 0, work, counted.combined.log_layouts, counted.cells)
+        frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])
+        if frontier.status == STATUS_OK:
+            stored = np.empty(frontier.n_components, np.int64)
+            component_counts = resolved_counts(frontier, prepare_components(frontier), store, stored)
+            if component_counts.status == STATUS_OK:
+                _record_combined(counts, 0, work, frontier, combine(frontier, component_counts, mines))
     if with_numbers:
         work[cell] = flat[cell]
         _count_numbers(counts, work, rows, cols, mines, cell, store)
@@ -119,10 +122,7 @@ def _count_numbers(counts, work, rows, cols, mines, cell, store):  # type: ignor
         component_counts = resolved_counts(frontier, prepared, store, stored)
         if component_counts.status != STATUS_OK:
             continue
-        combined = combine(frontier, component_counts, mines)
-        if combined.feasible:
-            cells = spread_to_cells(work, _UNTRUSTED[0], frontier.box_of_cell, combined)
-            _record(counts, 1 + value, work, combined.log_layouts, cells)
+        _record_combined(counts, 1 + value, work, frontier, combine(frontier, component_counts, mines))
 
 
 @njit(cache=True, inline="always")
@@ -189,4 +189,31 @@ def _record(counts: RevealCounts, index: int, work: np.ndarray, log_layouts: flo
         counts.certain_mine[index, i] = cells.mine[i]
         if work[i] == HIDDEN and cells.probability[i] > best:
             best = cells.probability[i]
+    counts.best[index] = best
+
+
+@njit(cache=True, inline="always")
+def _record_combined(counts: RevealCounts, index: int, work: np.ndarray, frontier, combined) -> None:  # type: ignore[no-untyped-def]
+    """:func:`_record` of a count's combination, when some layout fits: each cell's probability and certainty
+    read from its box (or the interior), as :func:`~agents.analysis.combine.spread_to_cells` spreads them (flags
+    untrusted), without making the per-cell arrays first."""
+    if not combined.feasible:
+        return
+    box_of_cell, box_probability, box_full = frontier.box_of_cell, combined.box_probability, combined.box_full
+    counts.consistent[index] = True
+    counts.log_layouts[index] = combined.log_layouts
+    best = 0.0
+    for i in range(work.shape[0]):
+        box = box_of_cell[i]
+        if box >= 0:
+            probability, mine = box_probability[box], box_full[box]
+        elif is_unknown(work[i], _UNTRUSTED[0]):
+            probability, mine = combined.interior_probability, combined.interior_full
+        else:
+            mine = is_known_mine(work[i], _UNTRUSTED[0])
+            probability = 1.0 if mine else 0.0
+        counts.probability[index, i] = probability
+        counts.certain_mine[index, i] = mine
+        if work[i] == HIDDEN and probability > best:
+            best = probability
     counts.best[index] = best

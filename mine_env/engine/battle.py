@@ -167,6 +167,9 @@ class BattleGame:
             raise ValueError(f"an action must be an integer, got {action!r}")
         action = int(action)
         limit = 2 * n if self.spec.bomb else n
+        if not self.spec.bomb and n <= action < 2 * n:
+            raise ValueError(f"action {action} is a bomb, but the bomb rule is off on this board (bomb=True, or "
+                             "--bomb on the command line, turns it on)")  # fmt: skip
         if not 0 <= action < limit:
             raise ValueError(f"action {action} is outside 0..{limit - 1}")
         if action >= n:

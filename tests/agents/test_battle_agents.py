@@ -101,6 +101,12 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
         make_battle_agent("smart")
     with pytest.raises(ValueError, match="candidates must be a positive integer"):
         ContestBattleAgent(0, candidates=0)
+    impossible = np.array([[HIDDEN, 3, HIDDEN]], dtype=np.int8)  # a 3 with two hidden neighbours
+    for name in ("greedy", "contest", "lookahead"):
+        with pytest.raises(ValueError, match=r"the 3 at \(0, 1\) cannot be satisfied"):
+            make_battle_agent(name, 0).act(position(impossible), {"mines": 2})
+    with pytest.raises(ValueError, match="total mine count does not fit"):
+        ContestBattleAgent(0).act(position(ROW), {"mines": 3})
     done = {"observation": ROW, "action_mask": np.zeros(4, np.int8)}
     with pytest.raises(ValueError, match="no valid reveal"):
         GreedyBattleAgent(0).act(done, ROW_INFO)

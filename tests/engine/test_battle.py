@@ -143,6 +143,8 @@ def test_bad_moves_are_refused_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="already open"):
         game.play(cell)
     with pytest.raises(ValueError, match=r"outside 0\.\.255"):
+        game.play(-1)
+    with pytest.raises(ValueError, match="action 256 is a bomb, but the bomb rule is off"):
         game.play(256)
     with pytest.raises(ValueError, match="must be an integer"):
         game.play(1.5)  # type: ignore[arg-type]
@@ -177,3 +179,6 @@ def test_the_bomb_claims_the_mines_reveals_the_safe_cells_and_passes_the_turn() 
     assert (game.grid[r0:r1, c0:c1] != HIDDEN).all()
     assert game.mover == 1 and game.bomb_used == [True, False]
     assert not game.can_bomb(0)
+    game.play(first_cell(game, mine=False, zero=False))  # player 0 to move again, the bomb spent
+    with pytest.raises(ValueError, match="player 0 has already used the bomb"):
+        game.bomb(centre)
