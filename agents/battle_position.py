@@ -120,7 +120,7 @@ class Position:
             counted = reveal_counts(flat, rows, cols, self.mines, flat_cell, counted_mine, not certain)
         else:
             counted = reveal_counts_stored(flat, rows, cols, self.mines, flat_cell, counted_mine, not certain,
-                                           self.store)  # fmt: skip
+                                           self.store, self.probabilities.ravel())  # fmt: skip
         counts = RevealCounts(*counted)
         for index in np.flatnonzero(counts.consistent):
             code = MINE if index == VALUE_MINE else index - 1

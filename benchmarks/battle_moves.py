@@ -1,8 +1,9 @@
 """Battle minesweeper: every move of seeded AI-vs-AI games, to check that a change of the agents' code keeps them.
 
 A speed change of the battle agents must not change a single choice. This script plays, for each pair of agents
-(every AI against every other and itself, bomb rule off and on), ``--games`` boards of the tournament's seeding
-from both seats, and records every action of every game with the final scores. ``--compare OLD.json`` names each
+with at least one that counts ahead (contest or lookahead: against random, greedy, each other and themselves),
+with the bomb rule off and on, ``--games`` boards of the tournament's seeding from both seats, and records every
+action of every game with the final scores. ``--compare OLD.json`` names each
 game whose moves differ and ends with "identical to OLD.json" when none does.
 
 Usage::
@@ -53,7 +54,7 @@ def record(games: int, seed: int) -> dict[str, Any]:
         for a, b in pairs():
             for board in range(games):
                 seeds = derive_game_seeds(seed, board)
-                for names in ((a, b), (b, a)):
+                for names in dict.fromkeys(((a, b), (b, a))):  # an agent against itself: once
                     name = f"{'bomb' if bomb else 'plain'}/{names[0]}-{names[1]}/{board}"
                     out[name] = play_recorded(spec, layout_key(seeds.env), names, seeds.agent)
     return out

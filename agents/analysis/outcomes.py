@@ -29,7 +29,7 @@ from agents.analysis.frontier import find_frontier
 from agents.analysis.lookahead import hidden_neighbours
 from agents.analysis.stored_counting import prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.geometry import count_around, is_known_mine, is_unknown
+from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
 
 OUTCOMES = 10
 """Index 0: the cell is a mine (shown as MINE); index ``1 + v``: the cell shows the number v."""
@@ -74,12 +74,17 @@ def reveal_counts(flat, rows, cols, mines, cell, with_mine, with_numbers):  # ty
 
 
 @njit(cache=True)
-def reveal_counts_stored(flat, rows, cols, mines, cell, with_mine, with_numbers, store):  # type: ignore[no-untyped-def]
+def reveal_counts_stored(  # type: ignore[no-untyped-def]
+    flat, rows, cols, mines, cell, with_mine, with_numbers, store, probability
+):
     """:func:`reveal_counts`, each count taking the components ``store`` holds from it (and adding the others).
 
     The numbers ``cell`` may show give positions that differ only in the target of the cell's own number, so
     their frontier (constraints, boxes, components, ids) is found and prepared once and only that target, and
-    the key of its component, change from one number to the next (:func:`_count_numbers`).
+    the key of its component, change from one number to the next (:func:`_count_numbers`). ``probability`` is
+    the position's own count (flat): a number below the shown and certain mines around the cell, or above those
+    plus its undecided neighbours, fits no layout, so it is not counted (it is as :func:`reveal_counts` leaves
+    an outcome no layout fits).
     """
     counts = _no_outcomes(flat.shape[0])
     work = flat.copy()
@@ -93,17 +98,19 @@ def reveal_counts_stored(flat, rows, cols, mines, cell, with_mine, with_numbers,
                 _record_combined(counts, 0, work, frontier, combine(frontier, component_counts, mines))
     if with_numbers:
         work[cell] = flat[cell]
-        _count_numbers(counts, work, rows, cols, mines, cell, store)
+        _count_numbers(counts, work, rows, cols, mines, cell, store, probability)
     return counts.consistent, counts.log_layouts, counts.best, counts.probability, counts.certain_mine
 
 
 @njit(cache=True, inline="always")
-def _count_numbers(counts, work, rows, cols, mines, cell, store):  # type: ignore[no-untyped-def]
-    """Count ``cell`` showing each number it may show (from the shown mines around it to those plus its hidden
-    neighbours) into ``counts``, on one frontier whose only change is the target of the cell's number (``work``:
-    the position, the cell hidden)."""
+def _count_numbers(counts, work, rows, cols, mines, cell, store, probability):  # type: ignore[no-untyped-def]
+    """Count ``cell`` showing each number it may show into ``counts``, on one frontier whose only change is the
+    target of the cell's number (``work``: the position, the cell hidden; ``probability``: its count). A layout
+    after the reveal is one of the position's, so the neighbours certain there (probability exactly 0 or 1)
+    are certain after it: the numbers are those from the shown and certain mines around the cell to those plus
+    the undecided neighbours."""
     known = count_around(work, rows, cols, cell // cols, cell % cols, MINE)
-    hidden = hidden_neighbours(work, rows, cols, cell)
+    lowest, highest = _possible_numbers(work, rows, cols, cell, probability, known)
     work[cell] = known
     frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])
     if frontier.status != STATUS_OK:  # another number is bad, whatever this cell shows
@@ -111,7 +118,7 @@ def _count_numbers(counts, work, rows, cols, mines, cell, store):  # type: ignor
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
     own, key_at = _own_number(frontier, prepared, cell)
-    for value in range(known, known + hidden + 1):
+    for value in range(lowest, highest + 1):
         work[cell] = value
         if own >= 0:  # the number's target, in the frontier and in its component's key
             frontier.target[own] = value - known
@@ -123,6 +130,21 @@ def _count_numbers(counts, work, rows, cols, mines, cell, store):  # type: ignor
         if component_counts.status != STATUS_OK:
             continue
         _record_combined(counts, 1 + value, work, frontier, combine(frontier, component_counts, mines))
+
+
+@njit(cache=True, inline="always")
+def _possible_numbers(work, rows, cols, cell, probability, known):  # type: ignore[no-untyped-def]
+    """(lowest, highest) number ``cell`` can show: ``known`` shown mines around it, plus its hidden neighbours
+    that are mines in every layout (and, for the highest, those that may be)."""
+    r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)
+    lowest, highest = known, known
+    for r in range(r0, r1):
+        for c in range(c0, c1):
+            i = r * cols + c
+            if i != cell and work[i] == HIDDEN:
+                lowest += probability[i] == 1.0
+                highest += probability[i] > 0.0
+    return lowest, highest
 
 
 @njit(cache=True, inline="always")

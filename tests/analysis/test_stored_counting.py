@@ -66,9 +66,10 @@ def test_reveal_counts_stored_equals_the_plain_path() -> None:
     for _ in range(6):
         _, grid = random_position(rng, 8, 8, 12)
         flat = grid.ravel()
+        probability = count_board(flat, 8, 8, False, 12).cells.probability
         for cell in np.flatnonzero(flat == HIDDEN):
             expected = reveal_counts(flat, 8, 8, 12, cell, True, True)
-            got = reveal_counts_stored(flat, 8, 8, 12, cell, True, True, store)
+            got = reveal_counts_stored(flat, 8, 8, 12, cell, True, True, store, probability)
             consistent = expected[0]
             np.testing.assert_array_equal(got[0], consistent)
             np.testing.assert_array_equal(got[1], expected[1])
