@@ -13,6 +13,7 @@ from mine_env.engine.battle import (
     BattleSpec,
     analysis_grid,
     bomb_area,
+    bomb_area_counts,
 )
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.layout import neighbour_counts
@@ -182,3 +183,13 @@ def test_the_bomb_claims_the_mines_reveals_the_safe_cells_and_passes_the_turn() 
     game.play(first_cell(game, mine=False, zero=False))  # player 0 to move again, the bomb spent
     with pytest.raises(ValueError, match="player 0 has already used the bomb"):
         game.bomb(centre)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(16, 16), (7, 11), (3, 4), (1, 6)])
+def test_the_bomb_area_counts_are_those_of_each_area(rows: int, cols: int) -> None:
+    rng = np.random.default_rng(rows * cols)
+    spec = BattleSpec(rows, cols, 1)
+    cells = rng.random(rows * cols) < 0.3
+    expected = [cells.reshape(rows, cols)[r0:r1, c0:c1].sum() for r0, r1, c0, c1 in
+                (bomb_area(spec, cell) for cell in range(spec.n_cells))]  # fmt: skip
+    assert bomb_area_counts(spec, cells).ravel().tolist() == expected
