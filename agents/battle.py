@@ -205,14 +205,19 @@ def flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
 def _flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
     """:func:`flooded_chance`, computed (that function keeps it on the position, per cell)."""
     rows, cols = after_zero.grid.shape
-    undecided = after_zero.hidden & (after_zero.probabilities > TIE_TOLERANCE)
-    undecided &= after_zero.probabilities < 1.0 - TIE_TOLERANCE
+    r0, c0 = max(cell[0] - 2, 0), max(cell[1] - 2, 0)  # the 5x5 square the neighbours' own neighbours lie in
+    hidden = after_zero.hidden[r0 : cell[0] + 3, c0 : cell[1] + 3]
+    probabilities = after_zero.probabilities[r0 : cell[0] + 3, c0 : cell[1] + 3]
+    undecided = (hidden & (probabilities > TIE_TOLERANCE) & (probabilities < 1.0 - TIE_TOLERANCE)).tolist()
+    hidden = hidden.tolist()
     telling = []
     for r in range(max(cell[0] - 1, 0), min(cell[0] + 2, rows)):
         for c in range(max(cell[1] - 1, 0), min(cell[1] + 2, cols)):
-            around = int(undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
-            if after_zero.hidden[r, c] and around:
-                telling.append((around, r, c))
+            if hidden[r - r0][c - c0]:
+                around = sum(undecided[rr - r0][cc - c0] for rr in range(max(r - 1, 0), min(r + 2, rows))
+                             for cc in range(max(c - 1, 0), min(c + 2, cols)))  # fmt: skip
+                if around:
+                    telling.append((around, r, c))
     best = best_chance(after_zero)
     for _, r, c in sorted(telling)[:FLOOD_NEIGHBOURS]:
         distribution, outcomes = after_zero.reveal_outcomes((r, c))

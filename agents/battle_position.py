@@ -122,7 +122,7 @@ class Position:
             counted = reveal_counts_stored(flat, rows, cols, self.mines, flat_cell, counted_mine, not certain,
                                            self.store, self.probabilities.ravel())  # fmt: skip
         counts = RevealCounts(*counted)
-        for index in np.flatnonzero(counts.consistent):
+        for index in counts.consistent.nonzero()[0].tolist():
             code = MINE if index == VALUE_MINE else index - 1
             outcomes[index] = Position._outcome(self, flat_cell, code, counts, index)
         if certain:

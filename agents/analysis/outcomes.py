@@ -93,7 +93,7 @@ def reveal_counts_stored(  # type: ignore[no-untyped-def]
         frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])
         if frontier.status == STATUS_OK:
             stored = np.empty(frontier.n_components, np.int64)
-            component_counts = resolved_counts(frontier, prepare_components(frontier), store, stored)
+            component_counts = resolved_counts(frontier, prepare_components(frontier), store, stored, -1)
             if component_counts.status == STATUS_OK:
                 _record_combined(counts, 0, work, frontier, combine(frontier, component_counts, mines))
     if with_numbers:
@@ -118,15 +118,19 @@ def _count_numbers(counts, work, rows, cols, mines, cell, store, probability):  
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
     own, key_at = _own_number(frontier, prepared, cell)
+    own_comp = frontier.component_of_box[frontier.cons_boxes[own, 0]] if own >= 0 else -1
+    searched = -1  # the store's emptying count when ``stored`` last got every component, -1 when it has not
     for value in range(lowest, highest + 1):
         work[cell] = value
         if own >= 0:  # the number's target, in the frontier and in its component's key
             frontier.target[own] = value - known
             prepared.keys[key_at] = value - known
-            comp = frontier.component_of_box[frontier.cons_boxes[own, 0]]
-            begin, stop = prepared.key_start[comp], prepared.key_start[comp + 1]
-            prepared.hashes[comp] = key_hash(prepared.keys[begin:stop], stop - begin)
-        component_counts = resolved_counts(frontier, prepared, store, stored)
+            begin, stop = prepared.key_start[own_comp], prepared.key_start[own_comp + 1]
+            prepared.hashes[own_comp] = key_hash(prepared.keys[begin:stop], stop - begin)
+        changed = own_comp if searched == store.used[4] else -1  # the other components are as they were
+        component_counts = resolved_counts(frontier, prepared, store, stored, changed)
+        complete = component_counts.status == STATUS_OK and (own_comp < 0 or stored[own_comp] >= 0)
+        searched = store.used[4] if complete else -1
         if component_counts.status != STATUS_OK:
             continue
         _record_combined(counts, 1 + value, work, frontier, combine(frontier, component_counts, mines))

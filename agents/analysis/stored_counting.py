@@ -68,7 +68,7 @@ def count_components_stored(frontier: Frontier, store: ComponentStore) -> Compon
     from the store. A frontier with a bad number has no components, so nothing is counted."""
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
-    return resolved_counts(frontier, prepared, store, stored)
+    return resolved_counts(frontier, prepared, store, stored, -1)
 
 
 class PreparedComponents(NamedTuple):
@@ -120,30 +120,36 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
 
 
 @njit(cache=True, inline="always")
-def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray
-                    ) -> ComponentCounts:  # fmt: skip
+def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
+                    changed: int) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
-    (its index kept in ``stored``). If the store is emptied on the way (it was full), the earlier indices are
-    gone, so the search starts again once; a frontier whose components do not fit in an empty store is
-    counted without it."""
-    for _ in range(2):
+    (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
+    search since which the store was not emptied, and only component ``changed`` has a new key: only it is
+    searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
+    starts again once, for every component; a frontier whose components do not fit in an empty store is
+    counted without it (and ``stored`` left all -1)."""
+    for attempt in range(2):
         emptied = store.used[4]
-        status, bad_cell = _resolve(frontier, prepared, store, stored)
+        status, bad_cell = _resolve(frontier, prepared, store, stored, changed if attempt == 0 else -1)
         if status != STATUS_OK:
             return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
         if store.used[4] == emptied:
             return _gathered(store, stored, prepared)
+    for comp in range(stored.shape[0]):
+        stored[comp] = -1  # no index: the next search must be a whole one
     return _all_counted(frontier)
 
 
 @njit(cache=True, inline="always")
-def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray
-             ) -> tuple[int, int]:  # fmt: skip
-    """Find (or count and store) each prepared component; (STATUS_OK, -1), or (STATUS_BAD_COMPONENT, its
-    first number) for the first component no layout fits."""
+def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
+             changed: int) -> tuple[int, int]:  # fmt: skip
+    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0); (STATUS_OK, -1),
+    or (STATUS_BAD_COMPONENT, its first number) for the first component no layout fits."""
     keys, key_start, hashes = prepared.keys, prepared.key_start, prepared.hashes
     local_of_con = np.empty(0, np.int64)  # made at the first component not found
     for comp in range(stored.shape[0]):
+        if changed >= 0 and comp != changed:
+            continue
         key = keys[key_start[comp] : key_start[comp + 1]]
         length = key.shape[0]
         c = find_component(store, key, length, hashes[comp])
