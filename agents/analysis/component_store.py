@@ -80,6 +80,27 @@ def new_component_store(components: int = 4096, key_ints: int = 1 << 18, sums: i
 
 
 @njit(cache=True, inline="always")
+def sized_store(components: int, key_ints: int, weights: int, sums: int) -> ComponentStore:
+    """An empty store with room for exactly this much (what :func:`new_component_store` makes, in compiled code)."""
+    slots = 2
+    while slots < 2 * components:
+        slots *= 2
+    table = np.empty(slots, np.int64)
+    used = np.empty(5, np.int64)
+    for slot in range(slots):
+        table[slot] = 0
+    for x in range(5):
+        used[x] = 0
+    return ComponentStore(
+        table, used, np.empty(components, np.int64), np.empty(components, np.int64), np.empty(components, np.int64),
+        np.empty(key_ints, np.int64), np.empty(components, np.bool_), np.empty(components, np.int64),
+        np.empty(components, np.float64), np.empty(components, np.int64), np.empty(components, np.int64),
+        np.empty(weights, np.float64), np.empty(components, np.int64), np.empty(sums, np.float64),
+        np.empty(sums, np.float64),
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
 def component_key(local: LocalComponent, key: np.ndarray) -> tuple[np.ndarray, int]:
     """Write the key of ``local`` into ``key`` (grown when short): boxes, numbers, each box's size and number
     count, the numbers of each box, the targets. Returns (the buffer, the key's length)."""

@@ -36,6 +36,8 @@ OUTCOMES = 10
 
 _UNTRUSTED = np.zeros(1, np.bool_)
 """False typed as a plain bool read from an array: a literal would compile the count once more."""
+_MINE = np.full(1, MINE, np.int64)
+"""MINE typed as a plain integer, for the same reason."""
 
 
 class RevealCounts(NamedTuple):
@@ -81,37 +83,33 @@ def reveal_counts_stored(  # type: ignore[no-untyped-def]
 
     The numbers ``cell`` may show give positions that differ only in the target of the cell's own number, so
     their frontier (constraints, boxes, components, ids) is found and prepared once and only that target, and
-    the key of its component, change from one number to the next (:func:`_count_numbers`). ``probability`` is
+    the key of its component, change from one number to the next (:func:`_count_shown`). ``probability`` is
     the position's own count (flat): a number below the shown and certain mines around the cell, or above those
     plus its undecided neighbours, fits no layout, so it is not counted (it is as :func:`reveal_counts` leaves
     an outcome no layout fits).
     """
     counts = _no_outcomes(flat.shape[0])
     work = flat.copy()
-    if with_mine:
-        work[cell] = MINE
-        frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])
-        if frontier.status == STATUS_OK:
-            stored = np.empty(frontier.n_components, np.int64)
-            component_counts = resolved_counts(frontier, prepare_components(frontier), store, stored, -1)
-            if component_counts.status == STATUS_OK:
-                _record_combined(counts, 0, work, frontier, combine(frontier, component_counts, mines))
-    if with_numbers:
-        work[cell] = flat[cell]
-        _count_numbers(counts, work, rows, cols, mines, cell, store, probability)
+    known = count_around(flat, rows, cols, cell // cols, cell % cols, MINE)
+    lowest, highest = _possible_numbers(flat, rows, cols, cell, probability, known)
+    for numbers in range(2):  # the mine, then the numbers: one call site, so the pipeline is inlined once
+        if with_numbers if numbers else with_mine:
+            base = known if numbers else _MINE[0]
+            _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest if numbers else base,
+                         highest if numbers else base)  # fmt: skip
     return counts.consistent, counts.log_layouts, counts.best, counts.probability, counts.certain_mine
 
 
 @njit(cache=True, inline="always")
-def _count_numbers(counts, work, rows, cols, mines, cell, store, probability):  # type: ignore[no-untyped-def]
-    """Count ``cell`` showing each number it may show into ``counts``, on one frontier whose only change is the
-    target of the cell's number (``work``: the position, the cell hidden; ``probability``: its count). A layout
-    after the reveal is one of the position's, so the neighbours certain there (probability exactly 0 or 1)
-    are certain after it: the numbers are those from the shown and certain mines around the cell to those plus
-    the undecided neighbours."""
-    known = count_around(work, rows, cols, cell // cols, cell % cols, MINE)
-    lowest, highest = _possible_numbers(work, rows, cols, cell, probability, known)
-    work[cell] = known
+def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, highest):  # type: ignore[no-untyped-def]
+    """Count ``cell`` showing each code ``lowest..highest`` (MINE alone, or numbers) into ``counts``, on one
+    frontier, found with the cell showing ``base``: the codes change only the target of the cell's own number
+    (a mine has none), so only that target, and the key of its component, change from one code to the next.
+
+    Called, not inlined, by :func:`reveal_counts_stored` for the mine and for the numbers: one compile of the
+    pipeline, not two.
+    """
+    work[cell] = base
     frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])
     if frontier.status != STATUS_OK:  # another number is bad, whatever this cell shows
         return
@@ -120,20 +118,20 @@ def _count_numbers(counts, work, rows, cols, mines, cell, store, probability):  
     own, key_at = _own_number(frontier, prepared, cell)
     own_comp = frontier.component_of_box[frontier.cons_boxes[own, 0]] if own >= 0 else -1
     searched = -1  # the store's emptying count when ``stored`` last got every component, -1 when it has not
-    for value in range(lowest, highest + 1):
-        work[cell] = value
-        if own >= 0:  # the number's target, in the frontier and in its component's key
-            frontier.target[own] = value - known
-            prepared.keys[key_at] = value - known
+    for code in range(lowest, highest + 1):
+        work[cell] = code
+        if own >= 0:  # the number's target (the shown mines around it are ``base``), in the frontier and key
+            frontier.target[own] = code - base
+            prepared.keys[key_at] = code - base
             begin, stop = prepared.key_start[own_comp], prepared.key_start[own_comp + 1]
             prepared.hashes[own_comp] = key_hash(prepared.keys[begin:stop], stop - begin)
         changed = own_comp if searched == store.used[4] else -1  # the other components are as they were
         component_counts = resolved_counts(frontier, prepared, store, stored, changed)
         complete = component_counts.status == STATUS_OK and (own_comp < 0 or stored[own_comp] >= 0)
         searched = store.used[4] if complete else -1
-        if component_counts.status != STATUS_OK:
-            continue
-        _record_combined(counts, 1 + value, work, frontier, combine(frontier, component_counts, mines))
+        if component_counts.status == STATUS_OK:
+            index = 0 if code == MINE else 1 + code
+            _record_combined(counts, index, work, frontier, combine(frontier, component_counts, mines))
 
 
 @njit(cache=True, inline="always")

@@ -21,7 +21,6 @@ from agents.analysis.component import (
     ComponentCounts,
     boxes_by_component,
     count_component,
-    count_components,
     local_component,
 )
 from agents.analysis.component_store import (
@@ -29,6 +28,7 @@ from agents.analysis.component_store import (
     component_key,
     find_component,
     key_hash,
+    sized_store,
     store_component,
 )
 from agents.analysis.counting import BoardCount
@@ -126,18 +126,37 @@ def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: Com
     (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
     search since which the store was not emptied, and only component ``changed`` has a new key: only it is
     searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
-    starts again once, for every component; a frontier whose components do not fit in an empty store is
-    counted without it (and ``stored`` left all -1)."""
-    for attempt in range(2):
-        emptied = store.used[4]
-        status, bad_cell = _resolve(frontier, prepared, store, stored, changed if attempt == 0 else -1)
+    starts again once, for every component; a frontier whose components do not fit in the whole store is
+    counted with a store made for it alone (and ``stored`` is left all -1)."""
+    active = store
+    for attempt in range(3):  # one call site: the search is compiled once
+        emptied = active.used[4]
+        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1)
         if status != STATUS_OK:
             return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
-        if store.used[4] == emptied:
-            return _gathered(store, stored, prepared)
-    for comp in range(stored.shape[0]):
-        stored[comp] = -1  # no index: the next search must be a whole one
-    return _all_counted(frontier)
+        if active.used[4] == emptied:
+            counts = _gathered(active, stored, prepared)
+            for comp in range(stored.shape[0] if attempt == 2 else 0):
+                stored[comp] = -1  # indices into the store made for this frontier
+            return counts
+        if attempt == 1:
+            active = _store_for(frontier, prepared)
+    return _failed(stored.shape[0], frontier.box_size.shape[0], -1)  # not reached: the last store has room
+
+
+@njit(cache=True, inline="always")
+def _store_for(frontier: Frontier, prepared: PreparedComponents) -> ComponentStore:
+    """An empty store with room for every component of the frontier (a component of B boxes and C cells has at
+    most C + 1 mine totals)."""
+    n_comp = prepared.key_start.shape[0] - 1
+    weights, sums = 0, 0
+    for comp in range(n_comp):
+        cells = 0
+        for q in range(prepared.comp_box_start[comp], prepared.comp_box_start[comp + 1]):
+            cells += frontier.box_size[prepared.comp_boxes[q]]
+        weights += cells + 1
+        sums += (prepared.comp_box_start[comp + 1] - prepared.comp_box_start[comp]) * (cells + 1)
+    return sized_store(n_comp, prepared.key_start[n_comp], weights, sums)
 
 
 @njit(cache=True, inline="always")
@@ -180,17 +199,11 @@ def _first_number(frontier: Frontier, boxes: np.ndarray) -> int:
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _counted(local: LocalComponent) -> ComponentCount:
     """:func:`~agents.analysis.component.count_component`, called, not inlined (its body inlined in a loop
     slows every pass of the loop, found components included)."""
     return count_component(local)
-
-
-@njit(cache=True)
-def _all_counted(frontier: Frontier) -> ComponentCounts:
-    """:func:`~agents.analysis.component.count_components`, called, not inlined (as :func:`_counted`)."""
-    return count_components(frontier)
 
 
 @njit(cache=True, inline="always")
