@@ -106,8 +106,8 @@ def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, hig
     frontier, found with the cell showing ``base``: the codes change only the target of the cell's own number
     (a mine has none), so only that target, and the key of its component, change from one code to the next.
 
-    Called, not inlined, by :func:`reveal_counts_stored` for the mine and for the numbers: one compile of the
-    pipeline, not two.
+    Inlined at the one call site of :func:`reveal_counts_stored`, for the mine and then the numbers: the
+    pipeline is compiled once (another call site, or a compiled layer of its own, costs seconds of compile).
     """
     work[cell] = base
     frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])

@@ -7,23 +7,25 @@ import pytest
 
 from agents.battle import (
     BOMB_MARGIN,
-    TIE_TOLERANCE,
     ContestBattleAgent,
     GreedyBattleAgent,
     LookaheadBattleAgent,
     RandomBattleAgent,
-    best_chance,
     bomb_expectations,
+    make_battle_agent,
+    play_battle,
+    position_analysis,
+    seat_observation,
+)
+from agents.battle_values import (
+    TIE_TOLERANCE,
+    best_chance,
     contest_bound,
     contest_value,
     contest_values,
     expand,
     flooded_chance,
     likeliest,
-    make_battle_agent,
-    play_battle,
-    position_analysis,
-    seat_observation,
 )
 from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.constants import HIDDEN
