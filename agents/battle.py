@@ -13,6 +13,8 @@ the single-player game applies with the global mine count (:func:`mine_env.engin
 - :class:`ContestBattleAgent`: the PTT contest's rule, the highest ``E[A] - E'[A]`` (see its docstring).
 - :class:`LookaheadBattleAgent`: the contest's rule one ply deeper (3-ply expectimax, see its docstring).
 
+The values they choose by are in :mod:`agents.battle_values`.
+
 :func:`play_battle` plays two of them through one game on the engine, without the env (what the tournament runs).
 """
 
@@ -20,16 +22,26 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from agents.analysis.probability import VALUE_MINE
+from agents.analysis.component_store import ComponentStore, new_component_store
 from agents.battle_position import Position
+from agents.battle_values import (
+    TIE_TOLERANCE,
+    Expansion,
+    best_chance,
+    certain_mines,
+    contest_best,
+    contest_value,
+    contest_values,
+    expand,
+    likeliest,
+    opponent_chance,
+)
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid, bomb_area
 
-TIE_TOLERANCE = 1e-9
-"""Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
 BOMB_MARGIN = 2.0
 """The bomb rule: bomb only when its area's expected mines beat the best click's mine probability by this much."""
 
@@ -57,12 +69,20 @@ class BattleAgent(ABC):
 
     Args:
         seed: seed of the agent's own generator, which breaks ties (None: fresh entropy).
+        store_components: for an agent that counts the outcomes of clicks (``counts_outcomes``), keep the
+            components counted in the game's earlier counts (:mod:`agents.analysis.component_store`), so that a
+            click costs the dynamic programme of only the components it changes; False counts every outcome in
+            full (the plain path: the same floats, so the same choices, slower).
     """
 
     name: str = "battle-agent"
+    counts_outcomes: bool = False
+    """Whether the agent counts the outcomes of hypothetical clicks (then it keeps a component store)."""
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, store_components: bool = True) -> None:
         self._rng = np.random.default_rng(seed)
+        keeps_store = store_components and self.counts_outcomes
+        self._store: ComponentStore | None = new_component_store() if keeps_store else None
 
     def reset(self) -> None:  # noqa: B027  (an optional hook: stateless agents need not override it)
         """Forget anything remembered from the previous game (called before each game)."""
@@ -85,7 +105,7 @@ class BattleAgent(ABC):
         """The position's analysis and valid reveals, and the move that needs no scoring, if any: a certain mine
         first (it gains one, moves again and shows nothing new), else the bomb by rule."""
         cells = self._valid_cells(obs)
-        analysis = position_analysis(obs, info)
+        analysis = position_analysis(obs, info, self._store)
         certain = certain_mines(analysis, cells)
         if certain.size:
             return analysis, cells, int(certain[0])
@@ -120,9 +140,12 @@ class RandomBattleAgent(BattleAgent):
         return int(self._rng.choice(self._valid_cells(obs)))
 
 
-def position_analysis(obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> Position:
-    """The exact count of the player's position: claimed mines as shown mines, with the game's total mines."""
-    return Position.of(analysis_grid(obs["observation"]), int(info["mines"]))
+def position_analysis(
+    obs: Mapping[str, np.ndarray], info: Mapping[str, Any], store: ComponentStore | None = None
+) -> Position:
+    """The exact count of the player's position: claimed mines as shown mines, with the game's total mines (its
+    outcomes counted with ``store``, see :class:`~agents.battle_position.Position`)."""
+    return Position.of(analysis_grid(obs["observation"]), int(info["mines"]), store)
 
 
 class GreedyBattleAgent(BattleAgent):
@@ -137,92 +160,6 @@ class GreedyBattleAgent(BattleAgent):
         if bomb is not None:
             return bomb
         return self._pick_best(cells, analysis.probabilities.ravel()[cells])
-
-
-def best_chance(analysis: Position) -> float:
-    """The highest mine probability among the hidden cells of a position (0.0 when none is hidden)."""
-    return analysis.best_chance
-
-
-class Expansion(NamedTuple):
-    """What clicking one cell can lead to: its exact mine probability and the position after each outcome."""
-
-    cell: tuple[int, int]
-    p_mine: float
-    claimed: Position | None
-    """The position after the cell turns out a mine (the mover moves again); None when it cannot be one."""
-    safe: list[tuple[int, float, Position]]
-    """(v, P(the cell shows v), the position after it) for each possible number v; the shares sum to 1 - p_mine."""
-
-
-def expand(analysis: Position, cell: int) -> Expansion:
-    """Every outcome of clicking flat ``cell``, with its exact probability (:meth:`Position.reveal_outcomes`)."""
-    coordinates = divmod(cell, analysis.grid.shape[1])
-    distribution, outcomes = analysis.reveal_outcomes(coordinates, with_mine=True)
-    p_mine = float(distribution[VALUE_MINE])
-    claimed = outcomes[VALUE_MINE]
-    safe = [(index - 1, float(distribution[index]), outcome) for index, outcome in enumerate(outcomes)
-            if outcome is not None and index != VALUE_MINE]  # fmt: skip
-    return Expansion(coordinates, p_mine, claimed, safe)
-
-
-FLOOD_MIN_SHARE = 0.1
-"""A zero at least this likely gets its flood fill modelled (:func:`flooded_chance`); a rarer one keeps ``m``."""
-
-
-FLOOD_NEIGHBOURS = 1
-"""How many of a zero's neighbours :func:`flooded_chance` reveals one at a time (the most telling ones)."""
-
-
-def flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
-    """The opponent's best chance after ``cell`` shows 0 and its flood fill opens the neighbours: the best, over
-    the most telling hidden neighbours ``N``, of ``sum_w P(N shows w) * m(N shows w)`` (and at least ``m``).
-
-    The flood reveals every neighbour's number at once; revealing one of them is less information, and the
-    expected best chance only grows with information, so this is a lower bound of the true value, and at least
-    the ``m`` of the zero alone (which ignores the opened numbers). To keep it cheap only the ``FLOOD_NEIGHBOURS``
-    neighbours with the fewest undecided cells (mine probability strictly between 0 and 1) around them are
-    revealed: a number over few undecided cells is the likeliest to pin a mine; one over none tells nothing.
-    """
-    rows, cols = after_zero.grid.shape
-    undecided = after_zero.hidden & (after_zero.probabilities > TIE_TOLERANCE)
-    undecided &= after_zero.probabilities < 1.0 - TIE_TOLERANCE
-    telling = []
-    for r in range(max(cell[0] - 1, 0), min(cell[0] + 2, rows)):
-        for c in range(max(cell[1] - 1, 0), min(cell[1] + 2, cols)):
-            around = int(undecided[max(r - 1, 0) : r + 2, max(c - 1, 0) : c + 2].sum())
-            if after_zero.hidden[r, c] and around:
-                telling.append((around, r, c))
-    best = best_chance(after_zero)
-    for _, r, c in sorted(telling)[:FLOOD_NEIGHBOURS]:
-        distribution, outcomes = after_zero.reveal_outcomes((r, c))
-        expected = sum(float(distribution[i]) * best_chance(o) for i, o in enumerate(outcomes) if o is not None)
-        best = max(best, expected)
-    return best
-
-
-def opponent_chance(expansion: Expansion, value: int, share: float, outcome: Position) -> float:
-    """``m`` of the position after the click shows ``value``, the flood fill of a likely zero included."""
-    if value == 0 and share >= FLOOD_MIN_SHARE:
-        return flooded_chance(outcome, expansion.cell)
-    return best_chance(outcome)
-
-
-def contest_value(expansion: Expansion) -> float:
-    """``E[A] - E'[A]`` of an expanded click (the formula in :class:`ContestBattleAgent`)."""
-    gain = expansion.p_mine * (1.0 + best_chance(expansion.claimed)) if expansion.claimed is not None else 0.0
-    return gain - sum(share * opponent_chance(expansion, v, share, o) for v, share, o in expansion.safe)
-
-
-def likeliest(analysis: Position, cells: np.ndarray, count: int) -> np.ndarray:
-    """The ``count`` cells of ``cells`` with the highest exact mine probability (stable order on ties)."""
-    probabilities = analysis.probabilities.ravel()[cells]
-    return cells[np.argsort(-probabilities, kind="stable")[:count]]
-
-
-def certain_mines(analysis: Position, cells: np.ndarray) -> np.ndarray:
-    """The cells of ``cells`` that are mines in every layout that fits."""
-    return cells[analysis.probabilities.ravel()[cells] >= 1.0 - TIE_TOLERANCE]
 
 
 class ContestBattleAgent(BattleAgent):
@@ -246,9 +183,10 @@ class ContestBattleAgent(BattleAgent):
     """
 
     name = "contest"
+    counts_outcomes = True
 
-    def __init__(self, seed: int | None = None, candidates: int = 6) -> None:
-        super().__init__(seed)
+    def __init__(self, seed: int | None = None, candidates: int = 6, store_components: bool = True) -> None:
+        super().__init__(seed, store_components)
         self.candidates = positive_int("candidates", candidates)
 
     def act(self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
@@ -256,24 +194,13 @@ class ContestBattleAgent(BattleAgent):
         if move is not None:
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
-        scores = np.array([self.score(analysis, int(cell)) for cell in shortlist])
+        scores = contest_values([expand(analysis, int(cell)) for cell in shortlist], 1, TIE_TOLERANCE)
         return self._pick_best(shortlist, scores)
 
     @staticmethod
     def score(analysis: Position, cell: int) -> float:
         """``E[A] - E'[A]`` of revealing flat ``cell`` in the analysed position (see the class docstring)."""
         return contest_value(expand(analysis, cell))
-
-
-def contest_best(analysis: Position, candidates: int) -> float:
-    """``V2(X)``: the highest ``E - E'`` over the ``candidates`` likeliest hidden cells of position ``X``.
-
-    0.0 when nothing is hidden (the game is over there).
-    """
-    hidden = np.flatnonzero(analysis.hidden.ravel())
-    if hidden.size == 0:
-        return 0.0
-    return max(contest_value(expand(analysis, int(cell))) for cell in likeliest(analysis, hidden, candidates))
 
 
 class LookaheadBattleAgent(BattleAgent):
@@ -294,10 +221,11 @@ class LookaheadBattleAgent(BattleAgent):
     """
 
     name = "lookahead"
+    counts_outcomes = True
 
     def __init__(self, seed: int | None = None, candidates: int = 5, deepen: int = 2, inner: int = 2,
-                 min_share: float = 0.15) -> None:  # fmt: skip
-        super().__init__(seed)
+                 min_share: float = 0.15, store_components: bool = True) -> None:  # fmt: skip
+        super().__init__(seed, store_components)
         self.candidates = positive_int("candidates", candidates)
         self.deepen = positive_int("deepen", deepen)
         self.inner = positive_int("inner", inner)
@@ -311,7 +239,7 @@ class LookaheadBattleAgent(BattleAgent):
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
         expansions = [expand(analysis, int(cell)) for cell in shortlist]
-        ranked = np.argsort(-np.array([contest_value(e) for e in expansions]), kind="stable")[: self.deepen]
+        ranked = np.argsort(-contest_values(expansions, self.deepen, 0.0), kind="stable")[: self.deepen]
         scores = np.array([self.q3(expansions[i]) for i in ranked])
         return self._pick_best(shortlist[ranked], scores)
 
@@ -328,7 +256,7 @@ class LookaheadBattleAgent(BattleAgent):
         return gain - given_away
 
 
-BATTLE_AGENTS: dict[str, Callable[[int | None], BattleAgent]] = {
+BATTLE_AGENTS: dict[str, Callable[..., BattleAgent]] = {
     "random": RandomBattleAgent,
     "greedy": GreedyBattleAgent,
     "contest": ContestBattleAgent,
@@ -337,11 +265,12 @@ BATTLE_AGENTS: dict[str, Callable[[int | None], BattleAgent]] = {
 """The battle agents by name, each made from a seed."""
 
 
-def make_battle_agent(name: str, seed: int | None = None) -> BattleAgent:
-    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded."""
+def make_battle_agent(name: str, seed: int | None = None, store_components: bool = True) -> BattleAgent:
+    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded (``store_components``: see
+    :class:`BattleAgent`)."""
     if name not in BATTLE_AGENTS:
         raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
-    return BATTLE_AGENTS[name](seed)
+    return BATTLE_AGENTS[name](seed, store_components=store_components)
 
 
 def seat_observation(game: BattleGame, seat: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

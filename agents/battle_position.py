@@ -4,7 +4,10 @@
 use (the grid, the mine total, every cell's exact mine probability, the certain mines, the hidden cells) and
 :meth:`Position.reveal_outcomes`, whose results equal ``BoardAnalysis.reveal_outcomes`` float for float, but
 with every count of a cell done by :func:`agents.analysis.outcomes.reveal_counts` in one call (a count then costs
-the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it).
+the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it). With a
+:class:`~agents.analysis.component_store.ComponentStore` (an agent keeps one for its games) the counts go through
+:func:`agents.analysis.outcomes.reveal_counts_stored`, which takes from the store every component a click leaves
+as it was: the same floats, the dynamic programme run only for what the click changes.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.analysis.outcomes import OUTCOMES, reveal_counts
+from agents.analysis.component_store import ComponentStore
+from agents.analysis.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
 from agents.analysis.probability import VALUE_MINE, analyse
 from mine_env.engine.constants import HIDDEN, MINE
 
@@ -26,22 +30,59 @@ class Position:
         mines: the game's total mines.
         probabilities: exact mine probability per cell, (rows, cols).
         certain_mines: whether each cell is a mine in every layout that fits, (rows, cols).
+        best_chance: the highest mine probability among the hidden cells, when the count gave it.
+        store: the counted components the outcomes' counts take from and add to (None: count them all).
     """
 
     def __init__(self, grid: np.ndarray, mines: int, probabilities: np.ndarray, certain_mines: np.ndarray,
-                 best_chance: float | None = None) -> None:  # fmt: skip
-        self.grid = grid
+                 best_chance: float | None = None, store: ComponentStore | None = None) -> None:  # fmt: skip
+        self.__dict__.update(grid=grid, probabilities=probabilities, certain_mines=certain_mines)
         self.mines = mines
-        self.probabilities = probabilities
-        self.certain_mines = certain_mines
+        self.store = store
+        self.memo: dict[object, float] = {}
+        """Values the agents derived from this position, kept for when they ask again (keyed by what they are)."""
         if best_chance is not None:
             self.__dict__["best_chance"] = best_chance
 
     @classmethod
-    def of(cls, grid: np.ndarray, mines: int) -> Position:
-        """Count ``grid`` exactly (:func:`~agents.analysis.probability.analyse`: its checks and clear errors)."""
+    def _outcome(cls, before: Position, flat_cell: int, code: int, counts: RevealCounts, index: int) -> Position:
+        """The position after ``flat_cell`` of ``before`` shows ``code``, outcome ``index`` of ``counts``.
+
+        Its grid and arrays are made when first read (:attr:`grid`, :attr:`probabilities`,
+        :attr:`certain_mines`): most outcomes are only asked for their best chance, which the count gave.
+        """
+        position = cls.__new__(cls)
+        position.mines, position.store, position.memo = before.mines, before.store, {}
+        position.__dict__["best_chance"] = float(counts.best[index])
+        position._origin = (before.grid, flat_cell, code, counts, index)
+        return position
+
+    @cached_property
+    def grid(self) -> np.ndarray:
+        """The position: int8 (rows, cols), no flags (made on first use for an outcome)."""
+        before, flat_cell, code, _, _ = self._origin
+        grid = before.copy()
+        grid.flat[flat_cell] = code
+        return grid
+
+    @cached_property
+    def probabilities(self) -> np.ndarray:
+        """Exact mine probability per cell, (rows, cols) (a view of the count, for an outcome)."""
+        before, _, _, counts, index = self._origin
+        return counts.probability[index].reshape(before.shape)
+
+    @cached_property
+    def certain_mines(self) -> np.ndarray:
+        """Whether each cell is a mine in every layout that fits, (rows, cols)."""
+        before, _, _, counts, index = self._origin
+        return counts.certain_mine[index].reshape(before.shape)
+
+    @classmethod
+    def of(cls, grid: np.ndarray, mines: int, store: ComponentStore | None = None) -> Position:
+        """Count ``grid`` exactly (:func:`~agents.analysis.probability.analyse`: its checks and clear errors);
+        its outcomes will use ``store``."""
         analysis = analyse(grid, mines)
-        return cls(analysis.grid, analysis.mines, analysis.probabilities, analysis.certain_mines)
+        return cls(analysis.grid, analysis.mines, analysis.probabilities, analysis.certain_mines, store=store)
 
     @cached_property
     def hidden(self) -> np.ndarray:
@@ -74,16 +115,19 @@ class Position:
         counted_mine = bool(with_mine and p_mine > 0.0)
         if certain and not counted_mine:
             return distribution, outcomes
-        consistent, log_layouts, best, probability, certain_mine = reveal_counts(
-            self.grid.ravel(), rows, cols, self.mines, flat_cell, counted_mine, not certain)  # fmt: skip
-        for index in np.flatnonzero(consistent):
-            grid = self.grid.copy()
-            grid[row, col] = MINE if index == VALUE_MINE else index - 1
-            outcomes[index] = Position(grid, self.mines, probability[index].reshape(rows, cols),
-                                       certain_mine[index].reshape(rows, cols), float(best[index]))  # fmt: skip
+        flat = self.grid.ravel()
+        if self.store is None:
+            counted = reveal_counts(flat, rows, cols, self.mines, flat_cell, counted_mine, not certain)
+        else:
+            counted = reveal_counts_stored(flat, rows, cols, self.mines, flat_cell, counted_mine, not certain,
+                                           self.store, self.probabilities.ravel())  # fmt: skip
+        counts = RevealCounts(*counted)
+        for index in counts.consistent.nonzero()[0].tolist():
+            code = MINE if index == VALUE_MINE else index - 1
+            outcomes[index] = Position._outcome(self, flat_cell, code, counts, index)
         if certain:
             return distribution, outcomes
-        safe_weights = log_layouts.copy()
+        safe_weights = counts.log_layouts.copy()
         safe_weights[VALUE_MINE] = -np.inf
         finite = np.isfinite(safe_weights)
         shares = np.exp(safe_weights[finite] - safe_weights[finite].max())

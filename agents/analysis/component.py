@@ -217,7 +217,7 @@ def count_components(frontier: Frontier) -> ComponentCounts:
     """
     n_boxes = frontier.box_size.shape[0]
     n_comp = frontier.n_components
-    comp_boxes, comp_box_start = _boxes_by_component(frontier)
+    comp_boxes, comp_box_start = boxes_by_component(frontier)
     local_of_box = np.empty(n_boxes, np.int64)
     local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
 
@@ -237,7 +237,7 @@ def count_components(frontier: Frontier) -> ComponentCounts:
         for q in range(boxes.shape[0]):
             local_of_box[boxes[q]] = q
         order = narrow_order(frontier, boxes, local_of_box)
-        local, first_cell = _local_component(frontier, boxes, order, local_of_con)
+        local, first_cell = local_component(frontier, boxes, order, local_of_con)
         count = count_component(local)
         if not count.solvable:
             status = STATUS_BAD_COMPONENT
@@ -267,7 +267,7 @@ def count_components(frontier: Frontier) -> ComponentCounts:
 
 
 @njit(cache=True, inline="always")
-def _boxes_by_component(frontier: Frontier) -> tuple[np.ndarray, np.ndarray]:
+def boxes_by_component(frontier: Frontier) -> tuple[np.ndarray, np.ndarray]:
     """The boxes grouped by component (ascending within each) and where each component's group starts."""
     n_boxes = frontier.box_size.shape[0]
     n_comp = frontier.n_components
@@ -288,7 +288,7 @@ def _boxes_by_component(frontier: Frontier) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, inline="always")
-def _local_component(
+def local_component(
     frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_of_con: np.ndarray
 ) -> tuple[LocalComponent, int]:
     """The component of ``boxes`` as the dynamic programme reads it, and its first number cell.

@@ -85,6 +85,18 @@ def bomb_area(spec: BattleSpec, cell: int) -> tuple[int, int, int, int]:
     return r0, min(r0 + BOMB_SIDE, spec.rows), c0, min(c0 + BOMB_SIDE, spec.cols)
 
 
+def bomb_area_counts(spec: BattleSpec, cells: np.ndarray) -> np.ndarray:
+    """For every cell, how many of ``cells`` (a flat boolean mask) lie in its bomb area (:func:`bomb_area`),
+    (rows, cols): window sums of a summed-area table, all cells at once."""
+    table = np.zeros((spec.rows + 1, spec.cols + 1), np.int64)
+    table[1:, 1:] = cells.reshape(spec.rows, spec.cols).cumsum(axis=0).cumsum(axis=1)
+    r0 = np.minimum(np.maximum(np.arange(spec.rows) - BOMB_SIDE // 2, 0), max(spec.rows - BOMB_SIDE, 0))
+    c0 = np.minimum(np.maximum(np.arange(spec.cols) - BOMB_SIDE // 2, 0), max(spec.cols - BOMB_SIDE, 0))
+    r1, c1 = np.minimum(r0 + BOMB_SIDE, spec.rows)[:, None], np.minimum(c0 + BOMB_SIDE, spec.cols)[None, :]
+    r0, c0 = r0[:, None], c0[None, :]
+    return table[r1, c1] - table[r0, c1] - table[r1, c0] + table[r0, c0]
+
+
 class BattleGame:
     """One battle game: the board arrays of the engine plus the two players' scores, the mover and the bombs.
 
@@ -144,8 +156,7 @@ class BattleGame:
         hidden = self._game.obs == HIDDEN
         mask[:n] = hidden
         if self.can_bomb(seat):
-            for cell in range(n):
-                mask[n + cell] = self._area_has_hidden(cell, hidden)
+            mask[n:] = bomb_area_counts(self.spec, hidden).ravel() > 0
         return mask
 
     def _area_has_hidden(self, cell: int, hidden: np.ndarray) -> bool:
@@ -167,6 +178,9 @@ class BattleGame:
             raise ValueError(f"an action must be an integer, got {action!r}")
         action = int(action)
         limit = 2 * n if self.spec.bomb else n
+        if not self.spec.bomb and n <= action < 2 * n:
+            raise ValueError(f"action {action} is a bomb, but the bomb rule is off on this board (bomb=True, or "
+                             "--bomb on the command line, turns it on)")  # fmt: skip
         if not 0 <= action < limit:
             raise ValueError(f"action {action} is outside 0..{limit - 1}")
         if action >= n:

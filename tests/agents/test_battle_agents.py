@@ -11,16 +11,23 @@ from agents.battle import (
     GreedyBattleAgent,
     LookaheadBattleAgent,
     RandomBattleAgent,
-    best_chance,
     bomb_expectations,
-    contest_value,
-    expand,
-    flooded_chance,
     make_battle_agent,
     play_battle,
     position_analysis,
+    seat_observation,
 )
-from mine_env.engine.battle import BattleSpec
+from agents.battle_values import (
+    TIE_TOLERANCE,
+    best_chance,
+    contest_bound,
+    contest_value,
+    contest_values,
+    expand,
+    flooded_chance,
+    likeliest,
+)
+from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.constants import HIDDEN
 
 # One row of four cells, one mine: the 1 says it is cell 0 or cell 2, so cell 3 is safe.
@@ -96,6 +103,12 @@ def test_bad_input_is_refused_with_a_clear_message() -> None:
         make_battle_agent("smart")
     with pytest.raises(ValueError, match="candidates must be a positive integer"):
         ContestBattleAgent(0, candidates=0)
+    impossible = np.array([[HIDDEN, 3, HIDDEN]], dtype=np.int8)  # a 3 with two hidden neighbours
+    for name in ("greedy", "contest", "lookahead"):
+        with pytest.raises(ValueError, match=r"the 3 at \(0, 1\) cannot be satisfied"):
+            make_battle_agent(name, 0).act(position(impossible), {"mines": 2})
+    with pytest.raises(ValueError, match="total mine count does not fit"):
+        ContestBattleAgent(0).act(position(ROW), {"mines": 3})
     done = {"observation": ROW, "action_mask": np.zeros(4, np.int8)}
     with pytest.raises(ValueError, match="no valid reveal"):
         GreedyBattleAgent(0).act(done, ROW_INFO)
@@ -178,3 +191,25 @@ def test_the_flood_of_a_zero_counts_what_it_opens() -> None:
     assert flooded_chance(after_zero, (0, 0)) == pytest.approx(1.0)
     # So the contest's E' of cell 0 is 0.5 * 1 (zero, flooded) + 0.25 * 1 (shows 1: the mine is at 1): 0.75.
     assert ContestBattleAgent.score(analysis, 0) == pytest.approx(0.25 - 0.75)
+
+
+@pytest.mark.parametrize("key", [1, 2, 3])
+def test_the_contest_values_skip_only_flood_fills_that_cannot_change_a_choice(key: int) -> None:
+    """Early 16x16 positions (zeros likely): the bound is never below the value, and the values computed only where
+    they can matter rank and tie exactly as the exact ones."""
+    game = BattleGame(BattleSpec(), key)
+    players = (GreedyBattleAgent(key), GreedyBattleAgent(key + 1))
+    for _ in range(4):
+        game.play(players[game.mover].act(*seat_observation(game, game.mover)))
+    analysis = position_analysis(*seat_observation(game, game.mover))
+    hidden = np.flatnonzero(analysis.hidden.ravel())
+    expansions = [expand(analysis, int(cell)) for cell in likeliest(analysis, hidden, 8)]
+    exact = np.array([contest_value(e) for e in expansions])
+    assert (np.array([contest_bound(e) for e in expansions]) >= exact).all()
+    for rank in (1, 2, 3):
+        top = np.argsort(-exact, kind="stable")[:rank]
+        pruned = contest_values(expansions, rank, 0.0)
+        assert np.array_equal(np.argsort(-pruned, kind="stable")[:rank], top)
+        assert np.array_equal(pruned[top], exact[top])
+    pruned = contest_values(expansions, 1, TIE_TOLERANCE)
+    assert np.array_equal(pruned >= pruned.max() - TIE_TOLERANCE, exact >= exact.max() - TIE_TOLERANCE)

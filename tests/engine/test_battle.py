@@ -13,6 +13,7 @@ from mine_env.engine.battle import (
     BattleSpec,
     analysis_grid,
     bomb_area,
+    bomb_area_counts,
 )
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.layout import neighbour_counts
@@ -143,6 +144,8 @@ def test_bad_moves_are_refused_with_a_clear_message() -> None:
     with pytest.raises(ValueError, match="already open"):
         game.play(cell)
     with pytest.raises(ValueError, match=r"outside 0\.\.255"):
+        game.play(-1)
+    with pytest.raises(ValueError, match="action 256 is a bomb, but the bomb rule is off"):
         game.play(256)
     with pytest.raises(ValueError, match="must be an integer"):
         game.play(1.5)  # type: ignore[arg-type]
@@ -177,3 +180,16 @@ def test_the_bomb_claims_the_mines_reveals_the_safe_cells_and_passes_the_turn() 
     assert (game.grid[r0:r1, c0:c1] != HIDDEN).all()
     assert game.mover == 1 and game.bomb_used == [True, False]
     assert not game.can_bomb(0)
+    game.play(first_cell(game, mine=False, zero=False))  # player 0 to move again, the bomb spent
+    with pytest.raises(ValueError, match="player 0 has already used the bomb"):
+        game.bomb(centre)
+
+
+@pytest.mark.parametrize(("rows", "cols"), [(16, 16), (7, 11), (3, 4), (1, 6)])
+def test_the_bomb_area_counts_are_those_of_each_area(rows: int, cols: int) -> None:
+    rng = np.random.default_rng(rows * cols)
+    spec = BattleSpec(rows, cols, 1)
+    cells = rng.random(rows * cols) < 0.3
+    expected = [cells.reshape(rows, cols)[r0:r1, c0:c1].sum() for r0, r1, c0, c1 in
+                (bomb_area(spec, cell) for cell in range(spec.n_cells))]  # fmt: skip
+    assert bomb_area_counts(spec, cells).ravel().tolist() == expected

@@ -91,7 +91,24 @@ def test_an_illegal_move_ends_the_wrapped_game_and_the_raw_env_says_why() -> Non
     with pytest.raises(ValueError, match="already open"):
         raw.step(safe)
     with pytest.raises(ValueError, match=r"outside 0\.\.24"):
-        raw.step(25)
+        raw.step(50)
+
+
+def test_a_bomb_that_is_not_allowed_ends_the_wrapped_game_and_the_raw_env_says_why() -> None:
+    """Nobody is behind at the start, so a bomb is not allowed: PettingZoo's illegal-move convention, or why."""
+    game_env = battle.env(rows=6, cols=6, mines=7, bomb=True)
+    game_env.reset(seed=2)
+    assert not game_env.last()[0]["action_mask"][36:].any()
+    game_env.step(36 + 14)
+    assert game_env.rewards["player_0"] == -1 and all(game_env.terminations.values())
+    raw = battle.raw_env(rows=6, cols=6, mines=7, bomb=True)
+    raw.reset(seed=2)
+    with pytest.raises(ValueError, match="not behind"):
+        raw.step(36 + 14)
+    with pytest.raises(ValueError, match="action 50 is a bomb, but the bomb rule is off"):
+        off = battle.raw_env(rows=6, cols=6, mines=7)
+        off.reset(seed=2)
+        off.step(36 + 14)
 
 
 def test_bad_options_are_refused_with_a_clear_message() -> None:

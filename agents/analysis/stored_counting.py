@@ -1,0 +1,258 @@
+"""The exact count of a position with a :class:`~agents.analysis.component_store.ComponentStore`: the pipeline
+of :func:`~agents.analysis.counting.count_board`, with every component found in the store taken from it.
+
+:func:`count_board_stored` runs the same stages on the same inputs in the same order; only the dynamic programme
+of a component already in the store is skipped, and its stored result is the result the programme gives (the
+store matches the component's whole local form). So the counts are the same floats as ``count_board``'s
+(tests/analysis/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
+many hypothetical clicks, run the dynamic programme only for the components a click touches.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
+from agents.analysis.component import (
+    ComponentCount,
+    ComponentCounts,
+    boxes_by_component,
+    count_component,
+    local_component,
+)
+from agents.analysis.component_store import (
+    ComponentStore,
+    component_key,
+    find_component,
+    key_hash,
+    sized_store,
+    store_component,
+)
+from agents.analysis.counting import BoardCount
+from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_TOTAL, STATUS_OK, grown, int_array
+from agents.analysis.forward_pass import LocalComponent
+from agents.analysis.frontier import Frontier, find_frontier, narrow_order
+
+_UNTRUSTED = np.zeros(1, np.bool_)
+"""False typed as a plain bool read from an array (see the style note of :mod:`agents.analysis.counting`)."""
+
+
+@njit(cache=True)
+def count_board_stored(flat: np.ndarray, rows: int, cols: int, mines: int, store: ComponentStore) -> BoardCount:
+    """:func:`~agents.analysis.counting.count_board` (flags untrusted), components taken from and added to
+    ``store``. On a failed stage the later stages' results are empty (not partial, as count_board's may be)."""
+    trust_flags = _UNTRUSTED[0]
+    frontier = find_frontier(flat, rows, cols, trust_flags)
+    counts = count_components_stored(frontier, store)  # a frontier with a bad number has no component
+    no_flags = np.empty(0, np.bool_)
+    no_combination = Combined(False, 0, 0, np.empty(0, np.float64), no_flags, no_flags, 0.0, False, False, 0.0)
+    no_cells = Cells(np.empty(0, np.float64), no_flags, no_flags)
+    if frontier.status != STATUS_OK:
+        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination, no_cells)
+    if counts.status != STATUS_OK:
+        return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination, no_cells)
+    combined = combine(frontier, counts, mines)
+    if not combined.feasible:
+        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, no_cells)
+    cells = spread_to_cells(flat, trust_flags, frontier.box_of_cell, combined)
+    return BoardCount(STATUS_OK, -1, frontier, counts, combined, cells)
+
+
+@njit(cache=True, inline="always")
+def count_components_stored(frontier: Frontier, store: ComponentStore) -> ComponentCounts:
+    """:func:`~agents.analysis.component.count_components` with the store: each component is looked up by its
+    local form and counted (and stored) only when the store does not hold it; then the flat arrays are filled
+    from the store. A frontier with a bad number has no components, so nothing is counted."""
+    prepared = prepare_components(frontier)
+    stored = np.empty(frontier.n_components, np.int64)
+    return resolved_counts(frontier, prepared, store, stored, -1)
+
+
+class PreparedComponents(NamedTuple):
+    """Each component of a frontier in the form the store is searched by (see :func:`prepare_components`)."""
+
+    comp_boxes: np.ndarray
+    """The boxes grouped by component, ascending within each."""
+    comp_box_start: np.ndarray
+    """Components + 1 entries: where each component's boxes start in ``comp_boxes``."""
+    order: np.ndarray
+    """Each component's narrow order (indices into its boxes), where ``comp_boxes`` has it."""
+    keys: np.ndarray
+    """The components' keys (:func:`~agents.analysis.component_store.component_key`), one after the other."""
+    key_start: np.ndarray
+    """Components + 1 entries."""
+    hashes: np.ndarray
+
+
+@njit(cache=True, inline="always")
+def prepare_components(frontier: Frontier) -> PreparedComponents:
+    """Every component's boxes, narrow order and key: what the store is searched by, and what a component
+    needs to be counted."""
+    n_boxes = frontier.box_size.shape[0]
+    n_comp = frontier.n_components
+    comp_boxes, comp_box_start = boxes_by_component(frontier)
+    local_of_box = np.empty(n_boxes, np.int64)
+    local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
+    orders = np.empty(n_boxes, np.int64)
+    key = np.empty(256, np.int64)
+    keys = np.empty(1024, np.int64)
+    key_start = int_array(n_comp + 1, 0)
+    hashes = np.empty(n_comp, np.int64)
+    for comp in range(n_comp):
+        begin = comp_box_start[comp]
+        boxes = comp_boxes[begin : comp_box_start[comp + 1]]
+        for q in range(boxes.shape[0]):
+            local_of_box[boxes[q]] = q
+        order = narrow_order(frontier, boxes, local_of_box)
+        for q in range(boxes.shape[0]):
+            orders[begin + q] = order[q]
+        local, _ = local_component(frontier, boxes, order, local_of_con)
+        key, length = component_key(local, key)
+        hashes[comp] = key_hash(key, length)
+        keys = grown(keys, key_start[comp] + length)
+        for x in range(length):
+            keys[key_start[comp] + x] = key[x]
+        key_start[comp + 1] = key_start[comp] + length
+    return PreparedComponents(comp_boxes, comp_box_start, orders, keys, key_start, hashes)
+
+
+@njit(cache=True, inline="always")
+def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
+                    changed: int) -> ComponentCounts:  # fmt: skip
+    """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
+    (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
+    search since which the store was not emptied, and only component ``changed`` has a new key: only it is
+    searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
+    starts again once, for every component; a frontier whose components do not fit in the whole store is
+    counted with a store made for it alone (and ``stored`` is left all -1)."""
+    active = store
+    for attempt in range(3):  # one call site: the search is compiled once
+        emptied = active.used[4]
+        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1)
+        if status != STATUS_OK:
+            return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
+        if active.used[4] == emptied:
+            counts = _gathered(active, stored, prepared)
+            for comp in range(stored.shape[0] if attempt == 2 else 0):
+                stored[comp] = -1  # indices into the store made for this frontier
+            return counts
+        if attempt == 1:
+            active = _store_for(frontier, prepared)
+    return _failed(stored.shape[0], frontier.box_size.shape[0], -1)  # not reached: the last store has room
+
+
+@njit(cache=True, inline="always")
+def _store_for(frontier: Frontier, prepared: PreparedComponents) -> ComponentStore:
+    """An empty store with room for every component of the frontier (a component of B boxes and C cells has at
+    most C + 1 mine totals)."""
+    n_comp = prepared.key_start.shape[0] - 1
+    weights, sums = 0, 0
+    for comp in range(n_comp):
+        cells = 0
+        for q in range(prepared.comp_box_start[comp], prepared.comp_box_start[comp + 1]):
+            cells += frontier.box_size[prepared.comp_boxes[q]]
+        weights += cells + 1
+        sums += (prepared.comp_box_start[comp + 1] - prepared.comp_box_start[comp]) * (cells + 1)
+    return sized_store(n_comp, prepared.key_start[n_comp], weights, sums)
+
+
+@njit(cache=True, inline="always")
+def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
+             changed: int) -> tuple[int, int]:  # fmt: skip
+    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0); (STATUS_OK, -1),
+    or (STATUS_BAD_COMPONENT, its first number) for the first component no layout fits."""
+    keys, key_start, hashes = prepared.keys, prepared.key_start, prepared.hashes
+    local_of_con = np.empty(0, np.int64)  # made at the first component not found
+    for comp in range(stored.shape[0]):
+        if changed >= 0 and comp != changed:
+            continue
+        key = keys[key_start[comp] : key_start[comp + 1]]
+        length = key.shape[0]
+        c = find_component(store, key, length, hashes[comp])
+        begin, stop = prepared.comp_box_start[comp], prepared.comp_box_start[comp + 1]
+        if c < 0:
+            if local_of_con.shape[0] == 0:
+                local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
+            boxes = prepared.comp_boxes[begin:stop]
+            local, _ = local_component(frontier, boxes, prepared.order[begin:stop], local_of_con)
+            count = _counted(local)
+            c = store_component(store, key, length, hashes[comp], count.solvable, count.lowest, count.weights,
+                                count.mine_sums, count.safe_sums, count.log_scale)  # fmt: skip
+            if c < 0:  # larger than the whole store, which store_component emptied: the caller sees it
+                return STATUS_OK, -1
+        if not store.solvable[c]:
+            return STATUS_BAD_COMPONENT, _first_number(frontier, prepared.comp_boxes[begin:stop])
+        stored[comp] = c
+    return STATUS_OK, -1
+
+
+@njit(cache=True, inline="always")
+def _first_number(frontier: Frontier, boxes: np.ndarray) -> int:
+    """The first number cell (row-major) of the component of ``boxes``: what count_components reports."""
+    first = frontier.constraint_cell[frontier.box_cons[boxes[0], 0]]
+    for q in range(boxes.shape[0]):
+        for j in range(frontier.box_n_cons[boxes[q]]):
+            first = min(first, frontier.constraint_cell[frontier.box_cons[boxes[q], j]])
+    return first
+
+
+@njit(cache=True, inline="always")
+def _counted(local: LocalComponent) -> ComponentCount:
+    """:func:`~agents.analysis.component.count_component`, called, not inlined (its body inlined in a loop
+    slows every pass of the loop, found components included)."""
+    return count_component(local)
+
+
+@njit(cache=True, inline="always")
+def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents) -> ComponentCounts:
+    """The flat arrays of :class:`ComponentCounts` for the components ``stored`` (indices in the store), laid out
+    as ``count_components`` lays them out: weights by component, each box's sums in its dynamic programme's
+    order."""
+    comp_box_start, comp_boxes, order = prepared.comp_box_start, prepared.comp_boxes, prepared.order
+    n_comp = stored.shape[0]
+    lowest = np.empty(n_comp, np.int64)
+    span = np.empty(n_comp, np.int64)
+    weight_start = np.empty(n_comp + 1, np.int64)
+    log_scale = np.empty(n_comp, np.float64)
+    weight_start[0] = 0
+    rows = 0
+    for comp in range(n_comp):
+        c = stored[comp]
+        lowest[comp], span[comp], log_scale[comp] = store.lowest[c], store.span[c], store.log_scale[c]
+        weight_start[comp + 1] = weight_start[comp] + span[comp]
+        rows += (comp_box_start[comp + 1] - comp_box_start[comp]) * span[comp]
+    weights = np.empty(weight_start[n_comp], np.float64)
+    box_row_start = np.empty(comp_boxes.shape[0], np.int64)
+    mine_sums = np.empty(rows, np.float64)
+    safe_sums = np.empty(rows, np.float64)
+    row = 0
+    for comp in range(n_comp):
+        c = stored[comp]
+        width = span[comp]
+        weights_at, sums_at = store.weight_start[c], store.sums_start[c]
+        for m in range(width):
+            weights[weight_start[comp] + m] = store.weights[weights_at + m]
+        for q in range(comp_box_start[comp + 1] - comp_box_start[comp]):
+            begin = comp_box_start[comp]
+            box_row_start[comp_boxes[begin + order[begin + q]]] = row
+            for m in range(width):
+                mine_sums[row + m] = store.mine_sums[sums_at + q * width + m]
+                safe_sums[row + m] = store.safe_sums[sums_at + q * width + m]
+            row += width
+    return ComponentCounts(
+        STATUS_OK, -1, lowest, span, weight_start, weights, box_row_start, mine_sums, safe_sums, log_scale
+    )
+
+
+@njit(cache=True, inline="always")
+def _failed(n_comp: int, n_boxes: int, first_cell: int) -> ComponentCounts:
+    """The counts of a frontier with an unsatisfiable component (its first number ``first_cell``): empty."""
+    no_floats = np.empty(0, np.float64)
+    return ComponentCounts(
+        STATUS_BAD_COMPONENT, first_cell, np.empty(n_comp, np.int64), np.empty(n_comp, np.int64),
+        int_array(n_comp + 1, 0), no_floats, np.empty(n_boxes, np.int64), no_floats, no_floats,
+        np.empty(n_comp, np.float64),
+    )  # fmt: skip
