@@ -52,9 +52,6 @@ def load_battle_model(spec_name: str, spec: BattleSpec) -> ModelAgent:
         raise ValueError("model: needs a path, as in --agent model:models/maskable_ppo_battle_16x16.zip")
     key = (path, spec.rows, spec.cols)
     if key not in _LOADED:
-        import torch
-
-        torch.set_num_threads(1)  # one game at a time, small convolutions: more threads only compete
         board = BoardSpec(spec.rows, spec.cols, min(spec.mines, spec.n_cells - 1), "none")
         try:
             _LOADED[key] = load_model_agent(Path(path), board)

@@ -147,3 +147,12 @@ def test_a_card_whose_env_the_evaluation_cannot_play_is_refused(tmp_path: Path, 
     path.with_suffix(".json").write_text(json.dumps(card))
     with pytest.raises(ValueError, match=match):
         load_model_agent(path)
+
+
+def test_a_loaded_model_plays_on_one_torch_thread(tmp_path: Path) -> None:
+    import torch
+
+    path = save_tiny_model(tmp_path, "tiny-threads", "ppo", "grid")
+    torch.set_num_threads(2)
+    load_model_agent(path)
+    assert torch.get_num_threads() == 1  # spinning OpenMP threads made a busy machine's games 150 times slower
