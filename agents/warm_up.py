@@ -9,7 +9,8 @@ an app that shows a board first (hints, assist mode) has the kernels ready by th
 move, and a move asked for earlier waits only for the rest of the compile (numba's lock makes it wait, not
 compile twice).
 
-``python -m agents.warm_up`` does it from the command line (for an install step, say).
+``python -m agents.warm_up`` does it from the command line (for an install step, say), for the battle
+AIs' kernels too (path ``battle``: the contest and look-ahead agents, the bomb rule on).
 """
 
 from __future__ import annotations
@@ -20,18 +21,24 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from agents.battle import make_battle_agent, play_battle
 from agents.solver import SolverAgent
+from mine_env.engine.battle import BattleSpec
 from mine_env.engine.constants import HIDDEN
 
 PATHS = ("env", "compiled")
 """``env``: the kernels :meth:`SolverAgent.act` calls; ``compiled``: those of :meth:`SolverAgent.play_compiled`."""
 
+ALL_PATHS = (*PATHS, "battle")
+"""The solver's paths and ``battle``: the kernels of the battle AIs (:mod:`agents.battle`)."""
+
 
 def warm_up(paths: Iterable[str] = PATHS) -> float:
-    """Compile (or load from the cache) the kernels of the solver's ``paths``; returns the seconds it took."""
+    """Compile (or load from the cache) the kernels of ``paths`` (some of :data:`ALL_PATHS`); returns the seconds
+    it took."""
     paths = set(paths)
-    if not paths <= set(PATHS):
-        raise ValueError(f"unknown solver paths {sorted(paths - set(PATHS))}; expected some of {', '.join(PATHS)}")
+    if not paths <= set(ALL_PATHS):
+        raise ValueError(f"unknown paths {sorted(paths - set(ALL_PATHS))}; expected some of {', '.join(ALL_PATHS)}")
     start = time.perf_counter()
     agent = SolverAgent(seed=0)
     if "compiled" in paths:
@@ -40,6 +47,9 @@ def warm_up(paths: Iterable[str] = PATHS) -> float:
         grid = np.full((3, 3), HIDDEN, np.int8)
         grid[1, 1] = 1
         agent.plan(grid, {"mines": 1}, np.flatnonzero(grid.ravel() == HIDDEN))
+    if "battle" in paths:  # a whole small game, bomb rule on, between the two AIs that count outcomes
+        players = (make_battle_agent("lookahead", 0), make_battle_agent("contest", 0))
+        play_battle(BattleSpec(6, 6, 9, bomb=True), 0, players)
     return time.perf_counter() - start
 
 
@@ -51,4 +61,4 @@ def warm_up_in_background(paths: Iterable[str] = PATHS) -> threading.Thread:
 
 
 if __name__ == "__main__":
-    print(f"the solver's kernels are compiled and cached ({warm_up():.1f} s)")
+    print(f"the solver's and the battle AIs' kernels are compiled and cached ({warm_up(ALL_PATHS):.1f} s)")

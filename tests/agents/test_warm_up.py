@@ -58,8 +58,15 @@ def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_g
 
 
 def test_the_warm_up_names_the_paths_it_knows() -> None:
-    with pytest.raises(ValueError, match=r"unknown solver paths \['gui'\]; expected some of env, compiled"):
+    with pytest.raises(ValueError, match=r"unknown paths \['gui'\]; expected some of env, compiled, battle"):
         warm_up(["env", "gui"])
+
+
+def test_the_battle_path_compiles_the_battle_ais_counting() -> None:
+    from agents.analysis.outcomes import reveal_counts_stored
+
+    assert warm_up(["battle"]) >= 0.0
+    assert reveal_counts_stored.signatures  # what the contest and look-ahead agents call on every move
 
 
 def test_the_warm_up_returns_its_time_and_runs_in_a_daemon_thread_in_the_background() -> None:
