@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.episode import play_episode
-from train.common import BoardOptions, add_config_arguments, config_from_args, option
+from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option
 from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 
@@ -65,14 +65,13 @@ class RLlibPPOConfig(BoardOptions):
     def validate(self) -> None:
         """ValueError for settings that cannot train (a board that cannot exist among them), before Ray starts."""
         self.board_spec()
-        for name in ("max_steps", "torch_threads", "envs_per_runner", "batch_size", "minibatch_size", "epochs",
-                     "channels", "layers", "checkpoint_every"):  # fmt: skip
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        at_least(self, 1, "max_steps", "torch_threads", "envs_per_runner", "batch_size", "minibatch_size", "epochs",
+                 "channels", "layers", "checkpoint_every")  # fmt: skip
+        at_least(self, 0, "env_runners", "eval_games")
         if self.minibatch_size > self.batch_size:
             raise ValueError(f"minibatch_size {self.minibatch_size} exceeds batch_size {self.batch_size}")
-        if self.minutes <= 0 or self.env_runners < 0 or self.eval_games < 0:
-            raise ValueError("minutes must be positive, env_runners and eval_games at least 0")
+        if not self.minutes > 0:
+            raise ValueError(f"minutes must be positive, got {self.minutes}")
         if self.resume and not Path(self.resume).is_dir():
             raise ValueError(f"--resume {self.resume}: no such checkpoint folder")
 

@@ -155,6 +155,8 @@ def test_one_ppo_iteration_on_the_battle_env(ray_instance) -> None:
     (["--preset", "huge"], "unknown preset 'huge'"),
     (["--batch-size", "64", "--minibatch-size", "128"], "minibatch_size 128 exceeds batch_size 64"),
     (["--epochs", "0"], "epochs must be at least 1, got 0"),
+    (["--env-runners", "-1"], "env_runners must be at least 0, got -1"),
+    (["--minutes", "0"], "minutes must be positive, got 0.0"),
     (["--resume", "/no/such/checkpoint"], "--resume /no/such/checkpoint: no such checkpoint folder"),
     (["--rows", "3", "--cols", "3", "--mines", "9"], "9 mines do not fit a 3x3 board under the 'opening' rule"),
     (["--rows", "0"], "rows must be between 1 and 256, got 0"),
