@@ -62,6 +62,8 @@ def import_model_class(reference: str) -> type:
 def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAgent:
     """Load a saved model as an agent that plays the env's grid observations greedily over valid actions.
 
+    It sets torch to one CPU thread (``torch.set_num_threads(1)``) for the whole process: see the comment below.
+
     Args:
         path: The model's ``.zip`` (the ``.zip`` suffix may be left out).
         spec: The board it will play; when its size is not the model's, the network must be fully
