@@ -20,6 +20,7 @@ The values they choose by are in :mod:`agents.battle_values`.
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ import numpy as np
 
 from agents.analysis.component_store import ComponentStore, new_component_store
 from agents.battle_position import Position
+from agents.battle_search import Board, contest_scores, lookahead_scores
 from agents.battle_values import (
     TIE_TOLERANCE,
     Expansion,
@@ -53,6 +55,19 @@ def positive_int(name: str, value: object) -> int:
     return value
 
 
+@functools.cache
+def shared_component_store() -> ComponentStore:
+    """The store of counted components shared by every battle agent of this process, made on first use.
+
+    A component's count depends on its local form alone (:mod:`agents.analysis.component_store`), so a store
+    can serve every game and both players: the components of a game's position recur in the outcomes both
+    players count, and small ones recur from game to game. Sharing changes no float, only the speed. Room for
+    32,768 components (about 90 MB of address space, touched only as it fills; emptied when full). Not for
+    agents acting at the same time in several threads of one process (the kernels write to it unlocked).
+    """
+    return new_component_store(components=1 << 15, key_ints=1 << 21, sums=1 << 22)
+
+
 def bomb_expectations(analysis: Position, spec: BattleSpec) -> np.ndarray:
     """Expected mines the bomb around each cell would claim: the sum of the exact mine probabilities of the hidden
     cells of its 5x5 area (flat, one per cell)."""
@@ -69,20 +84,23 @@ class BattleAgent(ABC):
 
     Args:
         seed: seed of the agent's own generator, which breaks ties (None: fresh entropy).
-        store_components: for an agent that counts the outcomes of clicks (``counts_outcomes``), keep the
-            components counted in the game's earlier counts (:mod:`agents.analysis.component_store`), so that a
-            click costs the dynamic programme of only the components it changes; False counts every outcome in
+        store_components: for an agent that counts the outcomes of clicks (``counts_outcomes``), take the
+            components counted before from the process's store (:func:`shared_component_store`), so that a
+            click costs the dynamic programme of only the components never met; False counts every outcome in
             full (the plain path: the same floats, so the same choices, slower).
+        compiled: with the store, score a move in one compiled call (:mod:`agents.battle_search`); False runs
+            the values of :mod:`agents.battle_values` in Python (the reference: the same floats, slower).
     """
 
     name: str = "battle-agent"
     counts_outcomes: bool = False
     """Whether the agent counts the outcomes of hypothetical clicks (then it keeps a component store)."""
 
-    def __init__(self, seed: int | None = None, store_components: bool = True) -> None:
+    def __init__(self, seed: int | None = None, store_components: bool = True, compiled: bool = True) -> None:
         self._rng = np.random.default_rng(seed)
         keeps_store = store_components and self.counts_outcomes
-        self._store: ComponentStore | None = new_component_store() if keeps_store else None
+        self._store: ComponentStore | None = shared_component_store() if keeps_store else None
+        self._compiled = compiled and self._store is not None
 
     def reset(self) -> None:  # noqa: B027  (an optional hook: stateless agents need not override it)
         """Forget anything remembered from the previous game (called before each game)."""
@@ -140,6 +158,17 @@ class RandomBattleAgent(BattleAgent):
         return int(self._rng.choice(self._valid_cells(obs)))
 
 
+def search_inputs(analysis: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A position as :mod:`agents.battle_search` reads it: its flat grid, mine probabilities and certain mines."""
+    return analysis.grid.ravel(), analysis.probabilities.ravel(), analysis.certain_mines.ravel()
+
+
+def board_of(analysis: Position) -> Board:
+    """The board's shape and mine total, as :mod:`agents.battle_search` reads them."""
+    rows, cols = analysis.grid.shape
+    return Board(rows, cols, analysis.mines)
+
+
 def position_analysis(
     obs: Mapping[str, np.ndarray], info: Mapping[str, Any], store: ComponentStore | None = None
 ) -> Position:
@@ -185,8 +214,9 @@ class ContestBattleAgent(BattleAgent):
     name = "contest"
     counts_outcomes = True
 
-    def __init__(self, seed: int | None = None, candidates: int = 6, store_components: bool = True) -> None:
-        super().__init__(seed, store_components)
+    def __init__(self, seed: int | None = None, candidates: int = 6, store_components: bool = True,
+                 compiled: bool = True) -> None:  # fmt: skip
+        super().__init__(seed, store_components, compiled)
         self.candidates = positive_int("candidates", candidates)
 
     def act(self, obs: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
@@ -194,7 +224,10 @@ class ContestBattleAgent(BattleAgent):
         if move is not None:
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
-        scores = contest_values([expand(analysis, int(cell)) for cell in shortlist], 1, TIE_TOLERANCE)
+        if self._compiled:
+            scores = contest_scores(*search_inputs(analysis), shortlist, board_of(analysis), self._store)
+        else:
+            scores = contest_values([expand(analysis, int(cell)) for cell in shortlist], 1, TIE_TOLERANCE)
         return self._pick_best(shortlist, scores)
 
     @staticmethod
@@ -224,8 +257,8 @@ class LookaheadBattleAgent(BattleAgent):
     counts_outcomes = True
 
     def __init__(self, seed: int | None = None, candidates: int = 5, deepen: int = 2, inner: int = 2,
-                 min_share: float = 0.15, store_components: bool = True) -> None:  # fmt: skip
-        super().__init__(seed, store_components)
+                 min_share: float = 0.15, store_components: bool = True, compiled: bool = True) -> None:  # fmt: skip
+        super().__init__(seed, store_components, compiled)
         self.candidates = positive_int("candidates", candidates)
         self.deepen = positive_int("deepen", deepen)
         self.inner = positive_int("inner", inner)
@@ -238,6 +271,10 @@ class LookaheadBattleAgent(BattleAgent):
         if move is not None:
             return move
         shortlist = likeliest(analysis, cells, self.candidates)
+        if self._compiled:
+            ranked, scores = lookahead_scores(*search_inputs(analysis), shortlist, self.deepen, self.inner,
+                                              self.min_share, board_of(analysis), self._store)  # fmt: skip
+            return self._pick_best(shortlist[ranked], scores)
         expansions = [expand(analysis, int(cell)) for cell in shortlist]
         ranked = np.argsort(-contest_values(expansions, self.deepen, 0.0), kind="stable")[: self.deepen]
         scores = np.array([self.q3(expansions[i]) for i in ranked])
@@ -265,12 +302,14 @@ BATTLE_AGENTS: dict[str, Callable[..., BattleAgent]] = {
 """The battle agents by name, each made from a seed."""
 
 
-def make_battle_agent(name: str, seed: int | None = None, store_components: bool = True) -> BattleAgent:
-    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded (``store_components``: see
-    :class:`BattleAgent`)."""
+def make_battle_agent(
+    name: str, seed: int | None = None, store_components: bool = True, compiled: bool = True
+) -> BattleAgent:
+    """The battle agent called ``name`` (one of :data:`BATTLE_AGENTS`), seeded (``store_components`` and
+    ``compiled``: see :class:`BattleAgent`)."""
     if name not in BATTLE_AGENTS:
         raise ValueError(f"unknown battle agent {name!r}; expected one of {', '.join(BATTLE_AGENTS)}")
-    return BATTLE_AGENTS[name](seed, store_components=store_components)
+    return BATTLE_AGENTS[name](seed, store_components=store_components, compiled=compiled)
 
 
 def seat_observation(game: BattleGame, seat: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

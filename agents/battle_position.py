@@ -18,7 +18,8 @@ import numpy as np
 
 from agents.analysis.component_store import ComponentStore
 from agents.analysis.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
-from agents.analysis.probability import VALUE_MINE, analyse
+from agents.analysis.probability import VALUE_MINE, analyse, checked_grid
+from agents.battle_search import Board, outcome_distribution, position_count
 from mine_env.engine.constants import HIDDEN, MINE
 
 
@@ -79,9 +80,15 @@ class Position:
 
     @classmethod
     def of(cls, grid: np.ndarray, mines: int, store: ComponentStore | None = None) -> Position:
-        """Count ``grid`` exactly (:func:`~agents.analysis.probability.analyse`: its checks and clear errors);
-        its outcomes will use ``store``."""
-        analysis = analyse(grid, mines)
+        """Count ``grid`` exactly, with the checks and clear errors of :func:`~agents.analysis.probability.analyse`;
+        with ``store`` the count (the same floats) and its outcomes' counts take components from it."""
+        if store is not None:
+            board = checked_grid(grid, mines)
+            fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)), store)
+            if fits:
+                return cls(board, int(mines), probability.reshape(board.shape), certain.reshape(board.shape),
+                           store=store)  # fmt: skip
+        analysis = analyse(grid, mines)  # raises the error that says why no layout fits
         return cls(analysis.grid, analysis.mines, analysis.probabilities, analysis.certain_mines, store=store)
 
     @cached_property
@@ -125,12 +132,4 @@ class Position:
         for index in counts.consistent.nonzero()[0].tolist():
             code = MINE if index == VALUE_MINE else index - 1
             outcomes[index] = Position._outcome(self, flat_cell, code, counts, index)
-        if certain:
-            return distribution, outcomes
-        safe_weights = counts.log_layouts.copy()
-        safe_weights[VALUE_MINE] = -np.inf
-        finite = np.isfinite(safe_weights)
-        shares = np.exp(safe_weights[finite] - safe_weights[finite].max())
-        # The safe outcomes split the cell's exact safe probability in proportion to their layout counts.
-        distribution[finite] = (1.0 - distribution[VALUE_MINE]) * shares / shares.sum()
-        return distribution, outcomes
+        return outcome_distribution(counts.log_layouts, p_mine, certain), outcomes

@@ -14,9 +14,7 @@ import numpy as np
 
 from agents.analysis.probability import VALUE_MINE
 from agents.battle_position import Position
-
-TIE_TOLERANCE = 1e-9
-"""Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
+from agents.battle_search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
 
 
 def best_chance(analysis: Position) -> float:
@@ -44,14 +42,6 @@ def expand(analysis: Position, cell: int) -> Expansion:
     safe = [(index - 1, float(distribution[index]), outcome) for index, outcome in enumerate(outcomes)
             if outcome is not None and index != VALUE_MINE]  # fmt: skip
     return Expansion(coordinates, p_mine, claimed, safe)
-
-
-FLOOD_MIN_SHARE = 0.1
-"""A zero at least this likely gets its flood fill modelled (:func:`flooded_chance`); a rarer one keeps ``m``."""
-
-
-FLOOD_NEIGHBOURS = 1
-"""How many of a zero's neighbours :func:`flooded_chance` reveals one at a time (the most telling ones)."""
 
 
 def flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:

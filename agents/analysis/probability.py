@@ -162,8 +162,7 @@ def analyse(grid: np.ndarray, mines: int, *, trust_flags: bool = False) -> Board
         ValueError: malformed input (dtype, shape, codes, mine count).
         InconsistentBoard: no layout fits; the message says which number or total is at fault.
     """
-    board = _validated_grid(grid)
-    _check_mines(board, mines)
+    board = checked_grid(grid, mines)
     trust = bool(trust_flags)
     counted = count_board(board.ravel(), board.shape[0], board.shape[1], trust, int(mines))
     if counted.status == STATUS_BAD_TOTAL:
@@ -215,6 +214,14 @@ def value_distribution(
 # ----------------------------------------------------------------------------------------------------------
 # Input checks and error messages.
 # ----------------------------------------------------------------------------------------------------------
+
+
+def checked_grid(grid: np.ndarray, mines: int) -> np.ndarray:
+    """The grid as the counting kernels take it (C-contiguous int8), or a ValueError saying what is wrong with it
+    or with ``mines`` (what :func:`analyse` checks before it counts)."""
+    board = _validated_grid(grid)
+    _check_mines(board, mines)
+    return board
 
 
 def _validated_grid(grid: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
-"""The battle agents' positions: the one-call outcome counts equal the exact analysis float for float, and the
-component store changes no move."""
+"""The battle agents' positions: the one-call outcome counts equal the exact analysis float for float (the
+numbers' shares to the last bit of exp), and the component store changes no move."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ def test_reveal_outcomes_equal_the_exact_analysis(key: int) -> None:
     for cell in map(tuple, np.argwhere(grid == HIDDEN)):
         expected, expected_outcomes = analysis.reveal_outcomes(cell)
         got, outcomes = position.reveal_outcomes(cell, with_mine=True)
-        np.testing.assert_array_equal(got, expected)
+        # The shares of the numbers come from the compiled exp, NumPy's may differ from it in the last bit.
+        np.testing.assert_allclose(got, expected, rtol=1e-14, atol=0)
+        assert got[VALUE_MINE] == expected[VALUE_MINE]
         for index in range(1, 10):
             assert (outcomes[index] is None) == (expected_outcomes[index] is None)
             if outcomes[index] is not None:
