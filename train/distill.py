@@ -12,7 +12,9 @@ Training alternates, for ``rounds`` rounds, between collecting ``positions`` lab
 (:mod:`train.distill_data`: the oracle, the network itself from the second round on, and random play) and
 ``samples`` minibatch samples drawn from every position so far. ``--crop-rows/--crop-cols`` train on random
 windows of the board (same weights: the network is fully convolutional) to spend the CPU on more positions
-of a large board; the loss then leaves out the cells near a window side inside the board, whose view is cut.
+of a board much wider than the network's view: the loss covers the window, and the network sees it with a
+ring of the board around it as wide as its receptive radius (:meth:`DistillConfig.receptive_radius`), so no
+cell of the loss sees a window side as if it were the board's edge.
 
 Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
 ``minesweeper train distill ...``; every option is a field of :class:`DistillConfig`.
@@ -76,7 +78,6 @@ class DistillConfig(BoardOptions):
                                        "mass the network puts on the oracle's safest cells.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
-    crop_margin: int = option(3, "Cells next to a window side inside the board left out of the loss.")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
     save_dataset: str = option("", "Write every labelled position here (.npz) after each round.")
     label_workers: int = option(2, "Processes labelling positions (--backend ray: CPUs of a private Ray instance).")
@@ -102,6 +103,11 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"every dilation must be at least 1, got {self.dilations!r}")
         return values
 
+    def receptive_radius(self) -> int:
+        """How far from a cell the network sees: 1 for the first 3x3 convolution, plus each residual layer's
+        dilation (a window of the board is given this much of the board around it)."""
+        return 1 + sum(self.dilation_list())
+
     def share_values(self) -> tuple[float, float, float]:
         try:
             values = tuple(float(part) for part in self.shares.split(","))
@@ -118,7 +124,7 @@ class DistillConfig(BoardOptions):
         self.dilation_list()
         self.share_values()
         at_least(self, 1, "channels", "rounds", "boards", "batch_size", "label_workers", "torch_threads")
-        at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols", "crop_margin",
+        at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols",
                  "label_chunk")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
@@ -207,7 +213,8 @@ class Trainer:
         return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
 
     def batch(self, dataset: Dataset) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
-        """Grids, labels, loss weights and the full-board densities of one minibatch, cropped if asked."""
+        """Grids, labels, loss weights and the full-board densities of one minibatch; with a crop, the window
+        (weight 1) inside the part of the board the network needs to see it (weight 0)."""
         index = self.rng.integers(len(dataset), size=self.config.batch_size)
         grids = th.as_tensor(dataset.grids[index])
         labels = th.as_tensor(dataset.labels[index].astype(np.float32))
@@ -217,17 +224,12 @@ class Trainer:
         h, w = self.config.crop_rows or rows, self.config.crop_cols or cols
         if (h, w) != (rows, cols):
             top, left = int(self.rng.integers(rows - h + 1)), int(self.rng.integers(cols - w + 1))
-            grids, labels = grids[:, top : top + h, left : left + w], labels[:, top : top + h, left : left + w]
-            weight = weight[:, :h, :w].clone()
-            m = self.config.crop_margin
-            if top > 0:
-                weight[:, :m] = 0
-            if top + h < rows:
-                weight[:, h - m :] = 0
-            if left > 0:
-                weight[:, :, :m] = 0
-            if left + w < cols:
-                weight[:, :, w - m :] = 0
+            reach = self.config.receptive_radius()
+            r0, c0 = max(top - reach, 0), max(left - reach, 0)
+            seen_rows, seen_cols = slice(r0, min(top + h + reach, rows)), slice(c0, min(left + w + reach, cols))
+            grids, labels = grids[:, seen_rows, seen_cols], labels[:, seen_rows, seen_cols]
+            weight = th.zeros_like(labels)
+            weight[:, top - r0 : top - r0 + h, left - c0 : left - c0 + w] = 1.0
         return grids, labels, weight, density
 
     def train(self, dataset: Dataset, samples: int, progress: bool) -> dict[str, float]:

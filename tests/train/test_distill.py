@@ -281,3 +281,28 @@ def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: 
     assert any(not th.equal(actor[name], value) for name, value in start.items() if value.is_floating_point())
     with pytest.raises(ValueError, match="critic_warmup must be at least 0"):
         maskable_ppo.MaskablePPOConfig(critic_warmup=-1).validate()
+
+
+def test_a_crop_is_seen_with_the_board_around_it() -> None:
+    """The loss covers the window; the input adds the network's receptive radius of board on each side where the
+    board has it, so no cell of the loss takes a window side for the board's edge."""
+    spec = BoardSpec(6, 20, 15, "opening")
+    config = distill.DistillConfig(rows=6, cols=20, mines=15, channels=4, dilations="1,2", crop_rows=6, crop_cols=4,
+                                   batch_size=2)  # fmt: skip
+    reach = config.receptive_radius()
+    assert reach == 4
+    columns = np.broadcast_to(np.arange(20, dtype=np.float16) / 64, (3, 6, 20))  # each label names its column
+    dataset = Dataset(spec, np.full((3, 6, 20), HIDDEN, np.int8), columns.copy())
+    policy = distill.new_model(config, spec).policy
+    trainer = distill.Trainer(config, policy, total_steps=1)
+    lefts = set()
+    for _ in range(60):
+        grids, labels, weight, _ = trainer.batch(dataset)
+        assert grids.shape == labels.shape == weight.shape and grids.shape[1] == 6
+        loss_columns = np.flatnonzero(weight[0, 0].numpy())
+        assert weight.sum() == 2 * 6 * 4 and len(loss_columns) == 4
+        left = round(float(labels[0, 0, loss_columns[0]]) * 64)  # the window's first column on the board
+        assert loss_columns[0] == min(left, reach)  # as much board on the left as there is, up to the reach
+        assert grids.shape[2] - 1 - loss_columns[-1] == min(20 - (left + 4), reach)
+        lefts.add(left)
+    assert {0, 16} <= lefts or len(lefts) > 8  # windows drawn across the board
