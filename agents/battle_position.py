@@ -81,10 +81,11 @@ class Position:
     @classmethod
     def of(cls, grid: np.ndarray, mines: int, store: ComponentStore | None = None) -> Position:
         """Count ``grid`` exactly, with the checks and clear errors of :func:`~agents.analysis.probability.analyse`;
-        with ``store`` the count (the same floats) and its outcomes' counts take components from it."""
+        its outcomes' counts will take components from ``store`` (with a store, the position's own count skips
+        what the agents do not read: the same floats, fewer objects)."""
         if store is not None:
             board = checked_grid(grid, mines)
-            fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)), store)
+            fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)))
             if fits:
                 return cls(board, int(mines), probability.reshape(board.shape), certain.reshape(board.shape),
                            store=store)  # fmt: skip

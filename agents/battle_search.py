@@ -20,12 +20,11 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.typed import List
+from numba import njit
 
+from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK
 from agents.analysis.outcomes import OUTCOMES, reveal_counts_stored
-from agents.analysis.stored_counting import count_board_stored
 from mine_env.engine.constants import HIDDEN, MINE
 
 TIE_TOLERANCE = 1e-9
@@ -36,11 +35,6 @@ FLOOD_MIN_SHARE = 0.1
 
 FLOOD_NEIGHBOURS = 1
 """How many of a zero's neighbours :func:`flooded_chance` reveals one at a time (the most telling ones)."""
-
-
-_FLOATS = types.float64[:, ::1]
-_FLAGS = types.boolean[:, ::1]
-"""The types of one click's per-outcome arrays (kept as the count returns them, not copied)."""
 
 
 @njit(cache=True)
@@ -68,11 +62,22 @@ def outcome_distribution(log_layouts: np.ndarray, p_mine: float, certain: bool) 
     return distribution
 
 
+_FLAGS_OFF = np.zeros(1, np.bool_)
+"""False typed as a plain bool read from an array: a literal argument would compile the callee once more (the
+count's whole pipeline: tens of seconds)."""
+_FLAGS_ON = np.ones(1, np.bool_)
+"""True, likewise."""
+_ONE = np.ones(1, np.int64)
+_ZERO = np.zeros(1, np.float64)
+_TIE = np.full(1, TIE_TOLERANCE)
+"""1, 0.0 and TIE_TOLERANCE as plain values (the rank and tolerances of :func:`contest_values`), likewise."""
+
+
 @njit(cache=True)
-def position_count(flat, board, store):  # type: ignore[no-untyped-def]
-    """The exact count of a position through ``store`` (the floats of ``count_board``): whether some layout
-    fits, and then each cell's mine probability and whether it is a mine in every layout."""
-    counted = count_board_stored(flat, board.rows, board.cols, board.mines, store)
+def position_count(flat, board):  # type: ignore[no-untyped-def]
+    """The exact count of a position (``count_board``, flags untrusted), keeping only what the agents read:
+    whether some layout fits, and then each cell's mine probability and whether it is a mine in every layout."""
+    counted = count_board(flat, board.rows, board.cols, _FLAGS_OFF[0], board.mines)
     return counted.status == STATUS_OK, counted.cells.probability, counted.cells.mine
 
 
@@ -107,7 +112,8 @@ def expand(flat, probability, certain, cells, board, store):  # type: ignore[no-
     cannot be a mine: only its numbers)."""
     k, n = cells.shape[0], flat.shape[0]
     out = Expansions(cells.copy(), np.empty(k), np.zeros((k, OUTCOMES), np.bool_), np.zeros((k, OUTCOMES)),
-                     np.zeros((k, OUTCOMES)), List.empty_list(_FLOATS), List.empty_list(_FLAGS))  # fmt: skip
+                     np.zeros((k, OUTCOMES)), np.empty((k, OUTCOMES, n)),
+                     np.empty((k, OUTCOMES, n), np.bool_))  # fmt: skip
     for j in range(k):
         cell = cells[j]
         p_mine, is_certain = probability[cell], certain[cell]
@@ -115,8 +121,6 @@ def expand(flat, probability, certain, cells, board, store):  # type: ignore[no-
         with_mine = p_mine > 0.0
         if is_certain and not with_mine:  # no outcome is counted (a certain mine is always a possible mine)
             out.share[j, 0] = p_mine
-            out.probability.append(np.empty((OUTCOMES, n)))
-            out.certain.append(np.empty((OUTCOMES, n), np.bool_))
             continue
         consistent, log_layouts, best, counted, counted_certain = reveal_counts_stored(
             flat, board.rows, board.cols, board.mines, cell, with_mine, not is_certain, store, probability
@@ -124,8 +128,8 @@ def expand(flat, probability, certain, cells, board, store):  # type: ignore[no-
         out.share[j] = outcome_distribution(log_layouts, p_mine, is_certain)
         out.consistent[j] = consistent
         out.best[j] = best
-        out.probability.append(counted)
-        out.certain.append(counted_certain)
+        out.probability[j] = counted
+        out.certain[j] = counted_certain
     return out
 
 
@@ -137,7 +141,7 @@ def _shown(flat, cell, index):  # type: ignore[no-untyped-def]
     return after
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def likeliest(probability, cells, count):  # type: ignore[no-untyped-def]
     """The ``count`` cells of ``cells`` with the highest mine probability (stable order on ties)."""
     return cells[np.argsort(-probability[cells], kind="mergesort")[:count]]
@@ -172,9 +176,9 @@ def flooded_chance(after_zero, probability, certain, best, cell, board, store): 
         if certain[neighbour]:
             continue  # a certain mine shows no number: nothing expected from it
         consistent, log_layouts, best_after, _, _ = reveal_counts_stored(
-            after_zero, rows, cols, board.mines, neighbour, False, True, store, probability
+            after_zero, rows, cols, board.mines, neighbour, _FLAGS_OFF[0], _FLAGS_ON[0], store, probability
         )
-        share = outcome_distribution(log_layouts, probability[neighbour], False)
+        share = outcome_distribution(log_layouts, probability[neighbour], _FLAGS_OFF[0])
         expected = 0.0
         for index in range(OUTCOMES):
             if consistent[index]:
@@ -184,14 +188,14 @@ def flooded_chance(after_zero, probability, certain, best, cell, board, store): 
     return chance
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _opponent_chance(flat, ex, j, index, floods, board, store):  # type: ignore[no-untyped-def]
     """``m'`` of outcome ``index`` of click ``j``: its ``m``, or after a zero at least ``FLOOD_MIN_SHARE``
     likely the flood fill's chance (kept in ``floods[j]``, since the look-ahead asks twice)."""
     if index == 1 and ex.share[j, 1] >= FLOOD_MIN_SHARE:
         if np.isnan(floods[j]):
             cell = ex.cells[j]
-            floods[j] = flooded_chance(_shown(flat, cell, 1), ex.probability[j][1], ex.certain[j][1],
+            floods[j] = flooded_chance(_shown(flat, cell, 1), ex.probability[j, 1], ex.certain[j, 1],
                                        ex.best[j, 1], cell, board, store)  # fmt: skip
         return floods[j]
     return ex.best[j, index]
@@ -203,7 +207,7 @@ def _gain(ex, j):  # type: ignore[no-untyped-def]
     return ex.p_mine[j] * (1.0 + ex.best[j, 0]) if ex.consistent[j, 0] else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped-def]
     """``E[A] - E'[A]`` of click ``j`` (:func:`agents.battle_values.contest_value`)."""
     given = 0.0
@@ -247,7 +251,7 @@ def contest_best(flat, probability, certain, candidates, board, store):  # type:
         return 0.0
     ex = expand(flat, probability, certain, likeliest(probability, hidden, candidates), board, store)
     floods = np.full(ex.cells.shape[0], np.nan)
-    return contest_values(flat, ex, 1, 0.0, floods, board, store).max()
+    return contest_values(flat, ex, _ONE[0], _ZERO[0], floods, board, store).max()
 
 
 @njit(cache=True)
@@ -256,7 +260,7 @@ def contest_scores(flat, probability, certain, shortlist, board, store):  # type
     ``TIE_TOLERANCE``), an upper bound below that elsewhere (:class:`agents.battle.ContestBattleAgent`)."""
     ex = expand(flat, probability, certain, shortlist, board, store)
     floods = np.full(shortlist.shape[0], np.nan)
-    return contest_values(flat, ex, 1, TIE_TOLERANCE, floods, board, store)
+    return contest_values(flat, ex, _ONE[0], _TIE[0], floods, board, store)
 
 
 @njit(cache=True)
@@ -265,20 +269,20 @@ def lookahead_scores(flat, probability, certain, shortlist, deepen, inner, min_s
     ``shortlist`` of highest contest value (indices into it, best first) and the ``Q3`` of each."""
     ex = expand(flat, probability, certain, shortlist, board, store)
     floods = np.full(shortlist.shape[0], np.nan)
-    ranked = np.argsort(-contest_values(flat, ex, deepen, 0.0, floods, board, store), kind="mergesort")[:deepen]
+    ranked = np.argsort(-contest_values(flat, ex, deepen, _ZERO[0], floods, board, store), kind="mergesort")[:deepen]
     scores = np.empty(ranked.shape[0])
     for q in range(ranked.shape[0]):
         scores[q] = _q3(flat, ex, ranked[q], inner, min_share, floods, board, store)
     return ranked, scores
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _q3(flat, ex, j, inner, min_share, floods, board, store):  # type: ignore[no-untyped-def]
     """``Q3`` of click ``j`` (:meth:`agents.battle.LookaheadBattleAgent.q3`)."""
     cell = ex.cells[j]
     gain = 0.0
     if ex.consistent[j, 0]:
-        claimed = contest_best(_shown(flat, cell, 0), ex.probability[j][0], ex.certain[j][0], inner, board, store)
+        claimed = contest_best(_shown(flat, cell, 0), ex.probability[j, 0], ex.certain[j, 0], inner, board, store)
         gain = ex.p_mine[j] * (1.0 + claimed)
     given = 0.0
     for index in range(1, OUTCOMES):
@@ -286,7 +290,7 @@ def _q3(flat, ex, j, inner, min_share, floods, board, store):  # type: ignore[no
             continue
         share = ex.share[j, index]
         if share >= min_share and index != 1:
-            value = contest_best(_shown(flat, cell, index), ex.probability[j][index], ex.certain[j][index], inner,
+            value = contest_best(_shown(flat, cell, index), ex.probability[j, index], ex.certain[j, index], inner,
                                  board, store)  # fmt: skip
         else:
             value = _opponent_chance(flat, ex, j, index, floods, board, store)
