@@ -27,6 +27,7 @@ from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK, int_array
 from agents.analysis.frontier import find_frontier
 from agents.analysis.lookahead import hidden_neighbours
+from agents.analysis.open_number import store_every_number
 from agents.analysis.stored_counting import prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
@@ -117,6 +118,8 @@ def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, hig
     stored = np.empty(frontier.n_components, np.int64)
     own, key_at = _own_number(frontier, prepared, cell)
     own_comp = frontier.component_of_box[frontier.cons_boxes[own, 0]] if own >= 0 else -1
+    if own >= 0 and highest > lowest:  # the numbers' components in one programme, into the store
+        store_every_number(frontier, prepared, store, own, key_at, lowest - base, highest - base)
     searched = -1  # the store's emptying count when ``stored`` last got every component, -1 when it has not
     for code in range(lowest, highest + 1):
         work[cell] = code

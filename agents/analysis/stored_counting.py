@@ -25,7 +25,6 @@ from agents.analysis.component import (
 )
 from agents.analysis.component_store import (
     ComponentStore,
-    component_key,
     find_component,
     key_hash,
     sized_store,
@@ -97,7 +96,6 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
     local_of_box = np.empty(n_boxes, np.int64)
     local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
     orders = np.empty(n_boxes, np.int64)
-    key = np.empty(256, np.int64)
     keys = np.empty(1024, np.int64)
     key_start = int_array(n_comp + 1, 0)
     hashes = np.empty(n_comp, np.int64)
@@ -109,14 +107,50 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
         order = narrow_order(frontier, boxes, local_of_box)
         for q in range(boxes.shape[0]):
             orders[begin + q] = order[q]
-        local, _ = local_component(frontier, boxes, order, local_of_con)
-        key, length = component_key(local, key)
-        hashes[comp] = key_hash(key, length)
-        keys = grown(keys, key_start[comp] + length)
-        for x in range(length):
-            keys[key_start[comp] + x] = key[x]
+        keys, length = _write_key(frontier, boxes, order, local_of_con, keys, key_start[comp])
+        hashes[comp] = key_hash(keys[key_start[comp] :], length)
         key_start[comp + 1] = key_start[comp] + length
     return PreparedComponents(comp_boxes, comp_box_start, orders, keys, key_start, hashes)
+
+
+@njit(cache=True, inline="always")
+def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_of_con: np.ndarray, keys: np.ndarray,
+               at: int) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Write at ``keys[at:]`` (grown when short) the key :func:`~agents.analysis.component_store.component_key`
+    gives the :func:`~agents.analysis.component.local_component` of ``boxes`` in ``order``, read from the
+    frontier directly (making the local component first cost its arrays, for every component of every count).
+    Returns (the buffer, the key's length); ``local_of_con`` is all -1 again afterwards."""
+    box_size, box_cons, box_n_cons, target = frontier.box_size, frontier.box_cons, frontier.box_n_cons, frontier.target
+    n_local_boxes = boxes.shape[0]
+    needed = 2 + 2 * n_local_boxes
+    for q in range(n_local_boxes):
+        needed += 2 * box_n_cons[boxes[q]]  # its numbers, and at most as many targets
+    keys = grown(keys, at + needed)
+    keys[at] = n_local_boxes
+    length = 2
+    n_local = 0
+    for q in range(n_local_boxes):
+        box = boxes[order[q]]
+        keys[at + length] = box_size[box]
+        keys[at + length + 1] = box_n_cons[box]
+        length += 2
+        for j in range(box_n_cons[box]):
+            con = box_cons[box, j]
+            if local_of_con[con] < 0:
+                local_of_con[con] = n_local
+                n_local += 1
+            keys[at + length] = local_of_con[con]
+            length += 1
+    keys[at + 1] = n_local
+    for q in range(n_local_boxes):
+        box = boxes[q]
+        for j in range(box_n_cons[box]):
+            keys[at + length + local_of_con[box_cons[box, j]]] = target[box_cons[box, j]]
+    for q in range(n_local_boxes):
+        box = boxes[q]
+        for j in range(box_n_cons[box]):
+            local_of_con[box_cons[box, j]] = -1
+    return keys, length + n_local
 
 
 @njit(cache=True, inline="always")
@@ -127,7 +161,8 @@ def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: Com
     search since which the store was not emptied, and only component ``changed`` has a new key: only it is
     searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
     starts again once, for every component; a frontier whose components do not fit in the whole store is
-    counted with a store made for it alone (and ``stored`` is left all -1)."""
+    counted with a store made for it alone (and ``stored`` is left all -1). The counts lie in the arrays of
+    the store that holds them (:func:`_gathered`): read them before that store changes."""
     active = store
     for attempt in range(3):  # one call site: the search is compiled once
         emptied = active.used[4]
@@ -208,43 +243,26 @@ def _counted(local: LocalComponent) -> ComponentCount:
 
 @njit(cache=True, inline="always")
 def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents) -> ComponentCounts:
-    """The flat arrays of :class:`ComponentCounts` for the components ``stored`` (indices in the store), laid out
-    as ``count_components`` lays them out: weights by component, each box's sums in its dynamic programme's
-    order."""
+    """The :class:`ComponentCounts` of the components ``stored`` (indices in the store), over the store's own
+    arrays: no weight or sum is copied, only where each component's weights and each box's sums start in them
+    (so they are read before the store changes)."""
     comp_box_start, comp_boxes, order = prepared.comp_box_start, prepared.comp_boxes, prepared.order
     n_comp = stored.shape[0]
     lowest = np.empty(n_comp, np.int64)
     span = np.empty(n_comp, np.int64)
     weight_start = np.empty(n_comp + 1, np.int64)
     log_scale = np.empty(n_comp, np.float64)
-    weight_start[0] = 0
-    rows = 0
+    box_row_start = np.empty(comp_boxes.shape[0], np.int64)
     for comp in range(n_comp):
         c = stored[comp]
         lowest[comp], span[comp], log_scale[comp] = store.lowest[c], store.span[c], store.log_scale[c]
-        weight_start[comp + 1] = weight_start[comp] + span[comp]
-        rows += (comp_box_start[comp + 1] - comp_box_start[comp]) * span[comp]
-    weights = np.empty(weight_start[n_comp], np.float64)
-    box_row_start = np.empty(comp_boxes.shape[0], np.int64)
-    mine_sums = np.empty(rows, np.float64)
-    safe_sums = np.empty(rows, np.float64)
-    row = 0
-    for comp in range(n_comp):
-        c = stored[comp]
-        width = span[comp]
-        weights_at, sums_at = store.weight_start[c], store.sums_start[c]
-        for m in range(width):
-            weights[weight_start[comp] + m] = store.weights[weights_at + m]
-        for q in range(comp_box_start[comp + 1] - comp_box_start[comp]):
-            begin = comp_box_start[comp]
-            box_row_start[comp_boxes[begin + order[begin + q]]] = row
-            for m in range(width):
-                mine_sums[row + m] = store.mine_sums[sums_at + q * width + m]
-                safe_sums[row + m] = store.safe_sums[sums_at + q * width + m]
-            row += width
-    return ComponentCounts(
-        STATUS_OK, -1, lowest, span, weight_start, weights, box_row_start, mine_sums, safe_sums, log_scale
-    )
+        weight_start[comp] = store.weight_start[c]
+        begin = comp_box_start[comp]
+        for q in range(comp_box_start[comp + 1] - begin):
+            box_row_start[comp_boxes[begin + order[begin + q]]] = store.sums_start[c] + q * span[comp]
+    weight_start[n_comp] = store.used[2]
+    return ComponentCounts(STATUS_OK, -1, lowest, span, weight_start, store.weights, box_row_start, store.mine_sums,
+                           store.safe_sums, log_scale)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
