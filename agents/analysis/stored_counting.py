@@ -67,7 +67,7 @@ def count_components_stored(frontier: Frontier, store: ComponentStore) -> Compon
     from the store. A frontier with a bad number has no components, so nothing is counted."""
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
-    return resolved_counts(frontier, prepared, store, stored, -1)
+    return resolved_counts(frontier, prepared, store, stored, -1, gather_buffers(prepared))
 
 
 class PreparedComponents(NamedTuple):
@@ -155,14 +155,16 @@ def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_o
 
 @njit(cache=True, inline="always")
 def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
-                    changed: int) -> ComponentCounts:  # fmt: skip
+                    changed: int, buffers: GatherBuffers) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
     (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
     search since which the store was not emptied, and only component ``changed`` has a new key: only it is
     searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
     starts again once, for every component; a frontier whose components do not fit in the whole store is
     counted with a store made for it alone (and ``stored`` is left all -1). The counts lie in the arrays of
-    the store that holds them (:func:`_gathered`): read them before that store changes."""
+    the store that holds them and in ``buffers`` (:func:`_gathered`; with ``changed`` >= 0, only that
+    component's entries are written: the others are those of the last search): read them before either
+    changes."""
     active = store
     for attempt in range(3):  # one call site: the search is compiled once
         emptied = active.used[4]
@@ -170,7 +172,7 @@ def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: Com
         if status != STATUS_OK:
             return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
         if active.used[4] == emptied:
-            counts = _gathered(active, stored, prepared)
+            counts = _gathered(active, stored, prepared, buffers, changed if attempt == 0 else -1)
             for comp in range(stored.shape[0] if attempt == 2 else 0):
                 stored[comp] = -1  # indices into the store made for this frontier
             return counts
@@ -241,19 +243,38 @@ def _counted(local: LocalComponent) -> ComponentCount:
     return count_component(local)
 
 
+class GatherBuffers(NamedTuple):
+    """Where :func:`_gathered` lays out the per-component and per-box entries of a frontier's counts."""
+
+    lowest: np.ndarray
+    span: np.ndarray
+    weight_start: np.ndarray
+    log_scale: np.ndarray
+    box_row_start: np.ndarray
+
+
 @njit(cache=True, inline="always")
-def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents) -> ComponentCounts:
+def gather_buffers(prepared: PreparedComponents) -> GatherBuffers:
+    """Buffers for the counts of the prepared components (one set per frontier, reused from count to count)."""
+    n_comp = prepared.key_start.shape[0] - 1
+    return GatherBuffers(np.empty(n_comp, np.int64), np.empty(n_comp, np.int64), np.empty(n_comp + 1, np.int64),
+                         np.empty(n_comp, np.float64), np.empty(prepared.comp_boxes.shape[0], np.int64))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents, buffers: GatherBuffers,
+              only: int) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the components ``stored`` (indices in the store), over the store's own
     arrays: no weight or sum is copied, only where each component's weights and each box's sums start in them
-    (so they are read before the store changes)."""
+    (so they are read before the store changes), written into ``buffers`` for every component, or for component
+    ``only`` alone when it is >= 0 (the others' entries are kept from before)."""
     comp_box_start, comp_boxes, order = prepared.comp_box_start, prepared.comp_boxes, prepared.order
+    lowest, span, weight_start = buffers.lowest, buffers.span, buffers.weight_start
+    log_scale, box_row_start = buffers.log_scale, buffers.box_row_start
     n_comp = stored.shape[0]
-    lowest = np.empty(n_comp, np.int64)
-    span = np.empty(n_comp, np.int64)
-    weight_start = np.empty(n_comp + 1, np.int64)
-    log_scale = np.empty(n_comp, np.float64)
-    box_row_start = np.empty(comp_boxes.shape[0], np.int64)
     for comp in range(n_comp):
+        if only >= 0 and comp != only:
+            continue
         c = stored[comp]
         lowest[comp], span[comp], log_scale[comp] = store.lowest[c], store.span[c], store.log_scale[c]
         weight_start[comp] = store.weight_start[c]
