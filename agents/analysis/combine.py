@@ -258,6 +258,7 @@ def _interior_summary(
     width, lowest_total = prefixes.length[last], prefixes.lowest_total
     top = -np.inf
     lo_feasible, hi_feasible, lo_possible, hi_possible = -1, -1, -1, -1
+    log_weight = np.empty(width, np.float64)  # each log computed once, read again below
     for x in range(width):
         if possible[x]:
             lo_possible = x if lo_possible < 0 else lo_possible
@@ -266,7 +267,8 @@ def _interior_summary(
                 lo_feasible = x if lo_feasible < 0 else lo_feasible
                 hi_feasible = x
                 if prefix[x] > 0.0:
-                    top = max(top, math.log(prefix[x]) + log_interior[x])
+                    log_weight[x] = math.log(prefix[x]) + log_interior[x]
+                    top = max(top, log_weight[x])
     total, expected_interior_mines = 0.0, 0.0
     safe_interior, full_interior = True, True
     for x in range(lo_feasible, hi_feasible + 1 if lo_feasible >= 0 else 0):
@@ -274,7 +276,7 @@ def _interior_summary(
             rest = mines_left - (lowest_total + x)
             safe_interior = safe_interior and rest == 0
             full_interior = full_interior and rest == interior
-            w = math.exp(math.log(prefix[x]) + log_interior[x] - top) if prefix[x] > 0.0 else 0.0
+            w = math.exp(log_weight[x] - top) if prefix[x] > 0.0 else 0.0
             total += w
             expected_interior_mines += w * rest
     probability = expected_interior_mines / total / interior if interior > 0 and total > 0.0 else 0.0
