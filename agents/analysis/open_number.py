@@ -3,9 +3,10 @@
 The positions after "the cell shows v" differ only in the target of the cell's own number, so the component
 holding that number is a new component for each v (:func:`~agents.analysis.outcomes.reveal_counts_stored`
 found it new for 61% of the numbers it tried, on look-ahead self-play games): counted apart, it costs one
-dynamic programme per number. :func:`store_every_number` runs the forward pass once with that target left open
-(:func:`~agents.analysis.forward_pass.forward_pass`: its sum stays in the states to the end, so the last cut has
-one state per number) and the backward pass and per-box sums once per number, from that number's last state.
+dynamic programme per number. :func:`count_and_store`, the store's one counting site, runs the forward pass once
+with that target left open (:func:`~agents.analysis.forward_pass.forward_pass`: its sum stays in the states to
+the end, so the last cut has one state per number) and the backward pass and per-box sums once per number, from
+that number's last state.
 
 The floats are those of counting each number apart: a state of the programme for one number is a state of the
 open one, with the same forward polynomial summed in the same order, and its backward pass, from the number's
@@ -17,55 +18,58 @@ apart would have (the component's local form with that target), so the count tha
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from agents.analysis.component import local_component, unsolvable_count, weigh
+from agents.analysis.component import unsolvable_count, weigh
 from agents.analysis.component_store import ComponentStore, find_component, key_hash, store_component
-from agents.analysis.counting_base import int_array
-from agents.analysis.forward_pass import forward_pass
-from agents.analysis.frontier import Frontier
+from agents.analysis.forward_pass import LocalComponent, forward_pass
 from agents.analysis.state_table import ROW
+
+_NO_OPEN = np.full(1, -1, np.int64)
+"""-1 (no open number) typed as a plain integer read from an array: a literal would compile the pass once more."""
 
 
 @njit(cache=True, inline="always")
-def store_every_number(frontier: Frontier, prepared, store: ComponentStore, own: int, key_at: int,  # type: ignore[no-untyped-def]
-                       low: int, high: int) -> None:  # fmt: skip
-    """Count the component of constraint ``own`` (whose target sits at ``prepared.keys[key_at]``) for each
-    target ``low..high`` in one programme, and store every count the store lacks (nothing when it holds them
-    all). Leaves ``frontier.target[own]`` and the key's target changed: the caller sets them per number."""
-    comp = frontier.component_of_box[frontier.cons_boxes[own, 0]]
-    begin, stop = prepared.key_start[comp], prepared.key_start[comp + 1]
-    key = prepared.keys[begin:stop]
-    length, at = stop - begin, key_at - begin
-    missing = 0
-    for target in range(low, high + 1):
-        key[at] = target
-        missing += find_component(store, key, length, key_hash(key, length)) < 0
-    if missing < 2:  # one number counted apart costs what the open programme costs
-        return
-    frontier.target[own] = high
-    boxes_begin, boxes_stop = prepared.comp_box_start[comp], prepared.comp_box_start[comp + 1]
-    local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
-    local, _ = local_component(frontier, prepared.comp_boxes[boxes_begin:boxes_stop],
-                               prepared.order[boxes_begin:boxes_stop], local_of_con)  # fmt: skip
-    n_local = local.targets.shape[0]
-    open_local = at - (length - n_local)  # the targets end the key, in local order
-    lows = local.targets.copy()
-    lows[open_local] = low
+def count_and_store(local: LocalComponent, store: ComponentStore, key: np.ndarray, length: int, h: int, at: int,
+                    low: int, high: int) -> int:  # fmt: skip
+    """Count the component ``local`` (whose key is ``key[:length]``, hash ``h``) and store it; returns its index
+    in the store (-1: larger than the whole store). When ``at`` >= 0 and ``high`` > ``low``, ``key[at]`` is the
+    target of the clicked cell's own number, and every other target ``low..high`` the store lacks is counted in the
+    same programme and stored too (before this one, whose index is returned: storing may empty a full store, and
+    the caller checks that). ``key`` is as it was on return; ``local.targets`` is not."""
+    n_boxes, n_local = local.sizes.shape[0], local.targets.shape[0]
+    current = key[at] if at >= 0 else 0
+    open_local = at - (length - n_local) if at >= 0 and high > low else _NO_OPEN[0]  # the targets end the key
+    lows = local.targets
+    if open_local >= 0:
+        lows = local.targets.copy()
+        lows[open_local] = low
+        local.targets[open_local] = high
     forward = forward_pass(local, lows, open_local)
-    n_boxes = local.sizes.shape[0]
-    if forward.fwd_scale[n_boxes] > 0:  # rescaled: left to the count of each number apart (see the docstring)
-        return
+    if open_local >= 0 and forward.fwd_scale[n_boxes] > 0:  # rescaled: this target alone (see the docstring)
+        local.targets[open_local] = current
+        open_local = _NO_OPEN[0]
+        forward = forward_pass(local, local.targets, open_local)
     table, cut_start, rows = forward.table, forward.cut_start, forward.rows
-    for target in range(low, high + 1):
-        key[at] = target
-        h = key_hash(key, length)
-        if find_component(store, key, length, h) >= 0:
+    span = high - low + 1 if open_local >= 0 else 0
+    found = -1
+    for k in range(span + 1):  # the other targets, then this one
+        target = low + k if k < span else current
+        if k < span and target == current:
             continue
-        final = -1
+        hashed = h
+        if at >= 0:
+            key[at] = target
+        if k < span:
+            hashed = key_hash(key, length)
+            if find_component(store, key, length, hashed) >= 0:
+                continue
+        final = _NO_OPEN[0]  # the last state of this target (without an open number, the last cut has one, or none)
         for s in range(cut_start[n_boxes], cut_start[n_boxes + 1]):
-            if rows[table[s, ROW]] == target:
+            if open_local < 0 or rows[table[s, ROW]] == target:
                 final = s
         count = unsolvable_count() if final < 0 else weigh(local.sizes, forward, final)
-        store_component(store, key, length, h, count.solvable, count.lowest, count.weights, count.mine_sums,
-                        count.safe_sums, count.log_scale)  # fmt: skip
+        found = store_component(store, key, length, hashed, count.solvable, count.lowest, count.weights,
+                                count.mine_sums, count.safe_sums, count.log_scale)  # fmt: skip
+    return found

@@ -16,27 +16,38 @@ import numpy as np
 from numba import njit
 
 from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
-from agents.analysis.component import (
-    ComponentCount,
-    ComponentCounts,
-    boxes_by_component,
-    count_component,
-    local_component,
-)
+from agents.analysis.component import ComponentCounts, boxes_by_component, local_component
 from agents.analysis.component_store import (
     ComponentStore,
     find_component,
     key_hash,
     sized_store,
-    store_component,
 )
 from agents.analysis.counting import BoardCount
 from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_TOTAL, STATUS_OK, grown, int_array
-from agents.analysis.forward_pass import LocalComponent
 from agents.analysis.frontier import Frontier, find_frontier, narrow_order
+from agents.analysis.open_number import count_and_store
 
 _UNTRUSTED = np.zeros(1, np.bool_)
 """False typed as a plain bool read from an array (see the style note of :mod:`agents.analysis.counting`)."""
+_NONE = np.full(1, -1, np.int64)
+"""-1 (no component) typed as a plain integer, likewise."""
+
+
+class OpenNumber(NamedTuple):
+    """A component whose key holds the target of the clicked cell's own number, which may be any of
+    ``low..high`` (see :func:`~agents.analysis.open_number.count_and_store`)."""
+
+    comp: int
+    """The component (-1: none)."""
+    at: int
+    """Where the target sits in the component's key."""
+    low: int
+    high: int
+
+
+CLOSED = OpenNumber(-1, -1, 0, 0)
+"""No open number."""
 
 
 @njit(cache=True)
@@ -67,7 +78,7 @@ def count_components_stored(frontier: Frontier, store: ComponentStore) -> Compon
     from the store. A frontier with a bad number has no components, so nothing is counted."""
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
-    return resolved_counts(frontier, prepared, store, stored, -1, gather_buffers(prepared))
+    return resolved_counts(frontier, prepared, store, stored, _NONE[0], gather_buffers(prepared), CLOSED)
 
 
 class PreparedComponents(NamedTuple):
@@ -155,7 +166,7 @@ def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_o
 
 @njit(cache=True, inline="always")
 def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
-                    changed: int, buffers: GatherBuffers) -> ComponentCounts:  # fmt: skip
+                    changed: int, buffers: GatherBuffers, open_number: OpenNumber) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
     (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
     search since which the store was not emptied, and only component ``changed`` has a new key: only it is
@@ -164,11 +175,13 @@ def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: Com
     counted with a store made for it alone (and ``stored`` is left all -1). The counts lie in the arrays of
     the store that holds them and in ``buffers`` (:func:`_gathered`; with ``changed`` >= 0, only that
     component's entries are written: the others are those of the last search): read them before either
-    changes."""
+    changes. ``open_number``'s component, counted, is counted for each of its targets the store lacks (on the
+    first search only: a store emptied on the way is searched again target by target)."""
     active = store
     for attempt in range(3):  # one call site: the search is compiled once
         emptied = active.used[4]
-        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1)
+        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1,
+                                    open_number.comp if attempt == 0 else -1, open_number)  # fmt: skip
         if status != STATUS_OK:
             return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
         if active.used[4] == emptied:
@@ -198,9 +211,10 @@ def _store_for(frontier: Frontier, prepared: PreparedComponents) -> ComponentSto
 
 @njit(cache=True, inline="always")
 def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
-             changed: int) -> tuple[int, int]:  # fmt: skip
-    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0); (STATUS_OK, -1),
-    or (STATUS_BAD_COMPONENT, its first number) for the first component no layout fits."""
+             changed: int, open_comp: int, open_number: OpenNumber) -> tuple[int, int]:  # fmt: skip
+    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0; component
+    ``open_comp`` for every target of ``open_number``); (STATUS_OK, -1), or (STATUS_BAD_COMPONENT, its first
+    number) for the first component no layout fits."""
     keys, key_start, hashes = prepared.keys, prepared.key_start, prepared.hashes
     local_of_con = np.empty(0, np.int64)  # made at the first component not found
     for comp in range(stored.shape[0]):
@@ -215,9 +229,9 @@ def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentS
                 local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
             boxes = prepared.comp_boxes[begin:stop]
             local, _ = local_component(frontier, boxes, prepared.order[begin:stop], local_of_con)
-            count = _counted(local)
-            c = store_component(store, key, length, hashes[comp], count.solvable, count.lowest, count.weights,
-                                count.mine_sums, count.safe_sums, count.log_scale)  # fmt: skip
+            opened = comp == open_comp
+            c = count_and_store(local, store, key, length, hashes[comp], open_number.at if opened else -1,
+                                open_number.low, open_number.high)  # fmt: skip
             if c < 0:  # larger than the whole store, which store_component emptied: the caller sees it
                 return STATUS_OK, -1
         if not store.solvable[c]:
@@ -234,13 +248,6 @@ def _first_number(frontier: Frontier, boxes: np.ndarray) -> int:
         for j in range(frontier.box_n_cons[boxes[q]]):
             first = min(first, frontier.constraint_cell[frontier.box_cons[boxes[q], j]])
     return first
-
-
-@njit(cache=True, inline="always")
-def _counted(local: LocalComponent) -> ComponentCount:
-    """:func:`~agents.analysis.component.count_component`, called, not inlined (its body inlined in a loop
-    slows every pass of the loop, found components included)."""
-    return count_component(local)
 
 
 class GatherBuffers(NamedTuple):
