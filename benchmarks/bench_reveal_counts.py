@@ -116,7 +116,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "calls.npz")
         np.savez(path, **calls)
-        print(f"{calls['cell'].shape[0]} calls of {names[0]} - {names[1]}, {args.games} games (seed {args.seed}), "
+        games = f"{args.games} game{'s' if args.games > 1 else ''}"
+        print(f"{calls['cell'].shape[0]} calls of {names[0]} - {names[1]}, {games} (seed {args.seed}), "
               f"{len(np.unique(calls['store']))} stores; load {os.getloadavg()[0]:.2f}", flush=True)  # fmt: skip
         now = replay_in(here, path, args.repeats, "stored,plain")
         before = replay_in(args.before, path, args.repeats, "stored")["stored"] if args.before else None
