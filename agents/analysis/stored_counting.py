@@ -91,7 +91,7 @@ class PreparedComponents(NamedTuple):
     order: np.ndarray
     """Each component's narrow order (indices into its boxes), where ``comp_boxes`` has it."""
     keys: np.ndarray
-    """The components' keys (:func:`~agents.analysis.component_store.component_key`), one after the other."""
+    """The components' keys (:func:`_write_key`), one after the other."""
     key_start: np.ndarray
     """Components + 1 entries."""
     hashes: np.ndarray
@@ -127,10 +127,11 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
 @njit(cache=True, inline="always")
 def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_of_con: np.ndarray, keys: np.ndarray,
                at: int) -> tuple[np.ndarray, int]:  # fmt: skip
-    """Write at ``keys[at:]`` (grown when short) the key :func:`~agents.analysis.component_store.component_key`
-    gives the :func:`~agents.analysis.component.local_component` of ``boxes`` in ``order``, read from the
-    frontier directly (making the local component first cost its arrays, for every component of every count).
-    Returns (the buffer, the key's length); ``local_of_con`` is all -1 again afterwards."""
+    """Write at ``keys[at:]`` (grown when short) the key of the component of ``boxes`` in ``order``: every integer
+    of its :func:`~agents.analysis.component.local_component` (boxes, numbers, each box's size and number count,
+    the numbers of each box, the targets), read from the frontier directly (making the local component first cost
+    its arrays, for every component of every count). Returns (the buffer, the key's length); ``local_of_con`` is
+    all -1 again afterwards."""
     box_size, box_cons, box_n_cons, target = frontier.box_size, frontier.box_cons, frontier.box_n_cons, frontier.target
     n_local_boxes = boxes.shape[0]
     needed = 2 + 2 * n_local_boxes
