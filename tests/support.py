@@ -169,3 +169,14 @@ class TmuxGame:
 
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (apt-get install tmux)")
+
+
+def chain_board(targets: list[int]) -> np.ndarray:
+    """3 rows: numbers on the middle row at even columns, everything else hidden.
+
+    Number k sees its own box (2 cells above and below it) and the 3-cell columns it shares with numbers
+    k - 1 and k + 1, so the whole board is one long component with many layouts.
+    """
+    grid = np.full((3, 2 * len(targets) - 1), HIDDEN, np.int8)
+    grid[1, ::2] = targets
+    return grid

@@ -96,7 +96,7 @@ def combine(frontier: Frontier, counts: ComponentCounts, mines: int) -> Combined
     mines_left = mines - frontier.n_known
     interior = frontier.interior
     component_of_box = frontier.component_of_box
-    span, weight_start, box_row_start = counts.span, counts.weight_start, counts.box_row_start
+    span, box_row_start = counts.span, counts.box_row_start
     mine_sums, safe_sums, log_scale = counts.mine_sums, counts.safe_sums, counts.log_scale
     prefixes = _prefixes(counts)
     n_comp = span.shape[0]
@@ -125,11 +125,11 @@ def combine(frontier: Frontier, counts: ComponentCounts, mines: int) -> Combined
     for x in range(width):
         interior_ok[x] = log_interior[x] > -np.inf
         interior_exp[x] = math.exp(log_interior[x] - interior_top) if interior_ok[x] else 0.0
-    outside, outside_possible = _outside_weights(counts, prefixes, interior_exp, interior_ok)
+    outside, outside_possible, outside_start = _outside_weights(counts, prefixes, interior_exp, interior_ok)
     # Per box: exact certainty from the zero pattern over possible totals, probability from the weights.
     for box in range(n_boxes):
         comp = component_of_box[box]
-        start = weight_start[comp]
+        start = outside_start[comp]
         row = box_row_start[box]
         mines_part, safe_part = 0.0, 0.0
         box_safe[box], box_full[box] = True, True
@@ -258,6 +258,7 @@ def _interior_summary(
     width, lowest_total = prefixes.length[last], prefixes.lowest_total
     top = -np.inf
     lo_feasible, hi_feasible, lo_possible, hi_possible = -1, -1, -1, -1
+    log_weight = np.empty(width, np.float64)  # each log computed once, read again below
     for x in range(width):
         if possible[x]:
             lo_possible = x if lo_possible < 0 else lo_possible
@@ -266,7 +267,8 @@ def _interior_summary(
                 lo_feasible = x if lo_feasible < 0 else lo_feasible
                 hi_feasible = x
                 if prefix[x] > 0.0:
-                    top = max(top, math.log(prefix[x]) + log_interior[x])
+                    log_weight[x] = math.log(prefix[x]) + log_interior[x]
+                    top = max(top, log_weight[x])
     total, expected_interior_mines = 0.0, 0.0
     safe_interior, full_interior = True, True
     for x in range(lo_feasible, hi_feasible + 1 if lo_feasible >= 0 else 0):
@@ -274,7 +276,7 @@ def _interior_summary(
             rest = mines_left - (lowest_total + x)
             safe_interior = safe_interior and rest == 0
             full_interior = full_interior and rest == interior
-            w = math.exp(math.log(prefix[x]) + log_interior[x] - top) if prefix[x] > 0.0 else 0.0
+            w = math.exp(log_weight[x] - top) if prefix[x] > 0.0 else 0.0
             total += w
             expected_interior_mines += w * rest
     probability = expected_interior_mines / total / interior if interior > 0 and total > 0.0 else 0.0
@@ -287,20 +289,24 @@ def _interior_summary(
 @njit(cache=True)
 def _outside_weights(
     counts: ComponentCounts, prefixes: _Prefixes, interior_exp: np.ndarray, interior_ok: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """O_c[m], the weight of the rest of the board when component c holds m more than its lowest total.
 
     With R_j[x] the weight of components j.. plus the unconstrained cells given x mines before component j,
     O_c[m] = sum_x P_c[x] R_(c+1)[x + m], and R_c[x] = sum_m W_c[m] R_(c+1)[x + m], from the last component
-    back. Boolean twins of the recursions say exactly which totals are possible. Returns (O, possible),
-    laid out like the components' weights.
+    back. Boolean twins of the recursions say exactly which totals are possible. Returns (O, possible, where
+    each component's totals start in them): one after the other (the weights may lie elsewhere: in a store).
     """
     comp_span, comp_weight_start, weights = counts.span, counts.weight_start, counts.weights
     prefix, possible, prefix_len = prefixes.weights, prefixes.possible, prefixes.length
     n_comp = comp_span.shape[0]
     width = interior_exp.shape[0]
-    outside = np.empty(weights.shape[0], np.float64)
-    outside_possible = np.empty(weights.shape[0], np.bool_)
+    outside_start = np.empty(n_comp + 1, np.int64)
+    outside_start[0] = 0
+    for c in range(n_comp):
+        outside_start[c + 1] = outside_start[c] + comp_span[c]
+    outside = np.empty(outside_start[n_comp], np.float64)
+    outside_possible = np.empty(outside_start[n_comp], np.bool_)
     suffix = np.empty(width, np.float64)
     suffix_ok = np.empty(width, np.bool_)
     new_suffix = np.empty(width, np.float64)
@@ -309,7 +315,7 @@ def _outside_weights(
         suffix[x] = interior_exp[x]
         suffix_ok[x] = interior_ok[x]
     for c in range(n_comp - 1, -1, -1):
-        start = comp_weight_start[c]
+        start, at = comp_weight_start[c], outside_start[c]
         best = 0.0
         for m in range(comp_span[c]):
             acc = 0.0
@@ -318,11 +324,11 @@ def _outside_weights(
                 if possible[c, x] and suffix_ok[x + m]:
                     acc += prefix[c, x] * suffix[x + m]
                     ok = True
-            outside[start + m] = acc
-            outside_possible[start + m] = ok and weights[start + m] > 0.0
+            outside[at + m] = acc
+            outside_possible[at + m] = ok and weights[start + m] > 0.0
             best = max(best, acc)
         for m in range(comp_span[c] if best > 0.0 else 0):
-            outside[start + m] /= best
+            outside[at + m] /= best
         largest = 0.0
         for x in range(prefix_len[c]):
             acc = 0.0
@@ -337,4 +343,4 @@ def _outside_weights(
         for x in range(prefix_len[c]):
             suffix[x] = new_suffix[x] / largest if largest > 0.0 else 0.0
             suffix_ok[x] = new_ok[x]
-    return outside, outside_possible
+    return outside, outside_possible, outside_start

@@ -24,7 +24,7 @@ from agents.analysis.forward_pass import (
     scale_down,
 )
 from agents.analysis.frontier import Frontier, narrow_order
-from agents.analysis.state_table import BWD_AT, BWD_LEN, BWD_LO, FWD_AT, FWD_LEN, FWD_LO, STEP
+from agents.analysis.state_table import BWD_AT, BWD_LEN, BWD_LO, FWD_AT, FWD_LEN, FWD_LO, ROW, STEP
 
 _LOG_SCALE_LIMIT = 100.0 * math.log(2.0)
 """log(SCALE_LIMIT): a rescaling step in a weight's logarithm."""
@@ -46,6 +46,10 @@ class ComponentCount(NamedTuple):
     log_scale: float
 
 
+_NO_OPEN = np.full(1, -1, np.int64)
+"""-1 (no open number) typed as a plain integer read from an array: a literal would compile the pass once more."""
+
+
 @njit(cache=True, inline="always")
 def count_component(component: LocalComponent) -> ComponentCount:
     """Count one component: forward pass, then, when some layout fits, the backward pass and the weights.
@@ -53,16 +57,23 @@ def count_component(component: LocalComponent) -> ComponentCount:
     Inlined into :func:`count_components`: a compiled layer of its own would link and re-optimise both
     passes once more.
     """
-    forward = forward_pass(component)
+    forward = forward_pass(component, component.targets, _NO_OPEN[0])
     n_boxes = component.sizes.shape[0]
     if forward.cut_start[n_boxes + 1] == forward.cut_start[n_boxes]:
-        return ComponentCount(False, 0, np.empty(0, np.float64), np.empty((0, 0)), np.empty((0, 0)), 0.0)
-    return _weigh(component.sizes, forward)
+        return unsolvable_count()
+    return weigh(component.sizes, forward, forward.cut_start[n_boxes])
+
+
+@njit(cache=True, inline="always")
+def unsolvable_count() -> ComponentCount:
+    """The count of a component no layout fits."""
+    return ComponentCount(False, 0, np.empty(0, np.float64), np.empty((0, 0)), np.empty((0, 0)), 0.0)
 
 
 @njit(cache=True)
-def _backward(sizes: np.ndarray, forward: ForwardPass) -> tuple[np.ndarray, np.ndarray]:
-    """Per state, the weights of its completions by mines placed from its cut on.
+def _backward(sizes: np.ndarray, forward: ForwardPass, final: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per state, the weights of its completions into the last cut's state ``final`` by mines placed from its
+    cut on (the last cut's other states, which an open number has, complete nothing).
 
     Fills the BWD_* columns of the state table; returns (backward buffer, scale steps per cut).
     """
@@ -70,18 +81,27 @@ def _backward(sizes: np.ndarray, forward: ForwardPass) -> tuple[np.ndarray, np.n
     n_boxes = sizes.shape[0]
     bwd = np.empty(max(forward.fwd.shape[0], 1), np.float64)
     bwd_scale = np.empty(n_boxes + 1, np.int64)
-    final = cut_start[n_boxes]
+    for s in range(cut_start[n_boxes], cut_start[n_boxes + 1]):
+        table[s, BWD_LEN] = 0
     table[final, BWD_AT] = 0
     table[final, BWD_LO] = 0
     table[final, BWD_LEN] = 1
     bwd[0] = 1.0
     bwd_scale[n_boxes] = 0
     bwd_used = table[final, BWD_LEN]
+    open_slot, open_room, rows = forward.open_slot, forward.open_room, forward.rows
+    reached = rows[table[final, ROW] + open_slot[n_boxes]] if open_slot[n_boxes] >= 0 else 0  # the open sum at the end
     for i in range(n_boxes - 1, -1, -1):
         size = sizes[i]
         binomial = binomials(size)
         cut_bwd_begin = bwd_used
+        slot = open_slot[i]
         for s in range(cut_start[i], cut_start[i + 1]):
+            if slot >= 0:  # a state whose open sum cannot end at ``reached`` completes nothing (a shortcut)
+                partial = rows[table[s, ROW] + slot]
+                if partial > reached or partial + open_room[i] < reached:
+                    table[s, BWD_LEN] = 0
+                    continue
             lo, hi = n_boxes * SLOTS + 1, -1
             for k in range(size + 1):
                 t = table[s, STEP + k]
@@ -109,8 +129,10 @@ def _backward(sizes: np.ndarray, forward: ForwardPass) -> tuple[np.ndarray, np.n
 
 
 @njit(cache=True)
-def _weigh(sizes: np.ndarray, forward: ForwardPass) -> ComponentCount:
-    """Finish counting a solvable component after the forward pass: backward pass and per-box sums.
+def weigh(sizes: np.ndarray, forward: ForwardPass, final: int) -> ComponentCount:
+    """Finish counting a solvable component after the forward pass, the layouts being those that end in the
+    last cut's state ``final`` (its one state, or, with an open number, the one of a sum it reaches): backward
+    pass and per-box sums.
 
     Per box i, the sums over all layouts of its mines and its safe cells, by total: the transitions into
     each state t of cut i + 1 are first summed into t's own mine- and safe-weighted forward polynomials, so
@@ -119,9 +141,9 @@ def _weigh(sizes: np.ndarray, forward: ForwardPass) -> ComponentCount:
     """
     table, cut_start, fwd, fwd_scale = forward.table, forward.cut_start, forward.fwd, forward.fwd_scale
     n_boxes = sizes.shape[0]
-    lowest, weights, largest = _final_weights(table, cut_start[n_boxes], fwd)
+    lowest, weights, largest = _final_weights(table, final, fwd)
     span = weights.shape[0]
-    bwd, bwd_scale = _backward(sizes, forward)
+    bwd, bwd_scale = _backward(sizes, forward, final)
     mine_sums = np.empty((n_boxes, span), np.float64)
     safe_sums = np.empty((n_boxes, span), np.float64)
     mine_forward = np.empty(fwd.shape[0], np.float64)
@@ -137,7 +159,7 @@ def _weigh(sizes: np.ndarray, forward: ForwardPass) -> ComponentCount:
             mine_forward[x] = 0.0
             safe_forward[x] = 0.0
         for s in range(cut_start[i], cut_start[i + 1]):
-            for k in range(size + 1):
+            for k in range(size + 1 if table[s, BWD_LEN] > 0 else 0):  # a state completing nothing leads to none
                 t = table[s, STEP + k]
                 if t < 0 or table[t, BWD_LEN] == 0:
                     continue
@@ -199,7 +221,9 @@ class ComponentCounts(NamedTuple):
     span: np.ndarray
     """Per component: the number of mine totals, ``lowest .. lowest + span - 1``."""
     weight_start: np.ndarray
-    """Components + 1 entries: where each component's weights start in ``weights``."""
+    """Components + 1 entries: where each component's ``span`` weights start in ``weights`` (one after the
+    other, the last entry their end; a count taken from a component store has the store's arrays here instead:
+    see :func:`~agents.analysis.stored_counting.resolved_counts`)."""
     weights: np.ndarray
     box_row_start: np.ndarray
     """Per box: where its ``span`` mine (and safe) sums start in ``mine_sums`` (and ``safe_sums``)."""

@@ -21,8 +21,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.forward_pass import LocalComponent
-
 _HASH_MULTIPLIER = 1099511628211
 """FNV-1a's 64-bit prime (int64 arithmetic wraps in compiled code)."""
 _HASH_SEED = 1469598103934665603
@@ -98,33 +96,6 @@ def sized_store(components: int, key_ints: int, weights: int, sums: int) -> Comp
         np.empty(weights, np.float64), np.empty(components, np.int64), np.empty(sums, np.float64),
         np.empty(sums, np.float64),
     )  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def component_key(local: LocalComponent, key: np.ndarray) -> tuple[np.ndarray, int]:
-    """Write the key of ``local`` into ``key`` (grown when short): boxes, numbers, each box's size and number
-    count, the numbers of each box, the targets. Returns (the buffer, the key's length)."""
-    sizes, cons, n_cons, targets = local.sizes, local.cons, local.n_cons, local.targets
-    n_boxes = sizes.shape[0]
-    needed = 2 + 2 * n_boxes + targets.shape[0]
-    for q in range(n_boxes):
-        needed += n_cons[q]
-    if key.shape[0] < needed:
-        key = np.empty(2 * needed, np.int64)
-    key[0] = n_boxes
-    key[1] = targets.shape[0]
-    length = 2
-    for q in range(n_boxes):
-        key[length] = sizes[q]
-        key[length + 1] = n_cons[q]
-        length += 2
-        for j in range(n_cons[q]):
-            key[length] = cons[q, j]
-            length += 1
-    for j in range(targets.shape[0]):
-        key[length] = targets[j]
-        length += 1
-    return key, length
 
 
 @njit(cache=True, inline="always")

@@ -12,6 +12,7 @@ grow past it, with the steps counted.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,7 @@ from agents.analysis.state_table import (
     FWD_LO,
     ROW,
     STEP,
-    empty_index,
+    cleared_index,
     grown_table,
     row_hash,
     same_row,
@@ -61,7 +62,16 @@ class ForwardPass(NamedTuple):
     fwd: np.ndarray
     """The forward polynomials, where the table's FWD_* columns say."""
     fwd_scale: np.ndarray
-    """Power-of-``SCALE_LIMIT`` steps taken out of each cut's forward weights."""
+    """Power-of-``SCALE_LIMIT`` steps taken out of each cut's forward weights (cumulative: the last entry is
+    every step taken)."""
+    rows: np.ndarray
+    """The states' partial sums, where the table's ROW column says (with an open number, the last cut's rows
+    hold its sum alone: see :func:`forward_pass`)."""
+    open_slot: np.ndarray
+    """Per cut: where the open number's partial sum sits in its states' rows (-1: not in them, or no open
+    number)."""
+    open_room: np.ndarray
+    """Per cut: the cells of the open number's boxes from that cut on (what its sum may still grow by)."""
 
 
 class _Cuts(NamedTuple):
@@ -89,8 +99,17 @@ class _Cuts(NamedTuple):
 
 
 @njit(cache=True)
-def forward_pass(component: LocalComponent) -> ForwardPass:
+def forward_pass(component: LocalComponent, low: np.ndarray, open_number: int) -> ForwardPass:
     """Every reachable state of every cut, its transitions and its forward polynomial.
+
+    Each number's partial sums are kept within ``low[con]`` (less what the boxes after can add) and
+    ``component.targets[con]``: ``low`` is the targets themselves, except for ``open_number`` (a local number,
+    or -1 for none), whose target is left open between the two: it is never closed, so its sum stays in the
+    states' rows to the last cut, whose states are then one per sum it can reach (without one, the last cut
+    has one state, or none when no layout fits). A state of the programme with that number's target set to one
+    value is a state here, with the same forward polynomial, summed in the same order (its predecessors are
+    states of that programme too), as long as no cut was rescaled (the largest weight of a cut here may be
+    larger).
 
     The loop over a cut's states and the mine counts of the box is written out here, not split into
     helpers: numba wraps an inlined helper that takes these arrays in reference counting, which made this
@@ -98,13 +117,15 @@ def forward_pass(component: LocalComponent) -> ForwardPass:
     """
     sizes, cons, n_cons, targets = component.sizes, component.cons, component.n_cons, component.targets
     n_boxes = sizes.shape[0]
-    cuts = _cuts(component)
+    cuts = _cuts(component, open_number)
     first, last, capacity_after, slot = cuts.first, cuts.last, cuts.capacity_after, cuts.slot
     next_active, source, values, row = cuts.next_active, cuts.source, cuts.values, cuts.row
-    table = np.empty((16, COLUMNS), np.int64)
+    room = 8 * n_boxes + 16  # a few states per cut: the buffers are grown (copied) when they are short
+    table = np.empty((room, COLUMNS), np.int64)
     cut_start = np.empty(n_boxes + 2, np.int64)
-    rows_buffer = np.empty(16, np.int64)
-    fwd = np.empty(16, np.float64)
+    rows_buffer = np.empty(4 * room, np.int64)
+    index = np.empty(64, np.int64)
+    fwd = np.empty(4 * room, np.float64)
     fwd_scale = np.empty(n_boxes + 1, np.int64)
     # Cut 0: one empty state, weight 1 at zero mines.
     table[0, ROW] = 0
@@ -113,6 +134,7 @@ def forward_pass(component: LocalComponent) -> ForwardPass:
     table[0, FWD_LEN] = 1
     fwd[0] = 1.0
     fwd_scale[0] = 0
+    open_slot = int_array(n_boxes + 1, -1)
     cut_start[0] = 0
     cut_start[1] = 1
     # Counters read back from the arrays (1, 0, 1), so that numba types them as plain integers: a literal
@@ -123,8 +145,7 @@ def forward_pass(component: LocalComponent) -> ForwardPass:
         width = _next_open(i, component, cuts, n_open)
         begin, end = cut_start[i], cut_start[i + 1]
         candidates = (end - begin) * (sizes[i] + 1)
-        index = empty_index(candidates)
-        mask = np.uint64(index.shape[0] - 1)
+        index, mask = cleared_index(index, candidates)
         table = grown_table(table, n_states + candidates)
         for s in range(begin, end):
             base = table[s, ROW]
@@ -137,7 +158,7 @@ def forward_pass(component: LocalComponent) -> ForwardPass:
                     con = cons[i, j]
                     value = k + (rows_buffer[base + slot[con]] if first[con] < i else 0)
                     values[j] = value
-                    valid = valid and targets[con] - capacity_after[i, j] <= value <= targets[con]
+                    valid = valid and low[con] - capacity_after[i, j] <= value <= targets[con]
                 if not valid:
                     continue
                 # The next state's row: the numbers staying open carry their sums, those the box opens start.
@@ -174,7 +195,21 @@ def forward_pass(component: LocalComponent) -> ForwardPass:
         fwd, fwd_used = _forward_polynomials(table, begin, end, n_states, sizes[i], fwd, fwd_used)
         fwd_scale[i + 1] = fwd_scale[i] + scale_down(fwd, cut_fwd_begin, fwd_used)
         n_open = _advance(cuts, width)
-    return ForwardPass(table, cut_start, fwd, fwd_scale)
+        open_slot[i + 1] = cuts.slot[open_number] if open_number >= 0 and first[open_number] <= i else -1
+    return ForwardPass(table, cut_start, fwd, fwd_scale, rows_buffer, open_slot, _open_room(component, open_number))
+
+
+@njit(cache=True, inline="always")
+def _open_room(component: LocalComponent, open_number: int) -> np.ndarray:
+    """Per cut, the cells of ``open_number``'s boxes from that cut on (all 0 when it is -1)."""
+    n_boxes = component.sizes.shape[0]
+    room = int_array(n_boxes + 1, 0)
+    for i in range(n_boxes - 1, -1, -1):
+        room[i] = room[i + 1]
+        for j in range(component.n_cons[i]):
+            if component.cons[i, j] == open_number:
+                room[i] += component.sizes[i]
+    return room
 
 
 @njit(cache=True, inline="always")
@@ -187,8 +222,9 @@ def _widen_forward_range(table: np.ndarray, t: int, s: int, k: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def _cuts(component: LocalComponent) -> _Cuts:
-    """First and last DP position of every local number, the capacity left after each box, and scratch."""
+def _cuts(component: LocalComponent, open_number: int) -> _Cuts:
+    """First and last DP position of every local number (the open number's last is past the last box), the
+    capacity left after each box, and scratch."""
     sizes, cons, n_cons = component.sizes, component.cons, component.n_cons
     n_boxes = sizes.shape[0]
     n_local = component.targets.shape[0]
@@ -205,6 +241,8 @@ def _cuts(component: LocalComponent) -> _Cuts:
             capacity_after[i, j] = capacity[con]
         for j in range(n_cons[i]):
             capacity[cons[i, j]] += sizes[i]
+    if open_number >= 0:
+        last[open_number] = n_boxes
     return _Cuts(
         first, last, capacity_after, int_array(n_local, -1), np.empty(n_local + 1, np.int64),
         np.empty(n_local + 1, np.int64), np.empty(n_local + 1, np.int64), np.empty(SLOTS, np.int64),
@@ -266,14 +304,15 @@ def _forward_polynomials(
     return fwd, fwd_used
 
 
-@njit(cache=True)
+_BINOMIALS = np.array([[math.comb(size, k) for k in range(SLOTS + 1)] for size in range(SLOTS + 1)], np.float64)
+"""C(size, k) for size, k = 0..8 (0 where k > size), exact in float64: a constant of the compiled code."""
+
+
+@njit(cache=True, inline="always")
 def binomials(size: int) -> np.ndarray:
-    """C(size, k) for k = 0..size, exact in float64 (size <= 8)."""
-    row = np.empty(size + 1, np.float64)
-    row[0] = 1.0
-    for k in range(1, size + 1):
-        row[k] = row[k - 1] * (size - k + 1) / k
-    return row
+    """C(size, k) for k = 0..size (and 0 after), exact in float64 (size <= 8): a row of a constant table, so
+    the dynamic programme's loop over boxes allocates nothing for it."""
+    return _BINOMIALS[size]
 
 
 @njit(cache=True)

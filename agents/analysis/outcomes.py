@@ -27,7 +27,7 @@ from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK, int_array
 from agents.analysis.frontier import find_frontier
 from agents.analysis.lookahead import hidden_neighbours
-from agents.analysis.stored_counting import prepare_components, resolved_counts
+from agents.analysis.stored_counting import OpenNumber, gather_buffers, prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
 
@@ -115,8 +115,11 @@ def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, hig
         return
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
+    buffers = gather_buffers(prepared)
     own, key_at = _own_number(frontier, prepared, cell)
     own_comp = frontier.component_of_box[frontier.cons_boxes[own, 0]] if own >= 0 else -1
+    at = key_at - prepared.key_start[own_comp] if own >= 0 else -1
+    open_number = OpenNumber(own_comp, at, lowest - base, highest - base)  # its numbers in one programme
     searched = -1  # the store's emptying count when ``stored`` last got every component, -1 when it has not
     for code in range(lowest, highest + 1):
         work[cell] = code
@@ -126,7 +129,7 @@ def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, hig
             begin, stop = prepared.key_start[own_comp], prepared.key_start[own_comp + 1]
             prepared.hashes[own_comp] = key_hash(prepared.keys[begin:stop], stop - begin)
         changed = own_comp if searched == store.used[4] else -1  # the other components are as they were
-        component_counts = resolved_counts(frontier, prepared, store, stored, changed)
+        component_counts = resolved_counts(frontier, prepared, store, stored, changed, buffers, open_number)
         complete = component_counts.status == STATUS_OK and (own_comp < 0 or stored[own_comp] >= 0)
         searched = store.used[4] if complete else -1
         if component_counts.status == STATUS_OK:

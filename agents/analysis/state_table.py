@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting_base import SLOTS, int_array
+from agents.analysis.counting_base import SLOTS
 
 # Columns of the state table.
 ROW = 0
@@ -52,12 +52,18 @@ def grown_table(table: np.ndarray, needed: int) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def empty_index(candidates: int) -> np.ndarray:
-    """An empty index for up to ``candidates`` states: a power-of-two size, at most half full."""
+def cleared_index(buffer: np.ndarray, candidates: int) -> tuple[np.ndarray, np.uint64]:
+    """An empty index for up to ``candidates`` states, in ``buffer`` (a new one when it is short, so one buffer
+    serves every cut of a pass): its first slots, a power of two of them, at most half full, made free (-1).
+    Returns (the buffer, the slots less one: the mask of a probe)."""
     size = 1
     while size < 2 * candidates + 1:
         size *= 2
-    return int_array(size, -1)
+    if buffer.shape[0] < size:
+        buffer = np.empty(size, np.int64)
+    for slot in range(size):
+        buffer[slot] = -1
+    return buffer, np.uint64(size - 1)
 
 
 @njit(cache=True, inline="always")

@@ -16,28 +16,38 @@ import numpy as np
 from numba import njit
 
 from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
-from agents.analysis.component import (
-    ComponentCount,
-    ComponentCounts,
-    boxes_by_component,
-    count_component,
-    local_component,
-)
+from agents.analysis.component import ComponentCounts, boxes_by_component, local_component
 from agents.analysis.component_store import (
     ComponentStore,
-    component_key,
     find_component,
     key_hash,
     sized_store,
-    store_component,
 )
 from agents.analysis.counting import BoardCount
 from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_TOTAL, STATUS_OK, grown, int_array
-from agents.analysis.forward_pass import LocalComponent
 from agents.analysis.frontier import Frontier, find_frontier, narrow_order
+from agents.analysis.open_number import count_and_store
 
 _UNTRUSTED = np.zeros(1, np.bool_)
 """False typed as a plain bool read from an array (see the style note of :mod:`agents.analysis.counting`)."""
+_NONE = np.full(1, -1, np.int64)
+"""-1 (no component) typed as a plain integer, likewise."""
+
+
+class OpenNumber(NamedTuple):
+    """A component whose key holds the target of the clicked cell's own number, which may be any of
+    ``low..high`` (see :func:`~agents.analysis.open_number.count_and_store`)."""
+
+    comp: int
+    """The component (-1: none)."""
+    at: int
+    """Where the target sits in the component's key."""
+    low: int
+    high: int
+
+
+CLOSED = OpenNumber(-1, -1, 0, 0)
+"""No open number."""
 
 
 @njit(cache=True)
@@ -68,7 +78,7 @@ def count_components_stored(frontier: Frontier, store: ComponentStore) -> Compon
     from the store. A frontier with a bad number has no components, so nothing is counted."""
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
-    return resolved_counts(frontier, prepared, store, stored, -1)
+    return resolved_counts(frontier, prepared, store, stored, _NONE[0], gather_buffers(prepared), CLOSED)
 
 
 class PreparedComponents(NamedTuple):
@@ -81,7 +91,7 @@ class PreparedComponents(NamedTuple):
     order: np.ndarray
     """Each component's narrow order (indices into its boxes), where ``comp_boxes`` has it."""
     keys: np.ndarray
-    """The components' keys (:func:`~agents.analysis.component_store.component_key`), one after the other."""
+    """The components' keys (:func:`_write_key`), one after the other."""
     key_start: np.ndarray
     """Components + 1 entries."""
     hashes: np.ndarray
@@ -97,7 +107,6 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
     local_of_box = np.empty(n_boxes, np.int64)
     local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
     orders = np.empty(n_boxes, np.int64)
-    key = np.empty(256, np.int64)
     keys = np.empty(1024, np.int64)
     key_start = int_array(n_comp + 1, 0)
     hashes = np.empty(n_comp, np.int64)
@@ -109,33 +118,75 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
         order = narrow_order(frontier, boxes, local_of_box)
         for q in range(boxes.shape[0]):
             orders[begin + q] = order[q]
-        local, _ = local_component(frontier, boxes, order, local_of_con)
-        key, length = component_key(local, key)
-        hashes[comp] = key_hash(key, length)
-        keys = grown(keys, key_start[comp] + length)
-        for x in range(length):
-            keys[key_start[comp] + x] = key[x]
+        keys, length = _write_key(frontier, boxes, order, local_of_con, keys, key_start[comp])
+        hashes[comp] = key_hash(keys[key_start[comp] :], length)
         key_start[comp + 1] = key_start[comp] + length
     return PreparedComponents(comp_boxes, comp_box_start, orders, keys, key_start, hashes)
 
 
 @njit(cache=True, inline="always")
+def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_of_con: np.ndarray, keys: np.ndarray,
+               at: int) -> tuple[np.ndarray, int]:  # fmt: skip
+    """Write at ``keys[at:]`` (grown when short) the key of the component of ``boxes`` in ``order``: every integer
+    of its :func:`~agents.analysis.component.local_component` (boxes, numbers, each box's size and number count,
+    the numbers of each box, the targets), read from the frontier directly (making the local component first cost
+    its arrays, for every component of every count). Returns (the buffer, the key's length); ``local_of_con`` is
+    all -1 again afterwards."""
+    box_size, box_cons, box_n_cons, target = frontier.box_size, frontier.box_cons, frontier.box_n_cons, frontier.target
+    n_local_boxes = boxes.shape[0]
+    needed = 2 + 2 * n_local_boxes
+    for q in range(n_local_boxes):
+        needed += 2 * box_n_cons[boxes[q]]  # its numbers, and at most as many targets
+    keys = grown(keys, at + needed)
+    keys[at] = n_local_boxes
+    length = 2
+    n_local = 0
+    for q in range(n_local_boxes):
+        box = boxes[order[q]]
+        keys[at + length] = box_size[box]
+        keys[at + length + 1] = box_n_cons[box]
+        length += 2
+        for j in range(box_n_cons[box]):
+            con = box_cons[box, j]
+            if local_of_con[con] < 0:
+                local_of_con[con] = n_local
+                n_local += 1
+            keys[at + length] = local_of_con[con]
+            length += 1
+    keys[at + 1] = n_local
+    for q in range(n_local_boxes):
+        box = boxes[q]
+        for j in range(box_n_cons[box]):
+            keys[at + length + local_of_con[box_cons[box, j]]] = target[box_cons[box, j]]
+    for q in range(n_local_boxes):
+        box = boxes[q]
+        for j in range(box_n_cons[box]):
+            local_of_con[box_cons[box, j]] = -1
+    return keys, length + n_local
+
+
+@njit(cache=True, inline="always")
 def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
-                    changed: int) -> ComponentCounts:  # fmt: skip
+                    changed: int, buffers: GatherBuffers, open_number: OpenNumber) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
     (its index kept in ``stored``). ``changed`` >= 0 says that ``stored`` holds every component's index from a
     search since which the store was not emptied, and only component ``changed`` has a new key: only it is
     searched. If the store is emptied on the way (it was full), the earlier indices are gone, so the search
     starts again once, for every component; a frontier whose components do not fit in the whole store is
-    counted with a store made for it alone (and ``stored`` is left all -1)."""
+    counted with a store made for it alone (and ``stored`` is left all -1). The counts lie in the arrays of
+    the store that holds them and in ``buffers`` (:func:`_gathered`; with ``changed`` >= 0, only that
+    component's entries are written: the others are those of the last search): read them before either
+    changes. ``open_number``'s component, counted, is counted for each of its targets the store lacks (on the
+    first search only: a store emptied on the way is searched again target by target)."""
     active = store
     for attempt in range(3):  # one call site: the search is compiled once
         emptied = active.used[4]
-        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1)
+        status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1,
+                                    open_number.comp if attempt == 0 else -1, open_number)  # fmt: skip
         if status != STATUS_OK:
             return _failed(stored.shape[0], frontier.box_size.shape[0], bad_cell)
         if active.used[4] == emptied:
-            counts = _gathered(active, stored, prepared)
+            counts = _gathered(active, stored, prepared, buffers, changed if attempt == 0 else -1)
             for comp in range(stored.shape[0] if attempt == 2 else 0):
                 stored[comp] = -1  # indices into the store made for this frontier
             return counts
@@ -161,9 +212,10 @@ def _store_for(frontier: Frontier, prepared: PreparedComponents) -> ComponentSto
 
 @njit(cache=True, inline="always")
 def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
-             changed: int) -> tuple[int, int]:  # fmt: skip
-    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0); (STATUS_OK, -1),
-    or (STATUS_BAD_COMPONENT, its first number) for the first component no layout fits."""
+             changed: int, open_comp: int, open_number: OpenNumber) -> tuple[int, int]:  # fmt: skip
+    """Find (or count and store) each prepared component (only ``changed``, when it is >= 0; component
+    ``open_comp`` for every target of ``open_number``); (STATUS_OK, -1), or (STATUS_BAD_COMPONENT, its first
+    number) for the first component no layout fits."""
     keys, key_start, hashes = prepared.keys, prepared.key_start, prepared.hashes
     local_of_con = np.empty(0, np.int64)  # made at the first component not found
     for comp in range(stored.shape[0]):
@@ -178,9 +230,9 @@ def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentS
                 local_of_con = int_array(frontier.constraint_cell.shape[0] + 1, -1)
             boxes = prepared.comp_boxes[begin:stop]
             local, _ = local_component(frontier, boxes, prepared.order[begin:stop], local_of_con)
-            count = _counted(local)
-            c = store_component(store, key, length, hashes[comp], count.solvable, count.lowest, count.weights,
-                                count.mine_sums, count.safe_sums, count.log_scale)  # fmt: skip
+            opened = comp == open_comp
+            c = count_and_store(local, store, key, length, hashes[comp], open_number.at if opened else -1,
+                                open_number.low, open_number.high)  # fmt: skip
             if c < 0:  # larger than the whole store, which store_component emptied: the caller sees it
                 return STATUS_OK, -1
         if not store.solvable[c]:
@@ -199,52 +251,47 @@ def _first_number(frontier: Frontier, boxes: np.ndarray) -> int:
     return first
 
 
-@njit(cache=True, inline="always")
-def _counted(local: LocalComponent) -> ComponentCount:
-    """:func:`~agents.analysis.component.count_component`, called, not inlined (its body inlined in a loop
-    slows every pass of the loop, found components included)."""
-    return count_component(local)
+class GatherBuffers(NamedTuple):
+    """Where :func:`_gathered` lays out the per-component and per-box entries of a frontier's counts."""
+
+    lowest: np.ndarray
+    span: np.ndarray
+    weight_start: np.ndarray
+    log_scale: np.ndarray
+    box_row_start: np.ndarray
 
 
 @njit(cache=True, inline="always")
-def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents) -> ComponentCounts:
-    """The flat arrays of :class:`ComponentCounts` for the components ``stored`` (indices in the store), laid out
-    as ``count_components`` lays them out: weights by component, each box's sums in its dynamic programme's
-    order."""
+def gather_buffers(prepared: PreparedComponents) -> GatherBuffers:
+    """Buffers for the counts of the prepared components (one set per frontier, reused from count to count)."""
+    n_comp = prepared.key_start.shape[0] - 1
+    return GatherBuffers(np.empty(n_comp, np.int64), np.empty(n_comp, np.int64), np.empty(n_comp + 1, np.int64),
+                         np.empty(n_comp, np.float64), np.empty(prepared.comp_boxes.shape[0], np.int64))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _gathered(store: ComponentStore, stored: np.ndarray, prepared: PreparedComponents, buffers: GatherBuffers,
+              only: int) -> ComponentCounts:  # fmt: skip
+    """The :class:`ComponentCounts` of the components ``stored`` (indices in the store), over the store's own
+    arrays: no weight or sum is copied, only where each component's weights and each box's sums start in them
+    (so they are read before the store changes), written into ``buffers`` for every component, or for component
+    ``only`` alone when it is >= 0 (the others' entries are kept from before)."""
     comp_box_start, comp_boxes, order = prepared.comp_box_start, prepared.comp_boxes, prepared.order
+    lowest, span, weight_start = buffers.lowest, buffers.span, buffers.weight_start
+    log_scale, box_row_start = buffers.log_scale, buffers.box_row_start
     n_comp = stored.shape[0]
-    lowest = np.empty(n_comp, np.int64)
-    span = np.empty(n_comp, np.int64)
-    weight_start = np.empty(n_comp + 1, np.int64)
-    log_scale = np.empty(n_comp, np.float64)
-    weight_start[0] = 0
-    rows = 0
     for comp in range(n_comp):
+        if only >= 0 and comp != only:
+            continue
         c = stored[comp]
         lowest[comp], span[comp], log_scale[comp] = store.lowest[c], store.span[c], store.log_scale[c]
-        weight_start[comp + 1] = weight_start[comp] + span[comp]
-        rows += (comp_box_start[comp + 1] - comp_box_start[comp]) * span[comp]
-    weights = np.empty(weight_start[n_comp], np.float64)
-    box_row_start = np.empty(comp_boxes.shape[0], np.int64)
-    mine_sums = np.empty(rows, np.float64)
-    safe_sums = np.empty(rows, np.float64)
-    row = 0
-    for comp in range(n_comp):
-        c = stored[comp]
-        width = span[comp]
-        weights_at, sums_at = store.weight_start[c], store.sums_start[c]
-        for m in range(width):
-            weights[weight_start[comp] + m] = store.weights[weights_at + m]
-        for q in range(comp_box_start[comp + 1] - comp_box_start[comp]):
-            begin = comp_box_start[comp]
-            box_row_start[comp_boxes[begin + order[begin + q]]] = row
-            for m in range(width):
-                mine_sums[row + m] = store.mine_sums[sums_at + q * width + m]
-                safe_sums[row + m] = store.safe_sums[sums_at + q * width + m]
-            row += width
-    return ComponentCounts(
-        STATUS_OK, -1, lowest, span, weight_start, weights, box_row_start, mine_sums, safe_sums, log_scale
-    )
+        weight_start[comp] = store.weight_start[c]
+        begin = comp_box_start[comp]
+        for q in range(comp_box_start[comp + 1] - begin):
+            box_row_start[comp_boxes[begin + order[begin + q]]] = store.sums_start[c] + q * span[comp]
+    weight_start[n_comp] = store.used[2]
+    return ComponentCounts(STATUS_OK, -1, lowest, span, weight_start, store.weights, box_row_start, store.mine_sums,
+                           store.safe_sums, log_scale)  # fmt: skip
 
 
 @njit(cache=True, inline="always")

@@ -14,7 +14,7 @@ from agents.analysis.frontier import find_frontier
 from agents.probability import analyse
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import neighbour_counts
-from support import grid_from_rows
+from support import chain_board, grid_from_rows
 
 
 def counts_of(grid: np.ndarray) -> ComponentCounts:
@@ -41,17 +41,6 @@ def test_a_component_no_layout_fits() -> None:
     counts = counts_of(grid_from_rows("1 . . 1", ". 2 0 .", "1 . . 1"))
     assert counts.status == STATUS_BAD_COMPONENT
     assert counts.bad_cell == 0  # the component's first number
-
-
-def chain_board(targets: list[int]) -> np.ndarray:
-    """3 rows: numbers on the middle row at even columns, everything else hidden.
-
-    Number k sees its own box (2 cells above and below it) and the 3-cell columns it shares with numbers
-    k - 1 and k + 1, so the whole board is one long component with many layouts.
-    """
-    grid = np.full((3, 2 * len(targets) - 1), HIDDEN, np.int8)
-    grid[1, ::2] = targets
-    return grid
 
 
 def chain_probabilities(targets: list[int], mines: int) -> tuple[list[Fraction], list[Fraction], int]:
