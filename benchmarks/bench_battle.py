@@ -131,8 +131,8 @@ def main() -> None:
         parser.error(f"--before {args.before}: not a checkout of the project (no agents/ folder there)")
     agents = args.agent or list(BATTLE_AGENTS)
     spec = BattleSpec(bomb=args.bomb)
-    for store in (True, False):  # warm the kernels of both paths
-        play_battle(spec, 0, tuple(make_battle_agent(name, 0, store) for name in (agents * 2)[:2]))
+    for store in (True, False):  # warm the kernels of both paths, those of the agents that count outcomes too
+        play_battle(spec, 0, tuple(make_battle_agent(name, 0, store) for name in ("lookahead", "contest")))
     pairs = itertools.combinations_with_replacement if args.self_play else itertools.combinations
     board = "16x16/51 with bomb" if args.bomb else "16x16/51"
     print(f"{board}, {args.games} boards x 2 seats per pair; {platform.processor() or platform.machine()}, "
