@@ -21,7 +21,9 @@ import pytest
 
 import mine_env  # registers the env ids
 from agents.base import Agent
+from agents.battle import make_battle_agent, seat_observation
 from agents.episode import play_episode
+from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.board import Board
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.rules import neighbour_counts
@@ -180,3 +182,27 @@ def chain_board(targets: list[int]) -> np.ndarray:
     grid = np.full((3, 2 * len(targets) - 1), HIDDEN, np.int8)
     grid[1, ::2] = targets
     return grid
+
+
+def assert_same_reveal_counts(got: tuple, expected: tuple) -> None:
+    """Two results of the outcome counts (``reveal_counts`` and a stored path's) are the same, bit for bit, on every
+    outcome some layout fits (the per-cell rows of the others are unset)."""
+    consistent = expected[0]
+    np.testing.assert_array_equal(got[0], consistent)
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[2], expected[2])
+    np.testing.assert_array_equal(got[3][consistent], expected[3][consistent])
+    np.testing.assert_array_equal(got[4][consistent], expected[4][consistent])
+
+
+def battle_game_actions(spec: BattleSpec, key: int, names: tuple[str, str], **options: Any) -> list[int]:
+    """Every action of one battle game of the agents ``names`` (layout and agents seeded by ``key``), the agents made
+    with ``options`` (``store_components``, ``compiled``)."""
+    game = BattleGame(spec, key)
+    players = [make_battle_agent(name, key, **options) for name in names]
+    actions = []
+    while not game.is_over:
+        action = players[game.mover].act(*seat_observation(game, game.mover))
+        actions.append(action)
+        game.play(action)
+    return actions

@@ -11,6 +11,7 @@ from agents.battle import GreedyBattleAgent, make_battle_agent, seat_observation
 from agents.battle_position import Position
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import HIDDEN, MINE
+from support import battle_game_actions
 
 
 def midgame_grid(key: int) -> np.ndarray:
@@ -57,24 +58,12 @@ def test_a_shown_cell_has_no_outcomes() -> None:
 
 
 
-def game_actions(spec: BattleSpec, key: int, names: tuple[str, str], store_components: bool) -> list[int]:
-    """Every action of one game of ``names`` (seeded by ``key``), with or without the agents' component stores."""
-    game = BattleGame(spec, key)
-    players = [make_battle_agent(name, key, store_components) for name in names]
-    actions = []
-    while not game.is_over:
-        action = players[game.mover].act(*seat_observation(game, game.mover))
-        actions.append(action)
-        game.play(action)
-    return actions
-
-
 @pytest.mark.parametrize(("names", "bomb"), [(("lookahead", "contest"), False), (("contest", "lookahead"), True)])
 def test_the_component_store_changes_no_move(names: tuple[str, str], bomb: bool) -> None:
     """The agents' default path (counts through their component store) plays the plain path's games exactly."""
     spec = BattleSpec(bomb=bomb)
     for key in (4, 9):
-        assert game_actions(spec, key, names, True) == game_actions(spec, key, names, False)
+        assert battle_game_actions(spec, key, names) == battle_game_actions(spec, key, names, store_components=False)
 
 
 def test_only_the_agents_that_count_outcomes_keep_a_store() -> None:

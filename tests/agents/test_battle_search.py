@@ -20,6 +20,7 @@ from agents.battle_search import contest_scores, lookahead_scores, outcome_distr
 from agents.battle_values import TIE_TOLERANCE, contest_values, expand, likeliest
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import HIDDEN
+from support import battle_game_actions
 
 
 def positions(spec: BattleSpec, key: int, moves: int) -> list[np.ndarray]:
@@ -52,23 +53,11 @@ def test_compiled_scores_equal_the_python_values(key: int) -> None:
         np.testing.assert_array_equal(scores, [python_agent.q3(expansions[i]) for i in expected])
 
 
-def game_actions(spec: BattleSpec, key: int, names: tuple[str, str], compiled: bool) -> list[int]:
-    """Every action of one game of ``names`` (seeded by ``key``), scored compiled or in Python."""
-    game = BattleGame(spec, key)
-    players = [make_battle_agent(name, key, compiled=compiled) for name in names]
-    actions = []
-    while not game.is_over:
-        action = players[game.mover].act(*seat_observation(game, game.mover))
-        actions.append(action)
-        game.play(action)
-    return actions
-
-
 @pytest.mark.parametrize(("names", "bomb"), [(("lookahead", "contest"), False), (("contest", "lookahead"), True)])
 def test_the_compiled_agents_play_the_python_games(names: tuple[str, str], bomb: bool) -> None:
     spec = BattleSpec(bomb=bomb)
     for key in (5, 12):
-        assert game_actions(spec, key, names, True) == game_actions(spec, key, names, False)
+        assert battle_game_actions(spec, key, names) == battle_game_actions(spec, key, names, compiled=False)
 
 
 def test_outcome_distribution_splits_the_safe_chance_by_layouts() -> None:
