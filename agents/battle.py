@@ -13,7 +13,8 @@ the single-player game applies with the global mine count (:func:`mine_env.engin
 - :class:`ContestBattleAgent`: the PTT contest's rule, the highest ``E[A] - E'[A]`` (see its docstring).
 - :class:`LookaheadBattleAgent`: the contest's rule one ply deeper (3-ply expectimax, see its docstring).
 
-The values they choose by are in :mod:`agents.battle_values`.
+The values they choose by are in :mod:`agents.battle_values` (Python, the reference) and, compiled, in
+:mod:`agents.battle_search` (the contest and the look-ahead score a move in one call there, by default).
 
 :func:`play_battle` plays two of them through one game on the engine, without the env (what the tournament runs).
 """
