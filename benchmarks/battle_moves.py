@@ -9,6 +9,7 @@ game whose moves differ and ends with "identical to OLD.json" when none does.
 Usage::
 
     python benchmarks/battle_moves.py --games 10 --json /tmp/moves_after.json --compare /tmp/moves_before.json
+    python benchmarks/battle_moves.py --games 10 --python --json /tmp/moves_python.json --compare /tmp/moves_after.json
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ def pairs() -> list[tuple[str, str]]:
     return [(a, b) for a, b in itertools.combinations_with_replacement(AGENTS, 2) if ahead & {a, b}]
 
 
-def play_recorded(spec: BattleSpec, key: int, names: tuple[str, str], agent_seed: int) -> dict[str, Any]:
-    """One game of layout ``key``: every action in order and the final scores."""
+def play_recorded(spec: BattleSpec, key: int, names: tuple[str, str], agent_seed: int, compiled: bool = True
+                  ) -> dict[str, Any]:  # fmt: skip
+    """One game of layout ``key``: every action in order and the final scores (``compiled``: see
+    :class:`agents.battle.BattleAgent`)."""
     game = BattleGame(spec, key)
-    players = [make_battle_agent(name, agent_seed) for name in names]
+    players = [make_battle_agent(name, agent_seed, compiled=compiled) for name in names]
     actions = []
     while not game.is_over:
         obs, info = seat_observation(game, game.mover)
@@ -46,7 +49,7 @@ def play_recorded(spec: BattleSpec, key: int, names: tuple[str, str], agent_seed
     return {"actions": actions, "scores": [int(s) for s in game.scores]}
 
 
-def record(games: int, seed: int) -> dict[str, Any]:
+def record(games: int, seed: int, compiled: bool = True) -> dict[str, Any]:
     """Every game of every pair, bomb off and on, keyed ``bomb/A-B/board/seats``."""
     out: dict[str, Any] = {}
     for bomb in (False, True):
@@ -56,7 +59,7 @@ def record(games: int, seed: int) -> dict[str, Any]:
                 seeds = derive_game_seeds(seed, board)
                 for names in dict.fromkeys(((a, b), (b, a))):  # an agent against itself: once
                     name = f"{'bomb' if bomb else 'plain'}/{names[0]}-{names[1]}/{board}"
-                    out[name] = play_recorded(spec, layout_key(seeds.env), names, seeds.agent)
+                    out[name] = play_recorded(spec, layout_key(seeds.env), names, seeds.agent, compiled)
     return out
 
 
@@ -71,10 +74,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", required=True, help="where to write the moves")
     parser.add_argument("--compare", help="a file written earlier by this script")
+    parser.add_argument("--python", action="store_true",
+                        help="score moves with the Python values (the compiled search's reference)")  # fmt: skip
     args = parser.parse_args()
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
-    moves = record(args.games, args.seed)
+    moves = record(args.games, args.seed, compiled=not args.python)
     with open(args.json, "w") as handle:
         json.dump(moves, handle)
     total = sum(len(game["actions"]) for game in moves.values())
