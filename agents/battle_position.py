@@ -80,17 +80,14 @@ class Position:
 
     @classmethod
     def of(cls, grid: np.ndarray, mines: int, store: ComponentStore | None = None) -> Position:
-        """Count ``grid`` exactly, with the checks and clear errors of :func:`~agents.analysis.probability.analyse`;
-        its outcomes' counts will take components from ``store`` (with a store, the position's own count skips
-        what the agents do not read: the same floats, fewer objects)."""
-        if store is not None:
-            board = checked_grid(grid, mines)
-            fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)))
-            if fits:
-                return cls(board, int(mines), probability.reshape(board.shape), certain.reshape(board.shape),
-                           store=store)  # fmt: skip
-        analysis = analyse(grid, mines)  # raises the error that says why no layout fits
-        return cls(analysis.grid, analysis.mines, analysis.probabilities, analysis.certain_mines, store=store)
+        """Count ``grid`` exactly (``count_board``, keeping only what the agents read: the floats of
+        :func:`~agents.analysis.probability.analyse`, with its checks and clear errors); its outcomes' counts will
+        take components from ``store``."""
+        board = checked_grid(grid, mines)
+        fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)))
+        if not fits:
+            analyse(board, mines)  # raises the error that says why no layout fits
+        return cls(board, int(mines), probability.reshape(board.shape), certain.reshape(board.shape), store=store)
 
     @cached_property
     def hidden(self) -> np.ndarray:
