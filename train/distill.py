@@ -53,6 +53,7 @@ from train.common import (
 )
 from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
 from train.distill_labels import Labeller
+from train.grow import grow
 from train.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy
@@ -151,6 +152,20 @@ def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
     }  # fmt: skip
     return MaskablePPO(MaskableConvActorCriticPolicy, env, n_steps=8, batch_size=8, seed=config.seed,
                        device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
+
+
+def start_from(policy: MaskableConvActorCriticPolicy, init: str, mines: int) -> None:
+    """Load the distilled model ``init`` into ``policy``: as it is when the networks have the same shape, else
+    grown into the wider or deeper one (:mod:`train.grow`: the same logits at the start)."""
+    source = distilled_policy(init, mines)
+    small, large = source.features_extractor, policy.features_extractor
+    if (small.features_dim, small.dilations) == (large.features_dim, large.dilations):
+        policy.load_state_dict(source.state_dict(), strict=False)
+        return
+    try:
+        grow(small, source.mlp_extractor.policy_head, large, policy.mlp_extractor.policy_head)
+    except ValueError as error:
+        raise ValueError(f"--init {init}: {error}") from None
 
 
 def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> th.Tensor:
@@ -291,7 +306,7 @@ def run(config: DistillConfig) -> Path:
     model = new_model(config, spec)
     policy = model.policy
     if config.init:
-        policy.load_state_dict(distilled_policy(config.init, spec.mines).state_dict(), strict=False)
+        start_from(policy, config.init, spec.mines)
     policy.set_training_mode(False)
     dataset = Dataset.empty(spec, dataclasses.asdict(config))
     if config.dataset:

@@ -1,0 +1,83 @@
+"""Growing a distilled network into a wider or deeper one: the same logits at the start, then it trains."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from mine_env.engine.spec import BoardSpec
+from train import distill
+from train.common import save_model
+from train.grow import match_blocks
+
+pytestmark = pytest.mark.train
+
+SPEC = BoardSpec(6, 7, 6, "opening")
+
+
+def random_positions(count: int, seed: int) -> th.Tensor:
+    """Grids with hidden cells and numbers in random places (the network reads any grid)."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(-1, 9, size=(count, SPEC.rows, SPEC.cols))
+    return th.as_tensor(np.where(rng.random(codes.shape) < 0.5, -1, codes).astype(np.int8))
+
+
+def logits(policy: distill.MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
+    with th.no_grad():
+        return distill.safety_logits(policy, policy.features_extractor.input_planes(grids))
+
+
+@pytest.fixture(scope="module")
+def small_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", seed=2)
+    th.manual_seed(2)
+    model = distill.new_model(config, SPEC)
+    path = tmp_path_factory.mktemp("small") / "model.zip"
+    save_model(model, path, "distill", config)
+    return path
+
+
+@pytest.mark.parametrize("channels, dilations", [(6, "1,2,4,1"), (10, "1,2,1"), (9, "1,1,2,3,1,1")])
+def test_grown_network_gives_the_same_logits_and_can_learn(small_model: Path, channels: int, dilations: str) -> None:
+    small = distill.new_model(distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1"), SPEC)
+    distill.start_from(small.policy, str(small_model), SPEC.mines)
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations, seed=9)
+    th.manual_seed(9)
+    large = distill.new_model(config, SPEC)
+    grids = random_positions(32, seed=4)
+    before = logits(large.policy, grids)
+    distill.start_from(large.policy, str(small_model), SPEC.mines)
+    after = logits(large.policy, grids)
+    assert not th.allclose(before, after)
+    assert th.allclose(after, logits(small.policy, grids), atol=1e-5)
+    # every weight of the grown network gets a gradient path: the new parts are not dead
+    loss = distill.safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
+    loss.backward()
+    assert all(parameter.grad is not None and parameter.grad.abs().sum() > 0
+               for parameter in large.policy.mlp_extractor.policy_head.parameters())  # fmt: skip
+
+
+@pytest.mark.parametrize("channels, dilations, message", [
+    (4, "1,2,1", "6 channels into one of 4"),
+    (6, "1,1,2", "must appear, in order"),
+    (8, "2,1", "must appear, in order"),
+])  # fmt: skip
+def test_a_network_that_cannot_hold_the_start_is_refused(
+    small_model: Path, channels: int, dilations: str, message: str
+) -> None:
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations)
+    large = distill.new_model(config, SPEC)
+    with pytest.raises(ValueError, match=message):
+        distill.start_from(large.policy, str(small_model), SPEC.mines)
+
+
+def test_blocks_are_matched_in_order() -> None:
+    assert match_blocks((1, 2, 1), (1, 1, 2, 4, 1)) == [0, None, 1, None, 2]
+    assert match_blocks((1, 1), (1, 1, 1)) == [0, 1, None]

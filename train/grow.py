@@ -1,0 +1,80 @@
+"""Grow a distilled network into a wider or deeper one that starts as the same function.
+
+A distillation run with ``--init`` and larger ``--channels`` or more ``--dilations`` than the model it starts
+from does not begin again from random weights: the small network is embedded in the large one so that, before
+the first step, both give the same safety logits on every board (Net2Net-style growth, with zeros where the
+new parts would feed the old ones):
+
+- every weight of the small network is copied into the matching block and the first ``channels`` channels;
+- a new channel's outgoing weights (into the old channels and into the head) are zero, so it changes nothing
+  until training makes it useful; its incoming weights keep their random start so that it can;
+- a new residual block (a dilation that is not in the small network's list) has zero weights into the old
+  channels: ``relu(x + 0) = x`` for the non-negative features, so it is the identity on them.
+
+The small network's dilations must appear, in order, within the large one's (a subsequence): each old block
+is matched to the first later block of the same dilation.
+"""
+
+from __future__ import annotations
+
+import torch as th
+from torch import nn
+
+from train.networks import BoardFeatures, CellLogits
+
+
+def match_blocks(small: tuple[int, ...], large: tuple[int, ...]) -> list[int | None]:
+    """For every block of ``large``, the index of the ``small`` block it takes over (None: a new block).
+
+    Raises:
+        ValueError: ``small``'s dilations are not a subsequence of ``large``'s.
+    """
+    matched: list[int | None] = []
+    next_small = 0
+    for dilation in large:
+        if next_small < len(small) and small[next_small] == dilation:
+            matched.append(next_small)
+            next_small += 1
+        else:
+            matched.append(None)
+    if next_small < len(small):
+        raise ValueError(
+            f"cannot grow a network with dilations {','.join(map(str, small))} into one with "
+            f"{','.join(map(str, large))}: the first must appear, in order, within the second"
+        )
+    return matched
+
+
+@th.no_grad()
+def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, large_head: CellLogits) -> None:
+    """Write ``small`` (and its head) into ``large`` (and its head) so that both compute the same logits.
+
+    Raises:
+        ValueError: ``large`` has fewer channels, or its dilations do not contain ``small``'s in order.
+    """
+    old, new = small.features_dim, large.features_dim
+    if new < old:
+        raise ValueError(f"cannot grow a network of {old} channels into one of {new}: --channels must be {old} or more")
+    matched = match_blocks(small.dilations, large.dilations)
+    _copy_conv(small.stem, large.stem, old, copy_inputs=False)
+    for block, source in zip(large.blocks, matched, strict=True):
+        if source is None:
+            block.weight[:old].zero_()
+            block.bias[:old].zero_()
+        else:
+            _copy_conv(small.blocks[source], block, old, copy_inputs=True)
+    large_head.conv.weight.zero_()
+    large_head.conv.weight[:, :old] = small_head.conv.weight
+    large_head.conv.bias.copy_(small_head.conv.bias)
+
+
+def _copy_conv(source: nn.Conv2d, target: nn.Conv2d, old: int, copy_inputs: bool) -> None:
+    """The source's weights into the target's first ``old`` outputs; the new inputs of those outputs get zeros.
+
+    ``copy_inputs`` False: the input channels are the same (the stem reads the input planes)."""
+    if copy_inputs:
+        target.weight[:old].zero_()
+        target.weight[:old, :old] = source.weight
+    else:
+        target.weight[:old] = source.weight
+    target.bias[:old] = source.bias
