@@ -46,11 +46,11 @@ class _SameAgent:
         return self.agent
 
 
-def _build_model_agent(path: str, spec: BoardSpec, seed: int | None) -> Agent:
+def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, seed: int | None) -> Agent:
     """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic)."""
     from eval.models import load_model_agent
 
-    return load_model_agent(path, spec)
+    return load_model_agent(path, spec, symmetries)
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,14 @@ class AgentSpec:
         return cls(name, functools.partial(make_agent, name), seeded=True)
 
     @classmethod
-    def model(cls, path: str | Path, spec: BoardSpec) -> AgentSpec:
-        """A saved stable-baselines3 model, checked against the board now (errors before any game starts)."""
+    def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1) -> AgentSpec:
+        """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
+        ``symmetries`` > 1 plays it averaged over that many of the board's symmetries (:mod:`eval.symmetries`)."""
         from eval.models import load_model_agent, model_label
 
-        load_model_agent(path, spec)
-        return cls(model_label(path), functools.partial(_build_model_agent, str(path), spec), seeded=False)
+        load_model_agent(path, spec, symmetries)
+        build = functools.partial(_build_model_agent, str(path), spec, symmetries)
+        return cls(model_label(path, symmetries), build, seeded=False)
 
     @classmethod
     def instance(cls, agent: Agent | Policy, label: str | None = None) -> AgentSpec:

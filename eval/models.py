@@ -25,18 +25,21 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_card import ModelCard, model_paths
+from eval.symmetries import averaged_scores, check_symmetries
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv, to_planes
 
 
-def model_label(path: str | Path) -> str:
-    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``).
+def model_label(path: str | Path, symmetries: int = 1) -> str:
+    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``), and
+    ``+sym8`` when it plays averaged over 8 symmetries.
 
     The folder is kept because training runs save ``best_model`` and ``final_model`` in every run directory.
     """
     archive = model_paths(path)[0]
-    return f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
+    label = f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
+    return label if symmetries == 1 else f"{label}+sym{symmetries}"
 
 
 def trained_env(card: ModelCard, archive: Path) -> MinesweeperEnv:
@@ -59,7 +62,7 @@ def import_model_class(reference: str) -> type:
         raise ValueError(f"cannot import model class {reference!r}: {error}") from None
 
 
-def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAgent:
+def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries: int = 1) -> ModelAgent:
     """Load a saved model as an agent that plays the env's grid observations greedily over valid actions.
 
     It sets torch to one CPU thread (``torch.set_num_threads(1)``) for the whole process: see the comment below.
@@ -68,6 +71,8 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAg
         path: The model's ``.zip`` (the ``.zip`` suffix may be left out).
         spec: The board it will play; when its size is not the model's, the network must be fully
             convolutional (:meth:`ModelAgent.check_board`).
+        symmetries: Average the policy's scores over this many of the board's symmetries (1, 2, 4, or 8 on a
+            square board: :mod:`eval.symmetries`).
 
     Raises:
         FileNotFoundError: the model or its card does not exist.
@@ -93,10 +98,13 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None) -> ModelAg
             f"model {archive}: cannot read action preferences from a {type(model.policy).__name__} policy "
             f"(it has none of {', '.join(_PREFERENCE_ATTRIBUTES)})"
         )
-    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive))
+    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive, symmetries))
     agent.check_spaces(expected, archive)
-    if spec is not None and (spec.rows, spec.cols) != card.board:
-        agent.check_board(spec.rows, spec.cols, card.board, archive)
+    rows, cols = card.board if spec is None else (spec.rows, spec.cols)
+    if (rows, cols) != card.board:
+        agent.check_board(rows, cols, card.board, archive)
+    if symmetries != 1:
+        agent.use_symmetries(symmetries, rows, cols, archive)
     return agent
 
 
@@ -113,7 +121,20 @@ class ModelAgent(Agent):
         self.policy = policy
         self.obs_mode = obs_mode
         self.name = name
+        self.symmetries = 1
         policy.set_training_mode(False)
+
+    def use_symmetries(self, count: int, rows: int, cols: int, archive: Path) -> None:
+        """Average the scores over ``count`` symmetries of the ``rows`` x ``cols`` board from now on.
+
+        Raises:
+            ValueError: no such count on this board, or a ``dict`` observation (its mask is not mirrored).
+        """
+        check_symmetries(count, rows, cols)
+        if self.obs_mode == "dict":
+            raise ValueError(f"model {archive} observes a dict with its action mask: it cannot be played over "
+                             "symmetries (only grid and planes observations can)")  # fmt: skip
+        self.symmetries = count
 
     def check_spaces(self, expected: MinesweeperEnv, archive: Path) -> None:
         """Refuse a model whose saved spaces are not those of its card's env (a zip and a card of different runs)."""
@@ -159,6 +180,8 @@ class ModelAgent(Agent):
 
         if "mines" in info:
             _tell_mine_count(self.policy, int(info["mines"]))
+        if self.symmetries > 1:
+            return averaged_scores(self._batch_scores, obs, self.symmetries)
         observation = self._model_observation(obs, info)
         device = self.policy.device
         if isinstance(observation, dict):
@@ -167,6 +190,14 @@ class ModelAgent(Agent):
             tensor = torch.as_tensor(observation[None], device=device)
         with torch.no_grad():
             return _preferences(self.policy, tensor)[0].cpu().numpy()
+
+    def _batch_scores(self, grids: np.ndarray) -> np.ndarray:
+        """Scores (N, n_actions) of a batch of grids (N, rows, cols), for grid and planes observations."""
+        import torch
+
+        batch = to_planes(grids) if self.obs_mode == "planes" else grids
+        with torch.no_grad():
+            return _preferences(self.policy, torch.as_tensor(batch, device=self.policy.device)).cpu().numpy()
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         scores = self.action_scores(obs, info)

@@ -9,19 +9,21 @@ Examples::
     minesweeper eval --agent solver --preset beginner --games 100000 --seed 2026 --backend ray --address 10.0.0.5:6379
     minesweeper eval --agent solver --suite expert-no-guess-1k --no-oracle
     minesweeper eval --agent solver --preset intermediate --boards no-guess --games 500
+    minesweeper eval --model models/distill_intermediate_opening.zip --symmetries 8 --suite intermediate-opening-1k
     minesweeper eval --list-suites
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from agents.registry import AGENTS
 from backends import check_backend
+from eval.agent_specs import AgentSpec
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
+from eval.symmetries import SYMMETRY_COUNTS
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
 
@@ -41,6 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
                         help="a saved stable-baselines3 model .zip with its .json beside it (repeat)")  # fmt: skip
+    parser.add_argument("--symmetries", type=int, default=1, choices=SYMMETRY_COUNTS,
+                        help="play every --model averaged over this many of the board's symmetries: 2 or 4 "
+                             "mirror images, 8 with the quarter turns of a square board (one batched pass a "
+                             "move; default 1, the model as it is)")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
@@ -110,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--chunk-games must be at least 1, got {args.chunk_games}")
     check_outputs(args)
     suite = suite_from_args(args)
-    report = evaluate([*args.agent, *map(Path, args.model)], suite, workers=args.workers, oracle=args.oracle,
+    if args.symmetries != 1 and not args.model:
+        raise ValueError("--symmetries applies to --model; give a model to evaluate")
+    models = [AgentSpec.model(path, suite.spec(), args.symmetries) for path in args.model]
+    report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
                       chunk_games=args.chunk_games)  # fmt: skip
     summary = report.to_dict()
