@@ -77,6 +77,8 @@ class DistillConfig(BoardOptions):
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
     choice_weight: float = option(0.0, "Weight of the loss teaching the choice itself: the log of the softmax "
                                        "mass the network puts on the oracle's safest cells.")
+    augment: bool = option(False, "Show each minibatch in a random one of the 8 symmetries of the board (mirror "
+                                  "images, quarter turns): the same labels, eight views of every position.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
@@ -245,7 +247,20 @@ class Trainer:
             grids, labels = grids[:, seen_rows, seen_cols], labels[:, seen_rows, seen_cols]
             weight = th.zeros_like(labels)
             weight[:, top - r0 : top - r0 + h, left - c0 : left - c0 + w] = 1.0
+        if self.config.augment:
+            index = int(self.rng.integers(8))
+            grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
         return grids, labels, weight, density
+
+    @staticmethod
+    def symmetry(boards: th.Tensor, index: int) -> th.Tensor:
+        """Symmetry ``index`` (0-7) of a batch of boards (N, H, W): flips of the rows (bit 0) and the columns
+        (bit 1), then a transpose (bit 2); every one is a board with the same mine probabilities, moved."""
+        if index & 1:
+            boards = boards.flip(1)
+        if index & 2:
+            boards = boards.flip(2)
+        return boards.transpose(1, 2).contiguous() if index & 4 else boards
 
     def train(self, dataset: Dataset, samples: int, progress: bool) -> dict[str, float]:
         """``samples`` minibatch rows of Adam steps; returns the mean loss and the samples per second."""

@@ -306,3 +306,24 @@ def test_a_crop_is_seen_with_the_board_around_it() -> None:
         assert grids.shape[2] - 1 - loss_columns[-1] == min(20 - (left + 4), reach)
         lefts.add(left)
     assert {0, 16} <= lefts or len(lefts) > 8  # windows drawn across the board
+
+
+def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> None:
+    """With --augment every minibatch is one of the board's 8 symmetries, grids and labels moved alike: the
+    labels are still the exact probabilities of the grids the network sees."""
+    grids = played_positions(SPEC)
+    touched = grids[[not (grid == HIDDEN).all() for grid in grids]]
+    dataset = Dataset(SPEC, touched, label_positions(touched, SPEC.mines, "opening").astype(np.float16))
+    config = distill.DistillConfig(**TINY, augment=True, batch_size=4)
+    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    shapes = set()
+    for _ in range(12):
+        batch_grids, labels, weight, _ = trainer.batch(dataset)
+        shapes.add(tuple(batch_grids.shape[1:]))
+        assert labels.shape == weight.shape == batch_grids.shape
+        for grid, label in zip(batch_grids.numpy(), labels.numpy(), strict=True):
+            np.testing.assert_allclose(label, mine_probabilities(grid, SPEC.mines), atol=1e-3)
+    assert shapes == {(5, 6), (6, 5)}  # transposed images come too
+    board = th.arange(30).view(1, 5, 6)
+    images = {distill.Trainer.symmetry(board, index).numpy().tobytes() for index in range(8)}
+    assert len(images) == 8
