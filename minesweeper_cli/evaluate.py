@@ -9,7 +9,8 @@ Examples::
     minesweeper eval --agent solver --preset beginner --games 100000 --seed 2026 --backend ray --address 10.0.0.5:6379
     minesweeper eval --agent solver --suite expert-no-guess-1k --no-oracle
     minesweeper eval --agent solver --preset intermediate --boards no-guess --games 500
-    minesweeper eval --model models/distill_intermediate_opening.zip --symmetries 8 --suite intermediate-opening-1k
+    minesweeper eval --model models/distill_intermediate_opening.zip --symmetries 1 --symmetries 8 \\
+        --suite intermediate-opening-1k
     minesweeper eval --list-suites
 """
 
@@ -43,10 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
                         help="a saved stable-baselines3 model .zip with its .json beside it (repeat)")  # fmt: skip
-    parser.add_argument("--symmetries", type=int, default=1, choices=SYMMETRY_COUNTS,
-                        help="play every --model averaged over this many of the board's symmetries: 2 or 4 "
-                             "mirror images, 8 with the quarter turns of a square board (one batched pass a "
-                             "move; default 1, the model as it is)")  # fmt: skip
+    parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
+                        help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "
+                             "images, 8 with the quarter turns of a square board, in one batched pass a move; "
+                             "repeat to play each model at several counts on the same games (default: 1, the "
+                             "model as it is)")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
@@ -116,9 +118,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--chunk-games must be at least 1, got {args.chunk_games}")
     check_outputs(args)
     suite = suite_from_args(args)
-    if args.symmetries != 1 and not args.model:
+    if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
-    models = [AgentSpec.model(path, suite.spec(), args.symmetries) for path in args.model]
+    counts = args.symmetries or [1]
+    models = [AgentSpec.model(path, suite.spec(), count) for path in args.model for count in counts]
     report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
                       chunk_games=args.chunk_games)  # fmt: skip

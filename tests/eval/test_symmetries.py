@@ -79,9 +79,11 @@ def test_eval_cli_plays_a_model_over_symmetries(capsys: pytest.CaptureFixture[st
     from minesweeper_cli.main import main
 
     path = str(MODELS / "distill_beginner_opening.zip")
-    code = main(["eval", "--model", path, "--symmetries", "4", "--preset", "beginner", "--games", "3",
-                 "--workers", "1", "--no-progress", "--no-oracle"])  # fmt: skip
-    assert code == 0 and "distill_beginner_opening+sym4" in capsys.readouterr().out
+    code = main(["eval", "--model", path, "--symmetries", "1", "--symmetries", "4", "--preset", "beginner",
+                 "--games", "3", "--workers", "1", "--no-progress", "--no-oracle"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "| models/distill_beginner_opening+sym4 |" in out and "| models/distill_beginner_opening |" in out
     with pytest.raises(SystemExit) as exit_info:
         main(["eval", "--agent", "random", "--symmetries", "4", "--preset", "beginner", "--games", "1"])
     assert exit_info.value.code == 2
