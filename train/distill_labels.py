@@ -8,7 +8,9 @@ Ray tasks); a label depends only on its position, so every backend gives the sam
 
 The board before the first click is the one position whose exact probabilities say nothing useful (every
 cell has the same, and the first click is safe under every rule): its label marks the rule's best first
-click (:func:`agents.solver.first_click_cell`) as the safe cell, so the network learns where the oracle starts.
+click (:func:`agents.solver.first_click_cell`) and its mirror images (equally good: the board is symmetric) as
+the safe cells, so the network learns where the oracle starts, and a label stays a label of its mirrored board
+(``train distill --augment``).
 """
 
 from __future__ import annotations
@@ -59,10 +61,20 @@ def label_positions(grids: np.ndarray, mines: int, first_click: str) -> np.ndarr
         raise ValueError(f"position {bad} of the batch fits no layout of {mines} mines: not a position of a game")
     untouched = (flat == HIDDEN).all(axis=1)
     if untouched.any():
-        r, c = first_click_cell(rows, cols, first_click)
         out[untouched] = mines / (rows * cols)
-        out[untouched, r * cols + c] = 0.0
+        for r, c in first_click_images(rows, cols, first_click):
+            out[untouched, r * cols + c] = 0.0
     return out.reshape(n, rows, cols)
+
+
+def first_click_images(rows: int, cols: int, first_click: str) -> set[tuple[int, int]]:
+    """The rule's best first click and its images under the board's mirror symmetries (row and column flips,
+    and the transpose on a square board): the cells as good as it on an untouched board."""
+    r, c = first_click_cell(rows, cols, first_click)
+    images = {(r, c), (rows - 1 - r, c), (r, cols - 1 - c), (rows - 1 - r, cols - 1 - c)}
+    if rows == cols:
+        images |= {(c2, r2) for r2, c2 in images}
+    return images
 
 
 LabelSettings = tuple[int, str]

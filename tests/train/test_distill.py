@@ -24,7 +24,7 @@ from mine_env.engine.spec import BoardSpec
 from train import distill, dqn, maskable_ppo, ppo
 from train.common import save_model
 from train.distill_data import Dataset, PositionCollector
-from train.distill_labels import Labeller, label_positions
+from train.distill_labels import Labeller, first_click_images, label_positions
 from train.networks import BoardFeatures, action_scores
 from train.warm_start import DQN_Q_SCALE, load_distilled
 
@@ -69,10 +69,18 @@ def test_labels_are_the_exact_probabilities() -> None:
         np.testing.assert_allclose(labels[i], mine_probabilities(grids[i], SPEC.mines), atol=1e-6)
 
 
-def test_untouched_board_marks_the_first_click() -> None:
+def test_untouched_board_marks_the_first_click_and_its_mirror_images() -> None:
     labels = label_positions(np.full((1, 9, 9), HIDDEN, dtype=np.int8), 10, "opening")[0]
-    assert labels[2, 2] == 0.0 and np.count_nonzero(labels == 0.0) == 1
+    assert {tuple(cell) for cell in np.argwhere(labels == 0.0)} == {(2, 2), (2, 6), (6, 2), (6, 6)}
     assert labels[0, 0] == pytest.approx(10 / 81)
+    for index in range(8):  # the label of the mirrored board is the mirrored label
+        mirrored = distill.Trainer.symmetry(th.as_tensor(labels[None]), index)[0].numpy()
+        np.testing.assert_array_equal(mirrored, labels)
+
+
+def test_first_click_images_on_a_rectangle_are_the_four_flips() -> None:
+    assert first_click_images(16, 30, "opening") == {(3, 3), (3, 26), (12, 3), (12, 26)}
+    assert first_click_images(4, 5, "safe") == {(0, 0), (0, 4), (3, 0), (3, 4)}
 
 
 def test_two_workers_label_like_one() -> None:
