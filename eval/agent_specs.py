@@ -79,7 +79,8 @@ class AgentSpec:
     @classmethod
     def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1) -> AgentSpec:
         """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
-        ``symmetries`` > 1 plays it averaged over that many of the board's symmetries (:mod:`eval.symmetries`)."""
+        ``symmetries`` > 1 plays it averaged over that many of the board's symmetries
+        (:mod:`mine_env.engine.symmetry`)."""
         from eval.models import load_model_agent, model_label
 
         load_model_agent(path, spec, symmetries)

@@ -25,9 +25,10 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_card import ModelCard, model_paths
-from eval.symmetries import averaged_scores, check_symmetries
+from eval.symmetries import averaged_scores
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
+from mine_env.engine.symmetry import check_symmetries
 from mine_env.env import MinesweeperEnv, to_planes
 
 
@@ -72,7 +73,7 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries
         spec: The board it will play; when its size is not the model's, the network must be fully
             convolutional (:meth:`ModelAgent.check_board`).
         symmetries: Average the policy's scores over this many of the board's symmetries (1, 2, 4, or 8 on a
-            square board: :mod:`eval.symmetries`).
+            square board: :mod:`mine_env.engine.symmetry`).
 
     Raises:
         FileNotFoundError: the model or its card does not exist.

@@ -24,8 +24,8 @@ from eval.agent_specs import AgentSpec
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
-from eval.symmetries import SYMMETRY_COUNTS
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.symmetry import SYMMETRY_COUNTS
 from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
 
 DEFAULT_GAMES = 1000

@@ -41,6 +41,7 @@ from tqdm import tqdm
 from backends import check_backend
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
+from mine_env.engine.symmetry import SYMMETRIES
 from train.common import (
     BoardOptions,
     add_config_arguments,
@@ -248,19 +249,17 @@ class Trainer:
             weight = th.zeros_like(labels)
             weight[:, top - r0 : top - r0 + h, left - c0 : left - c0 + w] = 1.0
         if self.config.augment:
-            index = int(self.rng.integers(8))
+            index = int(self.rng.integers(len(SYMMETRIES)))
             grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
         return grids, labels, weight, density
 
     @staticmethod
     def symmetry(boards: th.Tensor, index: int) -> th.Tensor:
-        """Symmetry ``index`` (0-7) of a batch of boards (N, H, W): flips of the rows (bit 0) and the columns
-        (bit 1), then a transpose (bit 2); every one is a board with the same mine probabilities, moved."""
-        if index & 1:
-            boards = boards.flip(1)
-        if index & 2:
-            boards = boards.flip(2)
-        return boards.transpose(1, 2).contiguous() if index & 4 else boards
+        """Symmetry ``index`` (0-7, :data:`mine_env.engine.symmetry.SYMMETRIES`) of a batch of boards (N, H, W):
+        a board with the same mine probabilities, moved (the last four transpose its shape: the network is fully
+        convolutional)."""
+        forward, _ = SYMMETRIES[index]
+        return th.as_tensor(np.ascontiguousarray(forward(boards.numpy())))
 
     def train(self, dataset: Dataset, samples: int, progress: bool) -> dict[str, float]:
         """``samples`` minibatch rows of Adam steps; returns the mean loss and the samples per second."""

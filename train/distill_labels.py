@@ -24,6 +24,7 @@ from agents.analysis.counting import count_position
 from agents.solver import first_click_cell
 from backends import Backend, open_backend
 from mine_env.engine.constants import HIDDEN
+from mine_env.engine.symmetry import cell_images
 
 MIN_CHUNK = 64
 """Fewest positions of a chunk the labeller makes by itself: a task costs about a millisecond (docs/SCALING.md)."""
@@ -68,13 +69,9 @@ def label_positions(grids: np.ndarray, mines: int, first_click: str) -> np.ndarr
 
 
 def first_click_images(rows: int, cols: int, first_click: str) -> set[tuple[int, int]]:
-    """The rule's best first click and its images under the board's mirror symmetries (row and column flips,
-    and the transpose on a square board): the cells as good as it on an untouched board."""
-    r, c = first_click_cell(rows, cols, first_click)
-    images = {(r, c), (rows - 1 - r, c), (r, cols - 1 - c), (rows - 1 - r, cols - 1 - c)}
-    if rows == cols:
-        images |= {(c2, r2) for r2, c2 in images}
-    return images
+    """The rule's best first click and its images under the board's symmetries: the cells as good as it on an
+    untouched board."""
+    return cell_images(first_click_cell(rows, cols, first_click), rows, cols)
 
 
 LabelSettings = tuple[int, str]

@@ -1,4 +1,4 @@
-"""Playing a network averaged over the board's symmetries: the transforms, the averaged scores, the CLI."""
+"""Playing a network averaged over the board's symmetries: the averaged scores, the model agent, the CLI."""
 
 from __future__ import annotations
 
@@ -7,20 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.symmetries import averaged_scores, board_symmetries, check_symmetries
+from eval.symmetries import averaged_scores
+from mine_env.engine.symmetry import board_symmetries
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-
-
-@pytest.mark.parametrize(("count", "rows", "cols"), [(1, 3, 5), (2, 3, 5), (4, 3, 5), (8, 4, 4)])
-def test_each_symmetry_is_undone_by_its_inverse_and_all_differ(count: int, rows: int, cols: int) -> None:
-    board = np.arange(rows * cols).reshape(rows, cols)
-    images = []
-    for forward, inverse in board_symmetries(count, rows, cols):
-        image = forward(board)
-        np.testing.assert_array_equal(inverse(image), board)
-        images.append(image.tobytes() + bytes(image.shape))
-    assert len(set(images)) == count
 
 
 def test_a_symmetric_scorer_is_unchanged_and_a_lopsided_one_is_evened() -> None:
@@ -41,15 +31,6 @@ def test_a_symmetric_scorer_is_unchanged_and_a_lopsided_one_is_evened() -> None:
     np.testing.assert_allclose(averaged[0], 0.5)  # the top row in half of the images, the bottom in the other
     np.testing.assert_allclose(averaged[4], 0.5)
     np.testing.assert_allclose(averaged[1:4], 0.0)
-
-
-@pytest.mark.parametrize(("count", "rows", "cols", "message"), [
-    (3, 9, 9, "one of 1, 2, 4, 8"),
-    (8, 16, 30, "need a square board; a 16x30 board has 4"),
-])  # fmt: skip
-def test_impossible_counts_are_refused(count: int, rows: int, cols: int, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        check_symmetries(count, rows, cols)
 
 
 @pytest.mark.train
