@@ -181,19 +181,19 @@ class ModelAgent(Agent):
 
         if "mines" in info:
             _tell_mine_count(self.policy, int(info["mines"]))
+        if self.obs_mode == "dict":
+            device = self.policy.device
+            observation = {"observation": obs, "action_mask": info["action_mask"]}
+            tensor = {key: torch.as_tensor(value[None], device=device) for key, value in observation.items()}
+            with torch.no_grad():
+                return _preferences(self.policy, tensor)[0].cpu().numpy()
         if self.symmetries > 1:
             return averaged_scores(self._batch_scores, obs, self.symmetries)
-        observation = self._model_observation(obs, info)
-        device = self.policy.device
-        if isinstance(observation, dict):
-            tensor: Any = {key: torch.as_tensor(value[None], device=device) for key, value in observation.items()}
-        else:
-            tensor = torch.as_tensor(observation[None], device=device)
-        with torch.no_grad():
-            return _preferences(self.policy, tensor)[0].cpu().numpy()
+        return self._batch_scores(obs[None])[0]
 
     def _batch_scores(self, grids: np.ndarray) -> np.ndarray:
-        """Scores (N, n_actions) of a batch of grids (N, rows, cols), for grid and planes observations."""
+        """Scores (N, n_actions) of a batch of grids (N, rows, cols), for grid and planes observations (a dict
+        observation carries its own mask, which a batch of mirror images would not match)."""
         import torch
 
         batch = to_planes(grids) if self.obs_mode == "planes" else grids
@@ -203,13 +203,6 @@ class ModelAgent(Agent):
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         scores = self.action_scores(obs, info)
         return int(np.where(info["action_mask"].astype(bool), scores, -np.inf).argmax())
-
-    def _model_observation(self, obs: np.ndarray, info: dict[str, Any]) -> Any:
-        if self.obs_mode == "planes":
-            return to_planes(obs)
-        if self.obs_mode == "dict":
-            return {"observation": obs, "action_mask": info["action_mask"]}
-        return obs
 
 
 def _tell_mine_count(policy: Any, mines: int) -> None:
