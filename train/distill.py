@@ -80,6 +80,9 @@ class DistillConfig(BoardOptions):
                                        "mass the network puts on the oracle's safest cells.")
     augment: bool = option(False, "Show each minibatch in a random one of the 8 symmetries of the board (mirror "
                                   "images, quarter turns): the same labels, eight views of every position.")
+    late_share: float = option(0.0, "Share of every minibatch drawn from the late positions (fewer than a tenth "
+                                    "of the safe cells still hidden), where the networks miss most safe cells; "
+                                    "0: every position alike.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
@@ -134,6 +137,8 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not self.choice_weight >= 0:
             raise ValueError(f"choice_weight must be 0 or more, got {self.choice_weight}")
+        if not 0 <= self.late_share <= 1:
+            raise ValueError(f"late_share must be between 0 and 1, got {self.late_share}")
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
         if self.crop_rows > spec.rows or self.crop_cols > spec.cols:
@@ -230,10 +235,13 @@ class Trainer:
         progress = min(1.0, self.step_count / self.total_steps)
         return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
 
-    def batch(self, dataset: Dataset) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
+    def batch(
+        self, dataset: Dataset, late: np.ndarray | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
         """Grids, labels, loss weights and the full-board densities of one minibatch; with a crop, the window
-        (weight 1) inside the part of the board the network needs to see it (weight 0)."""
-        index = self.rng.integers(len(dataset), size=self.config.batch_size)
+        (weight 1) inside the part of the board the network needs to see it (weight 0). ``late``: the dataset's
+        late positions, of which ``late_share`` of the minibatch is drawn (if it has any)."""
+        index = self.positions(len(dataset), late)
         grids = th.as_tensor(dataset.grids[index])
         labels = th.as_tensor(dataset.labels[index].astype(np.float32))
         density = remaining_density(grids, dataset.spec.mines)
@@ -253,6 +261,14 @@ class Trainer:
             grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
         return grids, labels, weight, density
 
+    def positions(self, size: int, late: np.ndarray | None) -> np.ndarray:
+        """Dataset indices of one minibatch: uniform, but ``late_share`` of them among the ``late`` ones."""
+        from_late = round(self.config.late_share * self.config.batch_size) if late is not None and len(late) else 0
+        uniform = self.rng.integers(size, size=self.config.batch_size - from_late)
+        if not from_late:
+            return uniform
+        return np.concatenate([uniform, late[self.rng.integers(len(late), size=from_late)]])
+
     @staticmethod
     def symmetry(boards: th.Tensor, index: int) -> th.Tensor:
         """Symmetry ``index`` (0-7, :data:`mine_env.engine.symmetry.SYMMETRIES`) of a batch of boards (N, H, W):
@@ -266,10 +282,11 @@ class Trainer:
         extractor: BoardFeatures = self.policy.features_extractor
         self.policy.set_training_mode(True)
         steps = -(-samples // self.config.batch_size)
+        late = dataset.late_positions() if self.config.late_share else None
         losses = []
         start = time.perf_counter()
         for _ in tqdm(range(steps), desc="training", unit="batch", disable=not progress, mininterval=2):
-            grids, labels, weight, density = self.batch(dataset)
+            grids, labels, weight, density = self.batch(dataset, late)
             logits = safety_logits(self.policy, extractor.input_planes(grids, density))
             loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
                                 self.config.revealed_weight, self.config.choice_weight)  # fmt: skip

@@ -37,6 +37,10 @@ POLICIES = ("oracle", "learner", "random")
 Scorer = Callable[[np.ndarray], np.ndarray]
 """The learner: grids (N, rows, cols) int8 to a preference per cell (N, rows * cols), higher = play."""
 
+LATE_FRACTION = 0.1
+"""A position is *late* when fewer than this fraction of the board's safe cells are still hidden: the endgame,
+where the count of the remaining mines decides and most hidden cells are mines."""
+
 
 @dataclass
 class Dataset:
@@ -50,6 +54,12 @@ class Dataset:
 
     def __len__(self) -> int:
         return len(self.grids)
+
+    def late_positions(self) -> np.ndarray:
+        """Indices of the late positions (:data:`LATE_FRACTION`): a small share of any collection (a game has
+        few of them), and the ones where the distilled networks still miss certainly safe cells."""
+        safe_hidden = (self.grids == HIDDEN).sum(axis=(1, 2), dtype=np.int64) - self.spec.mines
+        return np.flatnonzero(safe_hidden < LATE_FRACTION * self.spec.n_safe)
 
     def extend(self, grids: np.ndarray, labels: np.ndarray) -> None:
         self.grids = np.concatenate([self.grids, grids])

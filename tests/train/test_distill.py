@@ -335,3 +335,21 @@ def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> N
     board = th.arange(30).view(1, 5, 6)
     images = {distill.Trainer.symmetry(board, index).numpy().tobytes() for index in range(8)}
     assert len(images) == 8
+
+
+def test_late_share_draws_that_share_of_each_minibatch_from_the_endgame() -> None:
+    """A late position has fewer than a tenth of the safe cells still hidden; --late-share puts that share of
+    every minibatch among them, and a dataset without any falls back to uniform minibatches."""
+    spec = BoardSpec(5, 6, 5, "opening")  # 25 safe cells: late means at most 2 of them hidden
+    grids = np.zeros((10, 5, 6), np.int8)
+    grids[:, :, :1] = HIDDEN  # 5 hidden cells: every safe cell revealed
+    grids[1:, 1, 1:4] = HIDDEN  # 8 hidden: 3 safe ones hidden, not late
+    dataset = Dataset(spec, grids, np.zeros(grids.shape, np.float16))
+    np.testing.assert_array_equal(dataset.late_positions(), [0])
+    config = distill.DistillConfig(**TINY, late_share=0.25, batch_size=8)
+    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    index = trainer.positions(len(dataset), dataset.late_positions())
+    assert len(index) == 8 and (index[-2:] == 0).all()
+    assert len(trainer.positions(len(dataset), np.array([], np.int64))) == 8
+    with pytest.raises(ValueError, match="late_share must be between 0 and 1"):
+        distill.DistillConfig(**TINY, late_share=1.5).validate()
