@@ -115,6 +115,27 @@ def deduce(grid: np.ndarray, known_mines: Iterable[int] = ()) -> Conclusions:
             return safe, mines
 
 
+def deduction_rounds(grid: np.ndarray) -> dict[int, int]:
+    """Every cell the rules prove safe in ``grid`` (flat index), with the round that proves it: 1 from the
+    numbers as shown, ``n`` with what rounds 1 to ``n - 1`` proved (mines and safe cells). Both rules run in
+    every round, so the round is the length of the shortest chain of rule steps that reaches the cell (how far
+    a reader of the board, a network included, must carry conclusions to find it)."""
+    rows, cols = grid.shape
+    numbers = _numbers(grid)
+    mines = set(np.flatnonzero(cells_where(grid.ravel(), is_known_mine, False)).tolist())
+    safe: set[int] = set()
+    proved: dict[int, int] = {}
+    round_number = 0
+    while True:
+        round_number += 1
+        constraints = _constraints(numbers, mines, safe)
+        known = set(safe)
+        one_number = _learn(_one_number_rules(constraints), safe, mines)
+        if not _learn(_subset_rule(constraints, rows, cols), safe, mines) and not one_number:
+            return proved
+        proved.update(dict.fromkeys(safe - known, round_number))
+
+
 class RuleAgent(Agent):
     """Plays by the classic rules, guessing uniformly (seeded) when they give nothing.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.probability import analyse
-from agents.rules import RuleAgent, deduce
+from agents.rules import RuleAgent, deduce, deduction_rounds
 from support import grid_from_rows, random_position
 
 
@@ -47,3 +47,19 @@ def test_mines_deduced_before_count_and_flags_are_not_trusted() -> None:
     assert deduce(grid_from_rows(". . .", "2 . 1")) == (set(), set())
     assert deduce(grid_from_rows(". . .", "2 . 1"), known_mines={0}) == ({2}, {0})
     assert deduce(grid_from_rows("X . .", "2 . 1")) == ({2}, {0})
+
+
+def test_deduction_rounds_give_the_shortest_chain_to_each_safe_cell() -> None:
+    # The subset rule makes both corners mines in round 1; only then is the middle cell safe.
+    assert deduction_rounds(grid_from_rows(". . .", "1 2 1")) == {1: 2}
+    assert deduction_rounds(grid_from_rows("X . .", "2 . 1")) == {2: 1}  # the shown mine is known at once
+    assert deduction_rounds(grid_from_rows(". 1 0")) == {}  # a mine proved, no safe cell
+    rng = np.random.default_rng(5)
+    deeper = 0
+    for _ in range(100):
+        _, grid = random_position(rng, 9, 9, 15)
+        proved = deduction_rounds(grid)
+        assert set(proved) == deduce(grid)[0]  # the same fixed point as the agent's rules
+        assert all(analyse(grid, 15).probabilities.flat[cell] == 0.0 for cell in proved)
+        deeper += any(round_number > 1 for round_number in proved.values())
+    assert deeper > 0
