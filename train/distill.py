@@ -67,6 +67,8 @@ class DistillConfig(BoardOptions):
     seed: int = option(0, "Seed of everything random: torch, the boards, the policy mix, the minibatches.")
     channels: int = option(48, "Channels of every convolution (the features per cell).")
     dilations: str = option("1,1,1,2,2,1,1", "Dilation of each residual 3x3 layer; receptive field 3 + 2 * sum.")
+    pooled: str = option("", "Blocks (0-based indices into --dilations, comma-separated) that add a global-pooling "
+                              "bias: board-wide means, maxima and sums of the features, for the endgame's count.")
     rounds: int = option(6, "Rounds of collection then training (DAgger iterations).")
     positions: int = option(50_000, "Labelled positions collected per round (0: train on --dataset alone).")
     boards: int = option(256, "Boards played together while collecting.")
@@ -110,6 +112,18 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"every dilation must be at least 1, got {self.dilations!r}")
         return values
 
+    def pooled_list(self) -> tuple[int, ...]:
+        """The blocks with a global-pooling bias (``--pooled``), checked against the blocks there are."""
+        try:
+            values = tuple(int(part) for part in self.pooled.split(",") if part.strip())
+        except ValueError:
+            raise ValueError(f"pooled must be block indices separated by commas, got {self.pooled!r}") from None
+        blocks = len(self.dilation_list())
+        if any(not 0 <= value < blocks for value in values) or len(set(values)) != len(values):
+            raise ValueError(f"pooled must name distinct blocks 0 to {blocks - 1} (one per dilation), "
+                             f"got {self.pooled!r}")  # fmt: skip
+        return values
+
     def receptive_radius(self) -> int:
         """How far from a cell the network sees: 1 for the first 3x3 convolution, plus each residual layer's
         dilation (a window of the board is given this much of the board around it)."""
@@ -129,6 +143,7 @@ class DistillConfig(BoardOptions):
         """ValueError (or FileNotFoundError) for settings that cannot train, before anything slow starts."""
         spec = self.board_spec()
         self.dilation_list()
+        self.pooled_list()
         self.share_values()
         at_least(self, 1, "channels", "rounds", "boards", "batch_size", "label_workers", "torch_threads")
         at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols",
@@ -156,7 +171,7 @@ def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
     policy_kwargs = {
         "features_extractor_class": BoardFeatures,
         "features_extractor_kwargs": {"channels": config.channels, "dilations": config.dilation_list(),
-                                      "mines": spec.mines},
+                                      "mines": spec.mines, "pooled": config.pooled_list()},
     }  # fmt: skip
     return MaskablePPO(MaskableConvActorCriticPolicy, env, n_steps=8, batch_size=8, seed=config.seed,
                        device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
@@ -164,10 +179,10 @@ def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
 
 def start_from(policy: MaskableConvActorCriticPolicy, init: str, mines: int) -> None:
     """Load the distilled model ``init`` into ``policy``: as it is when the networks have the same shape, else
-    grown into the wider or deeper one (:mod:`train.grow`: the same logits at the start)."""
+    grown into the wider, deeper or pooling one (:mod:`train.grow`: the same logits at the start)."""
     source = distilled_policy(init, mines)
     small, large = source.features_extractor, policy.features_extractor
-    if (small.features_dim, small.dilations) == (large.features_dim, large.dilations):
+    if (small.features_dim, small.dilations, small.pooled) == (large.features_dim, large.dilations, large.pooled):
         policy.load_state_dict(source.state_dict(), strict=False)
         return
     try:

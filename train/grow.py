@@ -9,7 +9,9 @@ new parts would feed the old ones):
 - a new channel's outgoing weights (into the old channels and into the head) are zero, so it changes nothing
   until training makes it useful; its incoming weights keep their random start so that it can;
 - a new residual block (a dilation that is not in the small network's list) has zero weights into the old
-  channels: ``relu(x + 0) = x`` for the non-negative features, so it is the identity on them.
+  channels: ``relu(x + 0) = x`` for the non-negative features, so it is the identity on them;
+- a global-pooling bias (:class:`train.networks.GlobalBias`) of a small block is copied like a convolution (its
+  pooled inputs of the new channels get zero weights); one the small block lacks starts at zero, adding nothing.
 
 The small network's dilations must appear, in order, within the large one's (a subsequence): each old block
 is matched to the first later block of the same dilation.
@@ -56,16 +58,41 @@ def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, lar
     if new < old:
         raise ValueError(f"cannot grow a network of {old} channels into one of {new}: --channels must be {old} or more")
     matched = match_blocks(small.dilations, large.dilations)
+    _check_pooling(small, large, matched)
     _copy_conv(small.stem, large.stem, old, copy_inputs=False)
-    for block, source in zip(large.blocks, matched, strict=True):
+    for index, (block, source) in enumerate(zip(large.blocks, matched, strict=True)):
         if source is None:
             block.weight[:old].zero_()
             block.bias[:old].zero_()
         else:
             _copy_conv(small.blocks[source], block, old, copy_inputs=True)
+        if str(index) in large.global_biases:
+            target = large.global_biases[str(index)].linear
+            target.weight.zero_()
+            target.bias.zero_()
+            if source is not None and str(source) in small.global_biases:
+                _copy_pooled(small.global_biases[str(source)].linear, target, old, new)
     large_head.conv.weight.zero_()
     large_head.conv.weight[:, :old] = small_head.conv.weight
     large_head.conv.bias.copy_(small_head.conv.bias)
+
+
+def _check_pooling(small: BoardFeatures, large: BoardFeatures, matched: list[int | None]) -> None:
+    """ValueError when a block of ``small`` with global pooling is matched to a block of ``large`` without."""
+    kept = {source for source in matched if source is not None}
+    lost = [index for index in small.pooled if index in kept and matched.index(index) not in large.pooled]
+    if lost:
+        targets = [matched.index(index) for index in lost]
+        raise ValueError(f"blocks {lost} of the network to grow have global pooling, but the blocks they become "
+                         f"do not: give --pooled the blocks {targets} too")  # fmt: skip
+
+
+def _copy_pooled(source: nn.Linear, target: nn.Linear, old: int, new: int) -> None:
+    """A global bias's weights into the target's first ``old`` outputs, for the pooled values of the old channels
+    (each pool's ``old`` inputs sit at the start of its ``new``-wide group)."""
+    for pool in range(source.in_features // old):
+        target.weight[:old, pool * new : pool * new + old] = source.weight[:, pool * old : (pool + 1) * old]
+    target.bias[:old] = source.bias
 
 
 def _copy_conv(source: nn.Conv2d, target: nn.Conv2d, old: int, copy_inputs: bool) -> None:

@@ -73,6 +73,30 @@ class CellFeatures(BaseFeaturesExtractor):
         return self.trunk(one_hot_grid(observations).contiguous(memory_format=th.channels_last))
 
 
+class GlobalBias(nn.Module):
+    """Global pooling for a residual block: every channel's mean, maximum and sum (per 256 cells) over the board,
+    mapped by a linear layer to a bias added to every cell's channels.
+
+    A convolution only sees its receptive field; what the endgame turns on is global: how many of the remaining
+    mines the frontier holds, so whether the cells no number touches can hold the rest. A pooled bias gives
+    every cell such board-wide sums in one block, on any board size. Growing a trained network into one with
+    global pooling (:mod:`train.grow`) starts these weights at zero, so the network computes what it did before.
+    """
+
+    POOLS = 3
+    """mean, max and sum / 256 of each channel."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(self.POOLS * channels, channels)
+
+    def forward(self, features: th.Tensor) -> th.Tensor:
+        total = features.sum(dim=(2, 3))
+        mean = total / (features.shape[2] * features.shape[3])
+        pooled = th.cat([mean, features.amax(dim=(2, 3)), total / 256.0], dim=1)
+        return self.linear(pooled)[:, :, None, None]
+
+
 class BoardFeatures(BaseFeaturesExtractor):
     """The distillation trunk: one-hot planes plus an on-board plane and a remaining-mine density plane, a 3x3
     convolution, then one residual 3x3 convolution per entry of ``dilations``.
@@ -87,6 +111,8 @@ class BoardFeatures(BaseFeaturesExtractor):
     beginner board from any cell and chains of five to ten frontier cells on the larger boards, while the
     dilation-1 layers at both ends keep every cell's own 3x3 block exact.
 
+    ``pooled``: the blocks (indices into ``dilations``) that add a :class:`GlobalBias` of board-wide sums.
+
     ``mines`` is the total mine count the density is measured against; :meth:`set_mine_count` changes it
     when the same weights play another board (``eval`` tells it the game's mine count).
     """
@@ -100,18 +126,23 @@ class BoardFeatures(BaseFeaturesExtractor):
         channels: int = 48,
         dilations: tuple[int, ...] = (1, 1, 1, 2, 2, 1, 1),
         mines: int = 10,
+        pooled: tuple[int, ...] = (),
     ) -> None:
         if len(observation_space.shape) != 2:
             raise ValueError(f"BoardFeatures reads the (rows, cols) grid, got shape {observation_space.shape}")
         if channels < 1 or not dilations or min(dilations) < 1:
             raise ValueError(f"channels and every dilation must be positive, got {channels} and {dilations}")
+        if any(not 0 <= index < len(dilations) for index in pooled) or len(set(pooled)) != len(pooled):
+            raise ValueError(f"pooled blocks must be distinct indices of the {len(dilations)} blocks, got {pooled}")
         super().__init__(observation_space, features_dim=channels)
         self.mines = int(mines)
         self.dilations = tuple(int(d) for d in dilations)
+        self.pooled = tuple(sorted(int(index) for index in pooled))
         self.stem = nn.Conv2d(len(PLANE_CODES) + 2, channels, kernel_size=3, padding=1)
         self.blocks = nn.ModuleList(
             nn.Conv2d(channels, channels, kernel_size=3, padding=d, dilation=d) for d in self.dilations
         )
+        self.global_biases = nn.ModuleDict({str(index): GlobalBias(channels) for index in self.pooled})
 
     def set_mine_count(self, mines: int) -> None:
         """The total mine count of the boards played from now on."""
@@ -130,8 +161,11 @@ class BoardFeatures(BaseFeaturesExtractor):
 
     def trunk(self, planes: th.Tensor) -> th.Tensor:
         features = th.relu(self.stem(planes.contiguous(memory_format=th.channels_last)))
-        for block in self.blocks:
-            features = th.relu(features + block(features))
+        for index, block in enumerate(self.blocks):
+            update = block(features)
+            if str(index) in self.global_biases:
+                update = update + self.global_biases[str(index)](features)
+            features = th.relu(features + update)
         return features
 
     def forward(self, observations: th.Tensor) -> th.Tensor:

@@ -1,8 +1,8 @@
 """``--init PATH``: start PPO, MaskablePPO or DQN from a distilled network (:mod:`train.distill`).
 
 The distilled model is a MaskablePPO model whose actor logits are the safety logits of every cell. A new
-run with ``--init`` is built with the same trunk (:class:`train.networks.BoardFeatures`, its channels and
-dilations read from the distilled model, its mine count from the run's board) and receives:
+run with ``--init`` is built with the same trunk (:class:`train.networks.BoardFeatures`, its channels,
+dilations and pooled blocks read from the distilled model, its mine count from the run's board) and receives:
 
 - PPO / MaskablePPO: the trunk and the per-cell logit head (the value head starts fresh), so the first
   policy is the distilled one; the critic gets its own copy of the trunk (``share_features_extractor``
@@ -60,7 +60,8 @@ def network_kwargs(init: str, channels: int, layers: int, mines: int) -> dict[st
     if not init:
         return {"features_extractor_kwargs": {"channels": channels, "layers": layers}}
     extractor: BoardFeatures = distilled_policy(init, mines).features_extractor
-    kwargs = {"channels": extractor.features_dim, "dilations": extractor.dilations, "mines": mines}
+    kwargs = {"channels": extractor.features_dim, "dilations": extractor.dilations, "mines": mines,
+              "pooled": extractor.pooled}  # fmt: skip
     return {"features_extractor_class": BoardFeatures, "features_extractor_kwargs": kwargs}
 
 

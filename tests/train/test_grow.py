@@ -81,3 +81,69 @@ def test_a_network_that_cannot_hold_the_start_is_refused(
 def test_blocks_are_matched_in_order() -> None:
     assert match_blocks((1, 2, 1), (1, 1, 2, 4, 1)) == [0, None, 1, None, 2]
     assert match_blocks((1, 1), (1, 1, 1)) == [0, 1, None]
+
+
+def pooled_model(tmp_path: Path, pooled: str) -> Path:
+    """A small network whose global-pooling biases have random (non-zero) weights, saved."""
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", pooled=pooled, seed=3)
+    th.manual_seed(3)
+    model = distill.new_model(config, SPEC)
+    with th.no_grad():
+        for bias in model.policy.features_extractor.global_biases.values():
+            bias.linear.weight.normal_(0, 0.3)
+            bias.linear.bias.normal_(0, 0.3)
+    path = tmp_path / f"pooled{pooled}.zip"
+    save_model(model, path, "distill", config)
+    return path
+
+
+@pytest.mark.parametrize("channels, dilations, pooled", [(6, "1,2,1", "1"), (10, "1,1,2,3,1,1", "0,2,5")])
+def test_global_pooling_is_added_or_kept_with_the_same_logits(
+    small_model: Path, tmp_path: Path, channels: int, dilations: str, pooled: str
+) -> None:
+    grids = random_positions(32, seed=5)
+    for start in (small_model, pooled_model(tmp_path, "1")):  # block 1 of the start is block 1 or 2 after growth
+        source = distill.new_model(distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1",
+                                                         pooled="1" if start != small_model else ""), SPEC)  # fmt: skip
+        distill.start_from(source.policy, str(start), SPEC.mines)
+        config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations,
+                                       pooled=pooled, seed=9)  # fmt: skip
+        large = distill.new_model(config, SPEC)
+        distill.start_from(large.policy, str(start), SPEC.mines)
+        assert th.allclose(logits(large.policy, grids), logits(source.policy, grids), atol=1e-5)
+    loss = distill.safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
+    loss.backward()
+    biases = large.policy.features_extractor.global_biases.values()
+    assert all(bias.linear.weight.grad.abs().sum() > 0 for bias in biases)
+
+
+def test_growth_that_would_drop_global_pooling_is_refused(tmp_path: Path) -> None:
+    start = pooled_model(tmp_path, "1")
+    for dilations, pooled in (("1,2,1", ""), ("1,2,1", "0"), ("1,1,2,1", "1")):
+        config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations=dilations, pooled=pooled)
+        with pytest.raises(ValueError, match="global pooling"):
+            distill.start_from(distill.new_model(config, SPEC).policy, str(start), SPEC.mines)
+
+
+def test_global_pooling_sees_beyond_the_receptive_field(tmp_path: Path) -> None:
+    """One 3x3 block reaches 2 cells; with a pooled bias, a cell far away changes the corner's logit."""
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=4, dilations="1", pooled="0", seed=1)
+    policy = distill.new_model(config, SPEC).policy
+    grids = th.full((2, 6, 7), -1, dtype=th.int8)
+    grids[1, 5, 6] = 0  # a revealed cell far from (0, 0)
+    planes = policy.features_extractor.input_planes(grids, th.full((2,), 0.2))  # the same density: only the cell
+    with th.no_grad():
+        policy.features_extractor.global_biases["0"].linear.weight.zero_()
+
+    def corner_logits() -> th.Tensor:
+        with th.no_grad():
+            return distill.safety_logits(policy, planes)[:, 0]
+
+    plain = corner_logits()
+    assert plain[0] == plain[1]  # zero pooling weights: only the receptive field counts
+    with th.no_grad():
+        policy.features_extractor.global_biases["0"].linear.weight.normal_(0, 1.0)
+    pooled = corner_logits()
+    assert pooled[0] != pooled[1]
+    with pytest.raises(ValueError, match="pooled must name distinct blocks 0 to 0"):
+        distill.DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="1").validate()
