@@ -14,7 +14,9 @@ Training alternates, for ``rounds`` rounds, between collecting ``positions`` lab
 windows of the board (same weights: the network is fully convolutional) to spend the CPU on more positions
 of a board much wider than the network's view: the loss covers the window, and the network sees it with a
 ring of the board around it as wide as its receptive radius (:meth:`DistillConfig.receptive_radius`), so no
-cell of the loss sees a window side as if it were the board's edge.
+cell of the loss sees a window side as if it were the board's edge. ``--late-share`` draws part of every
+minibatch from the endgame positions, where the networks miss most safe cells; ``--pooled`` gives chosen blocks
+a global-pooling bias (:class:`train.networks.GlobalBias`) for the board-wide counts the endgame turns on.
 
 Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
 ``minesweeper train distill ...``; every option is a field of :class:`DistillConfig`.
