@@ -158,6 +158,9 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"late_share must be between 0 and 1, got {self.late_share}")
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
+        if self.pooled_list() and (self.crop_rows or self.crop_cols):
+            raise ValueError("--pooled and --crop-rows/--crop-cols do not go together: global pooling over a window "
+                             "would not see the board's counts; train a pooled network on whole boards")  # fmt: skip
         if self.crop_rows > spec.rows or self.crop_cols > spec.cols:
             raise ValueError(f"crop {self.crop_rows}x{self.crop_cols} is larger than the {spec.rows}x{spec.cols} board")
         if self.positions == 0 and not self.dataset:

@@ -147,3 +147,5 @@ def test_global_pooling_sees_beyond_the_receptive_field(tmp_path: Path) -> None:
     assert pooled[0] != pooled[1]
     with pytest.raises(ValueError, match="pooled must name distinct blocks 0 to 0"):
         distill.DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="1").validate()
+    with pytest.raises(ValueError, match="--pooled and --crop-rows"):
+        distill.DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="0", crop_rows=4).validate()
