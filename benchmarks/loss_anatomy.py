@@ -9,6 +9,11 @@ avoidable loss is also filed under the rule round that proves a safe cell in its
 only" when no rule finds one and only the exact count over the frontier and the remaining mines does), and
 whether the cell played was a certain mine.
 
+The *true guesses* (moves made where no cell was certainly safe) are tallied apart: how many, how many lost,
+how many took a cell riskier than the safest one, and their summed excess risk (the chosen cell's mine chance
+minus the lowest one): the expected number of games lost to the ranking of risky cells alone. With the misses'
+excess risk this splits ``minesweeper eval``'s excess-risk column in two.
+
 The games are those of the named suite (game ``i`` as ``minesweeper eval`` plays it), played in this process.
 
 Usage::
@@ -42,6 +47,8 @@ from train.distill_data import LATE_FRACTION
 STAGES = ("early", "middle", "late")
 MIDDLE_FRACTION = 0.5
 """A position is early while at least this share of the safe cells is hidden."""
+SAME_RISK = 1e-9
+"""A guess whose excess risk is at most this took one of the safest cells."""
 
 
 @dataclass
@@ -55,6 +62,11 @@ class Anatomy:
     avoidable: Counter[str] = field(default_factory=Counter)
     proof_round: Counter[str] = field(default_factory=Counter)
     certain_mine: int = 0
+    miss_excess: float = 0.0
+    guesses: int = 0
+    guess_losses: int = 0
+    guesses_not_safest: int = 0
+    guess_excess: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         stages = {
@@ -63,7 +75,9 @@ class Anatomy:
         }
         return {"games": self.games, "wins": self.wins, "stages": stages,
                 "avoidable_by_proof_round": dict(sorted(self.proof_round.items())),
-                "avoidable_on_a_certain_mine": self.certain_mine}  # fmt: skip
+                "avoidable_on_a_certain_mine": self.certain_mine, "miss_excess_risk": self.miss_excess,
+                "true_guesses": {"moves": self.guesses, "lost": self.guess_losses,
+                                 "not_the_safest": self.guesses_not_safest, "excess_risk": self.guess_excess}}  # fmt: skip
 
 
 def stage_of(grid: np.ndarray, mines: int, n_safe: int) -> str:
@@ -91,13 +105,23 @@ class MoveJudge:
         view = OracleView.of(grid, self.mines)
         judgement = view.judge(move.action, move.info["action_mask"])
         self.anatomy.moves[stage] += 1
+        if judgement.guess and not judgement.safe_existed:
+            self.add_true_guess(judgement.excess_risk, move.lost)
         if not judgement.avoidable:
             return
         self.anatomy.misses[stage] += 1
+        self.anatomy.miss_excess += judgement.excess_risk
         if move.lost:
             self.anatomy.avoidable[stage] += 1
             self.anatomy.proof_round[proof_round(grid, view)] += 1
             self.anatomy.certain_mine += judgement.risk >= 1.0
+
+    def add_true_guess(self, excess_risk: float, lost: bool) -> None:
+        """Tally a guess made where no cell was certainly safe."""
+        self.anatomy.guesses += 1
+        self.anatomy.guess_losses += lost
+        self.anatomy.guesses_not_safest += excess_risk > SAME_RISK
+        self.anatomy.guess_excess += excess_risk
 
 
 def proof_round(grid: np.ndarray, view: OracleView) -> str:
@@ -132,6 +156,9 @@ def markdown(anatomy: Anatomy) -> str:
     lines.append("")
     lines.append(f"{anatomy.wins:,} of {anatomy.games:,} games won; avoidable losses by the rule round that "
                  f"proves a safe cell: {rounds or 'none'}; on a certain mine: {anatomy.certain_mine}.")  # fmt: skip
+    lines.append(f"True guesses (no safe cell): {anatomy.guesses:,}, {anatomy.guess_losses:,} lost, "
+                 f"{anatomy.guesses_not_safest:,} not on a safest cell, summed excess risk "
+                 f"{anatomy.guess_excess:.2f}; the misses' summed excess risk {anatomy.miss_excess:.2f}.")  # fmt: skip
     return "\n".join(lines)
 
 

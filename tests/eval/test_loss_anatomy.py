@@ -39,6 +39,11 @@ def test_anatomy_counts_the_avoidable_losses_the_evaluation_counts(tmp_path: Pat
     assert sum(anatomy.avoidable.values()) == report["avoidable_losses"] > 0
     assert sum(anatomy.proof_round.values()) == report["avoidable_losses"]
     assert sum(anatomy.moves.values()) > 40 and all(anatomy.misses[s] <= anatomy.moves[s] for s in anatomy.moves)
+    guesses = sum(anatomy.misses.values()) + anatomy.guesses  # a miss is a guess beside a safe cell
+    assert guesses == pytest.approx(report["guesses_per_game"] * 40)
+    excess = anatomy.miss_excess + anatomy.guess_excess
+    assert excess == pytest.approx(report["mean_excess_risk"] * guesses)
+    assert 0 < anatomy.guesses_not_safest <= anatomy.guesses and anatomy.guess_losses <= anatomy.guesses
     out = tmp_path / "anatomy.json"
     assert loss_anatomy.main(["--model", model, "--suite", suite.name, "--games", "3", "--json", str(out),
                               "--no-progress"]) == 0  # fmt: skip
