@@ -15,7 +15,8 @@ windows of the board (same weights: the network is fully convolutional) to spend
 of a board much wider than the network's view: the loss covers the window, and the network sees it with a
 ring of the board around it as wide as its receptive radius (:meth:`DistillConfig.receptive_radius`), so no
 cell of the loss sees a window side as if it were the board's edge. ``--late-share`` draws part of every
-minibatch from the endgame positions, where the networks miss most safe cells; ``--pooled`` gives chosen blocks
+minibatch from the endgame positions, where the networks miss most safe cells, ``--guess-share`` from the
+positions with no safe cell, where only the ranking of the risky cells counts; ``--pooled`` gives chosen blocks
 a global-pooling bias (:class:`train.networks.GlobalBias`) for the board-wide counts the endgame turns on.
 
 Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
@@ -87,6 +88,9 @@ class DistillConfig(BoardOptions):
     late_share: float = option(0.0, "Share of every minibatch drawn from the late positions (fewer than a tenth "
                                     "of the safe cells still hidden), where the networks miss most safe cells; "
                                     "0: every position alike.")
+    guess_share: float = option(0.0, "Share of every minibatch drawn from the positions with no certainly safe "
+                                     "cell (true guesses: about 0.5%% of a collection), where only the ranking of "
+                                     "the risky cells counts; 0: every position alike.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
@@ -156,6 +160,9 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"choice_weight must be 0 or more, got {self.choice_weight}")
         if not 0 <= self.late_share <= 1:
             raise ValueError(f"late_share must be between 0 and 1, got {self.late_share}")
+        if not 0 <= self.guess_share <= 1 - self.late_share:
+            raise ValueError(f"guess_share must be between 0 and 1 - late_share ({1 - self.late_share:g}), "
+                             f"got {self.guess_share}")  # fmt: skip
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
         if self.pooled_list() and (self.crop_rows or self.crop_cols):
@@ -200,6 +207,9 @@ def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> t
     """The network's safety logit per cell (N, H * W) from its input planes."""
     return policy.mlp_extractor.policy_head(policy.features_extractor.trunk(planes))
 
+
+FocusGroup = tuple[float, np.ndarray]
+"""A share of every minibatch and the dataset indices it is drawn from (``--late-share``, ``--guess-share``)."""
 
 SAFEST_TOLERANCE = 1e-3
 """Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
@@ -256,12 +266,12 @@ class Trainer:
         return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
 
     def batch(
-        self, dataset: Dataset, late: np.ndarray | None = None
+        self, dataset: Dataset, groups: Sequence[FocusGroup] = ()
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
         """Grids, labels, loss weights and the full-board densities of one minibatch; with a crop, the window
-        (weight 1) inside the part of the board the network needs to see it (weight 0). ``late``: the dataset's
-        late positions, of which ``late_share`` of the minibatch is drawn (if it has any)."""
-        index = self.positions(len(dataset), late)
+        (weight 1) inside the part of the board the network needs to see it (weight 0). ``groups``: the
+        :meth:`focus_groups` part of the minibatch is drawn from."""
+        index = self.positions(len(dataset), groups)
         grids = th.as_tensor(dataset.grids[index])
         labels = th.as_tensor(dataset.labels[index].astype(np.float32))
         density = remaining_density(grids, dataset.spec.mines)
@@ -281,13 +291,23 @@ class Trainer:
             grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
         return grids, labels, weight, density
 
-    def positions(self, size: int, late: np.ndarray | None) -> np.ndarray:
-        """Dataset indices of one minibatch: uniform, but ``late_share`` of them among the ``late`` ones."""
-        from_late = round(self.config.late_share * self.config.batch_size) if late is not None and len(late) else 0
-        uniform = self.rng.integers(size, size=self.config.batch_size - from_late)
-        if not from_late:
-            return uniform
-        return np.concatenate([uniform, late[self.rng.integers(len(late), size=from_late)]])
+    def focus_groups(self, dataset: Dataset) -> list[FocusGroup]:
+        """The (share, indices) groups of ``dataset`` that ``--late-share`` and ``--guess-share`` ask for."""
+        groups = []
+        if self.config.late_share:
+            groups.append((self.config.late_share, dataset.late_positions()))
+        if self.config.guess_share:
+            groups.append((self.config.guess_share, dataset.guess_positions()))
+        return groups
+
+    def positions(self, size: int, groups: Sequence[FocusGroup] = ()) -> np.ndarray:
+        """Dataset indices of one minibatch: uniform, but each group's share of them among its indices (a group
+        without any gives its share back to the uniform draw)."""
+        counts = [round(share * self.config.batch_size) if len(indices) else 0 for share, indices in groups]
+        uniform = self.rng.integers(size, size=self.config.batch_size - sum(counts))
+        drawn = [indices[self.rng.integers(len(indices), size=count)]
+                 for (_, indices), count in zip(groups, counts, strict=True) if count]  # fmt: skip
+        return np.concatenate([uniform, *drawn]) if drawn else uniform
 
     @staticmethod
     def symmetry(boards: th.Tensor, index: int) -> th.Tensor:
@@ -302,11 +322,11 @@ class Trainer:
         extractor: BoardFeatures = self.policy.features_extractor
         self.policy.set_training_mode(True)
         steps = -(-samples // self.config.batch_size)
-        late = dataset.late_positions() if self.config.late_share else None
+        groups = self.focus_groups(dataset)
         losses = []
         start = time.perf_counter()
         for _ in tqdm(range(steps), desc="training", unit="batch", disable=not progress, mininterval=2):
-            grids, labels, weight, density = self.batch(dataset, late)
+            grids, labels, weight, density = self.batch(dataset, groups)
             logits = safety_logits(self.policy, extractor.input_planes(grids, density))
             loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
                                 self.config.revealed_weight, self.config.choice_weight)  # fmt: skip

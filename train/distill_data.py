@@ -61,6 +61,15 @@ class Dataset:
         safe_hidden = (self.grids == HIDDEN).sum(axis=(1, 2), dtype=np.int64) - self.spec.mines
         return np.flatnonzero(safe_hidden < LATE_FRACTION * self.spec.n_safe)
 
+    def guess_positions(self) -> np.ndarray:
+        """Indices of the positions with no certainly safe cell (every hidden cell's label above 0) after the first
+        click: where a move is a true guess and only the ranking of the risky cells matters. About 0.5% of an
+        intermediate collection."""
+        hidden = self.grids == HIDDEN
+        safe_hidden = (hidden & (self.labels == 0)).any(axis=(1, 2))
+        started = ~hidden.all(axis=(1, 2))
+        return np.flatnonzero(started & ~safe_hidden)
+
     def extend(self, grids: np.ndarray, labels: np.ndarray) -> None:
         self.grids = np.concatenate([self.grids, grids])
         self.labels = np.concatenate([self.labels, labels.astype(np.float16)])

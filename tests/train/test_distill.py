@@ -348,8 +348,26 @@ def test_late_share_draws_that_share_of_each_minibatch_from_the_endgame() -> Non
     np.testing.assert_array_equal(dataset.late_positions(), [0])
     config = distill.DistillConfig(**TINY, late_share=0.25, batch_size=8)
     trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
-    index = trainer.positions(len(dataset), dataset.late_positions())
+    index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
     assert len(index) == 8 and (index[-2:] == 0).all()
-    assert len(trainer.positions(len(dataset), np.array([], np.int64))) == 8
+    assert len(trainer.positions(len(dataset), [(0.25, np.array([], np.int64))])) == 8
     with pytest.raises(ValueError, match="late_share must be between 0 and 1"):
         distill.DistillConfig(**TINY, late_share=1.5).validate()
+
+
+def test_guess_share_draws_from_the_positions_without_a_safe_cell() -> None:
+    """A true-guess position has every hidden cell's label above 0 (the untouched board does not count);
+    --guess-share puts its share of every minibatch among them, beside the late share."""
+    spec = BoardSpec(5, 6, 5, "opening")
+    grids = np.full((4, 5, 6), HIDDEN, np.int8)
+    labels = np.full(grids.shape, 0.2, np.float16)  # every hidden cell risky...
+    labels[2, 4, 5] = 0.0  # ...but one of position 2's
+    grids[1:, 0, 0] = 1  # positions 1-3 started, 0 is the untouched board
+    dataset = Dataset(spec, grids, labels)
+    np.testing.assert_array_equal(dataset.guess_positions(), [1, 3])
+    config = distill.DistillConfig(**TINY, guess_share=0.5, batch_size=8)
+    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
+    assert len(index) == 8 and set(index[-4:].tolist()) <= {1, 3}
+    with pytest.raises(ValueError, match="guess_share must be between 0 and 1 - late_share"):
+        distill.DistillConfig(**TINY, late_share=0.6, guess_share=0.5).validate()
