@@ -80,7 +80,10 @@ class Dataset:
         return cls(spec, np.zeros(shape, np.int8), np.zeros(shape, np.float16), config)
 
     def save(self, path: str | Path) -> Path:
-        """Write the dataset as a compressed ``.npz`` (the suffix is added if missing); returns the path."""
+        """Write the dataset as a compressed ``.npz`` (the suffix is added if missing); returns the path.
+
+        The file is written beside the target and then renamed over it, so a run stopped while saving leaves
+        the previous round's dataset whole, never a truncated one."""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
@@ -88,7 +91,13 @@ class Dataset:
         board = {"rows": self.spec.rows, "cols": self.spec.cols, "mines": self.spec.mines,
                  "first_click": self.spec.first_click}  # fmt: skip
         meta = json.dumps({"board": board, "config": self.config})
-        np.savez_compressed(path, grids=self.grids, labels=self.labels, meta=np.array(meta))
+        partial = path.with_name(path.name + ".partial")
+        try:
+            with partial.open("wb") as handle:
+                np.savez_compressed(handle, grids=self.grids, labels=self.labels, meta=np.array(meta))
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
         return path
 
     @classmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -106,6 +107,25 @@ def test_dataset_round_trip(tmp_path: Path) -> None:
     assert again.spec == SPEC and again.config == {"seed": 7}
     np.testing.assert_array_equal(again.grids, dataset.grids)
     np.testing.assert_array_equal(again.labels, dataset.labels)
+
+
+def test_a_save_stopped_midway_leaves_the_previous_dataset_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run killed while writing its dataset must not leave a truncated file where the last good one was."""
+    grids = played_positions(SPEC)
+    dataset = Dataset(SPEC, grids, label_positions(grids, SPEC.mines, "opening").astype(np.float16))
+    path = dataset.save(tmp_path / "positions.npz")
+
+    def stopped(handle: Any, **arrays: Any) -> None:
+        handle.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        Dataset(SPEC, grids[:3], dataset.labels[:3]).save(path)
+    assert len(Dataset.load(path)) == len(grids)
+    assert [item.name for item in tmp_path.iterdir()] == ["positions.npz"]
 
 
 def test_dataset_errors(tmp_path: Path) -> None:
