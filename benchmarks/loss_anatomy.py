@@ -73,11 +73,12 @@ class Anatomy:
             stage: {"moves": self.moves[stage], "misses": self.misses[stage], "avoidable_losses": self.avoidable[stage]}
             for stage in STAGES
         }
+        guesses = {"moves": self.guesses, "lost": self.guess_losses, "not_the_safest": self.guesses_not_safest,
+                   "excess_risk": self.guess_excess}  # fmt: skip
         return {"games": self.games, "wins": self.wins, "stages": stages,
                 "avoidable_by_proof_round": dict(sorted(self.proof_round.items())),
                 "avoidable_on_a_certain_mine": self.certain_mine, "miss_excess_risk": self.miss_excess,
-                "true_guesses": {"moves": self.guesses, "lost": self.guess_losses,
-                                 "not_the_safest": self.guesses_not_safest, "excess_risk": self.guess_excess}}  # fmt: skip
+                "true_guesses": guesses}  # fmt: skip
 
 
 def stage_of(grid: np.ndarray, mines: int, n_safe: int) -> str:
