@@ -270,7 +270,7 @@ class Trainer:
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
         """Grids, labels, loss weights and the full-board densities of one minibatch; with a crop, the window
         (weight 1) inside the part of the board the network needs to see it (weight 0). ``groups``: the
-        :meth:`focus_groups` part of the minibatch is drawn from."""
+        :meth:`focus_groups` that part of the minibatch is drawn from."""
         index = self.positions(len(dataset), groups)
         grids = th.as_tensor(dataset.grids[index])
         labels = th.as_tensor(dataset.labels[index].astype(np.float32))
