@@ -99,8 +99,7 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries
             f"model {archive}: cannot read action preferences from a {type(model.policy).__name__} policy "
             f"(it has none of {', '.join(_PREFERENCE_ATTRIBUTES)})"
         )
-    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive, symmetries),
-                       safety_logits=card.algo == "distill")  # fmt: skip
+    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive, symmetries))
     agent.check_spaces(expected, archive)
     rows, cols = card.board if spec is None else (spec.rows, spec.cols)
     if (rows, cols) != card.board:
@@ -117,15 +116,12 @@ class ModelAgent(Agent):
         policy: The model's ``policy`` (an SB3 ``BasePolicy``).
         obs_mode: The observation the policy was trained on: ``"grid"``, ``"planes"`` or ``"dict"``.
         name: The agent's name in reports.
-        safety_logits: The scores are a distilled network's safety logits, averaged over symmetries as chances
-            (:func:`eval.symmetries.averaged_scores`).
     """
 
-    def __init__(self, policy: Any, obs_mode: str, name: str, safety_logits: bool = False) -> None:
+    def __init__(self, policy: Any, obs_mode: str, name: str) -> None:
         self.policy = policy
         self.obs_mode = obs_mode
         self.name = name
-        self.safety_logits = safety_logits
         self.symmetries = 1
         policy.set_training_mode(False)
 
@@ -192,7 +188,7 @@ class ModelAgent(Agent):
             with torch.no_grad():
                 return _preferences(self.policy, tensor)[0].cpu().numpy()
         if self.symmetries > 1:
-            return averaged_scores(self._batch_scores, obs, self.symmetries, self.safety_logits)
+            return averaged_scores(self._batch_scores, obs, self.symmetries)
         return self._batch_scores(obs[None])[0]
 
     def _batch_scores(self, grids: np.ndarray) -> np.ndarray:

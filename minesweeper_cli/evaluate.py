@@ -46,8 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a saved stable-baselines3 model .zip with its .json beside it (repeat)")  # fmt: skip
     parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
                         help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "
-                             "images, 8 with the quarter turns of a square board, in one batched pass a move "
-                             "(a distilled network's safety logits averaged as chances); "
+                             "images, 8 with the quarter turns of a square board, in one batched pass a move; "
                              "repeat to play each model at several counts on the same games (default: 1, the "
                              "model as it is)")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from eval.symmetries import averaged_scores
-from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -34,24 +33,6 @@ def test_a_symmetric_scorer_is_unchanged_and_a_lopsided_one_is_evened() -> None:
     np.testing.assert_allclose(averaged[1:4], 0.0)
 
 
-def test_safety_logits_are_averaged_as_chances() -> None:
-    grid = np.zeros((3, 3))
-
-    def one_image_doubts(batch: np.ndarray) -> np.ndarray:
-        scores = np.full(batch.shape, 14.0)  # every image is sure every cell is safe...
-        scores[0, 0, 0] = 0.85  # ...but the first doubts its top-left cell (a 30% mine chance)
-        return scores.reshape(len(batch), -1)
-
-    as_logits = averaged_scores(one_image_doubts, grid, 8).reshape(3, 3)
-    as_chances = averaged_scores(one_image_doubts, grid, 8, safety_logits=True).reshape(3, 3)
-    assert as_logits[0, 0] > 12.0  # the mean logit all but drowns the doubt
-    chance = (7 / (1 + np.exp(-14.0)) + 1 / (1 + np.exp(-0.85))) / 8
-    assert as_chances[0, 0] == pytest.approx(np.log(chance / (1 - chance)))
-    assert as_chances[0, 0] < 3.5 and as_chances[1, 1] == pytest.approx(14.0)
-    sure = averaged_scores(lambda batch: np.full((len(batch), 9), 60.0), grid, 4, safety_logits=True)
-    np.testing.assert_allclose(sure, 60.0)  # no rounding to a chance of 1 (an infinite logit)
-
-
 @pytest.mark.train
 def test_a_model_plays_over_symmetries_in_one_batch() -> None:
     pytest.importorskip("sb3_contrib")
@@ -66,12 +47,9 @@ def test_a_model_plays_over_symmetries_in_one_batch() -> None:
     env = MinesweeperEnv(preset="beginner")
     obs, info = env.reset(seed=4)
     obs, _, _, _, info = env.step(40)
-    images = [inverse(plain.action_scores(np.ascontiguousarray(forward(obs)), info).reshape(9, 9))
-              for forward, inverse in board_symmetries(8, 9, 9)]  # fmt: skip
-    chance = np.mean([1.0 / (1.0 + np.exp(-np.asarray(image, dtype=np.float64))) for image in images], axis=0)
-    expected = np.log(chance / (1.0 - chance)).ravel()  # a distilled network's images are averaged as chances
-    hidden = obs.ravel() == HIDDEN  # revealed cells are sure (logits near -40) and carry no information here
-    np.testing.assert_allclose(mirrored.action_scores(obs, info)[hidden], expected[hidden], rtol=1e-4, atol=1e-4)
+    expected = np.mean([inverse(plain.action_scores(np.ascontiguousarray(forward(obs)), info).reshape(9, 9))
+                        for forward, inverse in board_symmetries(8, 9, 9)], axis=0).ravel()  # fmt: skip
+    np.testing.assert_allclose(mirrored.action_scores(obs, info), expected, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="need a square board"):
         load_model_agent(path, BoardSpec(16, 30, 99), symmetries=8)
 
