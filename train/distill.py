@@ -83,6 +83,9 @@ class DistillConfig(BoardOptions):
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
     choice_weight: float = option(0.0, "Weight of the loss teaching the choice itself: the log of the softmax "
                                        "mass the network puts on the oracle's safest cells.")
+    count_weight: float = option(0.0, "Weight of the loss teaching the global count: the squared difference "
+                                      "between the network's and the oracle's summed mine chances over the "
+                                      "hidden cells (the mines left), which cell-wise errors hide.")
     augment: bool = option(False, "Show each minibatch in a random one of the 8 symmetries of the board (mirror "
                                   "images, quarter turns): the same labels, eight views of every position.")
     late_share: float = option(0.0, "Share of every minibatch drawn from the late positions (fewer than a tenth "
@@ -158,6 +161,8 @@ class DistillConfig(BoardOptions):
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not self.choice_weight >= 0:
             raise ValueError(f"choice_weight must be 0 or more, got {self.choice_weight}")
+        if not self.count_weight >= 0:
+            raise ValueError(f"count_weight must be 0 or more, got {self.count_weight}")
         if not 0 <= self.late_share <= 1:
             raise ValueError(f"late_share must be between 0 and 1, got {self.late_share}")
         if not 0 <= self.guess_share <= 1 - self.late_share:
@@ -215,11 +220,11 @@ SAFEST_TOLERANCE = 1e-3
 """Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
 
 
-def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor,
-                 revealed_weight: float, choice_weight: float = 0.0) -> th.Tensor:  # fmt: skip
+def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor, revealed_weight: float,
+                 choice_weight: float = 0.0, count_weight: float = 0.0) -> th.Tensor:  # fmt: skip
     """Cross-entropy of the safety logits against ``1 - p`` over the hidden cells with ``weight`` 1, plus
     ``revealed_weight`` times that of a zero safety target over the revealed ones, plus ``choice_weight``
-    times :func:`choice_loss` (all (N, H * W))."""
+    times :func:`choice_loss` and ``count_weight`` times :func:`count_loss` (all (N, H * W))."""
     hidden = (grids == HIDDEN).float() * weight
     revealed = (grids != HIDDEN).float() * weight
     hidden_loss = F.binary_cross_entropy_with_logits(logits, 1.0 - labels, reduction="none")
@@ -228,7 +233,22 @@ def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight:
     loss = loss + revealed_weight * (revealed_loss * revealed).sum() / revealed.sum().clamp(min=1.0)
     if choice_weight:
         loss = loss + choice_weight * choice_loss(logits, labels, hidden > 0)
+    if count_weight:
+        loss = loss + count_weight * count_loss(logits, labels, hidden)
     return loss
+
+
+def count_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th.Tensor:
+    """The squared difference between the network's expected number of mines among the ``hidden`` cells (the sum
+    of its mine chances ``sigmoid(-logit)``) and the oracle's, averaged over the positions.
+
+    Over a whole board the oracle's sum is the number of mines left, whatever the position (expectation is
+    linear); over a training window it is the window's expected count. A network whose cell-wise chances are each
+    a little off can be a mine or more off in total, and in the endgame that total decides the cells no number
+    touches (the mines the frontier does not hold are spread over them): this term asks for it directly.
+    """
+    error = ((th.sigmoid(-logits) - labels) * hidden).sum(dim=1)
+    return (error**2).mean()
 
 
 def choice_loss(logits: th.Tensor, labels: th.Tensor, candidates: th.Tensor) -> th.Tensor:
@@ -329,7 +349,8 @@ class Trainer:
             grids, labels, weight, density = self.batch(dataset, groups)
             logits = safety_logits(self.policy, extractor.input_planes(grids, density))
             loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
-                                self.config.revealed_weight, self.config.choice_weight)  # fmt: skip
+                                self.config.revealed_weight, self.config.choice_weight,
+                                self.config.count_weight)  # fmt: skip
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
             self.optimizer.zero_grad()

@@ -288,6 +288,32 @@ def test_choice_weight_adds_the_choice_loss() -> None:
         distill.DistillConfig(**TINY, choice_weight=-1.0).validate()
 
 
+def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
+    labels = th.tensor([[0.0, 0.5, 0.5, 1.0], [0.25, 0.25, 0.25, 0.25]])
+    hidden = th.tensor([[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]])  # the 1.0 label is on a revealed cell
+    exact = th.log((1 - labels) / labels.clamp(min=1e-6)).clamp(-30, 30)  # safety logits of the labels
+    assert distill.count_loss(exact, labels, hidden) < 1e-8
+    # each cell a little off the same way: cell-wise small, but the second board is 0.4 of a mine off in total
+    off = exact.clone()
+    off[1] = th.log(th.tensor(0.65 / 0.35))  # mine chance 0.35 instead of 0.25 on all four cells
+    assert th.isclose(distill.count_loss(off, labels, hidden), th.tensor(0.4**2 / 2))
+    # errors that cancel in the sum cost nothing: the cell-wise loss is there for those
+    swapped = exact.clone()
+    swapped[0, 1], swapped[0, 2] = th.log(th.tensor(0.6 / 0.4)), th.log(th.tensor(0.4 / 0.6))
+    assert distill.count_loss(swapped, labels, hidden) < 1e-8
+
+
+def test_count_weight_adds_the_count_loss() -> None:
+    grids = th.full((1, 4), HIDDEN, dtype=th.int8)
+    labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
+    weight = th.ones_like(labels)
+    plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
+    both = distill.distill_loss(logits, grids, labels, weight, 0.1, count_weight=0.2)
+    assert th.isclose(both, plain + 0.2 * distill.count_loss(logits, labels, th.ones_like(labels)))
+    with pytest.raises(ValueError, match="count_weight must be 0 or more"):
+        distill.DistillConfig(**TINY, count_weight=-1.0).validate()
+
+
 def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
     from train.common import train
 
