@@ -276,16 +276,19 @@ def test_choice_loss_rewards_mass_on_the_safest_cells() -> None:
     assert distill.choice_loss(right, labels, none) == 0.0
 
 
-def test_choice_weight_adds_the_choice_loss() -> None:
+@pytest.mark.parametrize("term", ["choice", "count"])
+def test_each_weight_adds_its_loss(term: str) -> None:
     grids = th.full((1, 4), HIDDEN, dtype=th.int8)
     labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
     weight = th.ones_like(labels)
     plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
-    both = distill.distill_loss(logits, grids, labels, weight, 0.1, choice_weight=0.5)
+    both = distill.distill_loss(logits, grids, labels, weight, 0.1, **{f"{term}_weight": 0.5})
     hidden = grids == HIDDEN
-    assert th.isclose(both, plain + 0.5 * distill.choice_loss(logits, labels, hidden))
-    with pytest.raises(ValueError, match="choice_weight must be 0 or more"):
-        distill.DistillConfig(**TINY, choice_weight=-1.0).validate()
+    term_loss = (distill.choice_loss(logits, labels, hidden) if term == "choice"
+                 else distill.count_loss(logits, labels, hidden.float()))  # fmt: skip
+    assert th.isclose(both, plain + 0.5 * term_loss)
+    with pytest.raises(ValueError, match=f"{term}_weight must be 0 or more"):
+        distill.DistillConfig(**TINY, **{f"{term}_weight": -1.0}).validate()
 
 
 def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
@@ -302,16 +305,6 @@ def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
     swapped[0, 1], swapped[0, 2] = th.log(th.tensor(0.6 / 0.4)), th.log(th.tensor(0.4 / 0.6))
     assert distill.count_loss(swapped, labels, hidden) < 1e-8
 
-
-def test_count_weight_adds_the_count_loss() -> None:
-    grids = th.full((1, 4), HIDDEN, dtype=th.int8)
-    labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
-    weight = th.ones_like(labels)
-    plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
-    both = distill.distill_loss(logits, grids, labels, weight, 0.1, count_weight=0.2)
-    assert th.isclose(both, plain + 0.2 * distill.count_loss(logits, labels, th.ones_like(labels)))
-    with pytest.raises(ValueError, match="count_weight must be 0 or more"):
-        distill.DistillConfig(**TINY, count_weight=-1.0).validate()
 
 
 def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
