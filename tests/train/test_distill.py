@@ -306,7 +306,6 @@ def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
     assert distill.count_loss(swapped, labels, hidden) < 1e-8
 
 
-
 def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
     from train.common import train
 
