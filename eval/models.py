@@ -188,10 +188,10 @@ class ModelAgent(Agent):
             with torch.no_grad():
                 return _preferences(self.policy, tensor)[0].cpu().numpy()
         if self.symmetries > 1:
-            return averaged_scores(self._batch_scores, obs, self.symmetries)
-        return self._batch_scores(obs[None])[0]
+            return averaged_scores(self.batch_scores, obs, self.symmetries)
+        return self.batch_scores(obs[None])[0]
 
-    def _batch_scores(self, grids: np.ndarray) -> np.ndarray:
+    def batch_scores(self, grids: np.ndarray) -> np.ndarray:
         """Scores (N, n_actions) of a batch of grids (N, rows, cols), for grid and planes observations (a dict
         observation carries its own mask, which a batch of mirror images would not match)."""
         import torch
