@@ -61,6 +61,10 @@ class CompiledGames(Protocol):
         """
         ...
 
+    def first_click(self, rows: int, cols: int, rule: str) -> tuple[int, int]:
+        """The cell (row, col) every compiled game of this board and rule opens on."""
+        ...
+
 
 def compiled_player(agent: Agent) -> CompiledGames | None:
     """The agent as a player of compiled games when it has them and declares them its own

@@ -59,6 +59,8 @@ class Episode(NamedTuple):
         invalid_moves: Moves that were not valid in their position (they change nothing).
         safe_revealed: Safe cells revealed at the end.
         seconds: Time spent by the agent and the env from the reset on (the observer's left out).
+        first_action: The first cell played: under a first-click rule it places the mines, so two agents
+            that open on different cells play different layouts of the same seed.
     """
 
     won: bool
@@ -66,6 +68,7 @@ class Episode(NamedTuple):
     invalid_moves: int
     safe_revealed: int
     seconds: float
+    first_action: int
 
 
 def play_episode(
@@ -87,12 +90,15 @@ def play_episode(
     n_actions = int(env.action_space.n)
     agent.reset()
     steps = invalid = 0
+    first_action = -1
     observed = 0.0
     start = time.perf_counter()
     obs, info = env.reset(seed=seed)
     while True:
         action = checked_action(agent.act(obs, info), n_actions, name)
         valid = bool(info["action_mask"][action])
+        if steps == 0:
+            first_action = action
         next_obs, _, terminated, truncated, next_info = env.step(action)
         steps += 1
         invalid += not valid
@@ -104,7 +110,7 @@ def play_episode(
         if terminated or truncated:
             break
     seconds = time.perf_counter() - start - observed
-    return Episode(bool(info["is_success"]), steps, invalid, int(info["revealed"]), seconds)
+    return Episode(bool(info["is_success"]), steps, invalid, int(info["revealed"]), seconds, first_action)
 
 
 def checked_action(action: Any, n_actions: int, name: str) -> int:

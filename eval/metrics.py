@@ -32,6 +32,9 @@ class GameRecord:
         excess_risk: Summed over the game's guesses, the chosen cell's mine probability minus the lowest one
             among the cells that could be revealed (None without the oracle).
         time_s: Seconds spent by the agent and the env in this game, from the reset (the oracle left out).
+        first_action: The first cell the agent played (None where not recorded). Under the ``opening`` and
+            ``safe`` rules, and on no-guess boards, the layout depends on it: agents that open on different
+            cells play different boards of the same game.
     """
 
     agent: str
@@ -46,6 +49,7 @@ class GameRecord:
     avoidable_loss: bool | None
     excess_risk: float | None
     time_s: float
+    first_action: int | None = None
 
     def outcome(self) -> tuple[Any, ...]:
         """Everything but the timing: what must be identical across machines and worker counts."""
@@ -102,8 +106,16 @@ def summarise(records: Sequence[GameRecord], oracle: bool) -> dict[str, Any]:
     return summary
 
 
-def paired_comparison(first: Sequence[GameRecord], second: Sequence[GameRecord]) -> dict[str, Any]:
-    """Two agents on the same games: how many both won, only one won, neither won; McNemar's test.
+def paired_comparison(
+    first: Sequence[GameRecord], second: Sequence[GameRecord], layout_follows_first_click: bool = True
+) -> dict[str, Any]:
+    """Two agents on the same games: how many both won, only one won, neither won; McNemar's test; and
+    ``same_boards``, on how many games both played the same layout.
+
+    Where the layout follows the first click (``layout_follows_first_click``: the ``opening`` and ``safe``
+    rules, no-guess boards), that is the games both opened on the same cell (None where a record lacks its
+    first action); otherwise every game. The test stays a valid test of equal win rates either way (each
+    agent's wins estimate its own rate on the suite), but games on different boards pair less tightly.
 
     Raises:
         ValueError: the two lists are not the same games in the same order.
@@ -126,4 +138,12 @@ def paired_comparison(first: Sequence[GameRecord], second: Sequence[GameRecord])
         "mcnemar_statistic": test.statistic,
         "p_value_exact": test.p_value_exact,
         "p_value_chi2": test.p_value_chi2,
+        "same_boards": same_boards(first, second) if layout_follows_first_click else len(first),
     }
+
+
+def same_boards(first: Sequence[GameRecord], second: Sequence[GameRecord]) -> int | None:
+    """How many games both agents opened on the same cell (None if a record lacks its first action)."""
+    if any(record.first_action is None for record in (*first, *second)):
+        return None
+    return sum(a.first_action == b.first_action for a, b in zip(first, second, strict=True))

@@ -72,6 +72,7 @@ class GamePlayer:
             suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds], suite.boards
         )
         per_game = (time.perf_counter() - start) / max(len(games), 1)
+        row, col = player.first_click(suite.rows, suite.cols, suite.first_click)
         return [
             GameRecord(
                 agent=self.agents[agent_index].label,
@@ -86,6 +87,7 @@ class GamePlayer:
                 avoidable_loss=None,
                 excess_risk=None,
                 time_s=per_game,
+                first_action=row * suite.cols + col,
             )
             for j, (game, seed) in enumerate(zip(games, seeds, strict=True))
         ]
@@ -118,4 +120,5 @@ class GamePlayer:
             avoidable_loss=None if tally is None else tally.avoidable_loss,
             excess_risk=None if tally is None else tally.excess_risk,
             time_s=episode.seconds,
+            first_action=episode.first_action,
         )

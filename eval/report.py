@@ -21,7 +21,13 @@ RESULT_COLUMNS = (
     "agent", "games", "win rate", "95% CI", "safe revealed", "guesses/game", "avoidable losses",
     "excess risk/guess", "invalid moves", "ms/game",
 )  # fmt: skip
-PAIRED_COLUMNS = ("agents (A vs B)", "both won", "only A", "only B", "neither", "McNemar p (exact)", "p (chi2)")
+PAIRED_COLUMNS = (
+    "agents (A vs B)", "both won", "only A", "only B", "neither", "McNemar p (exact)", "p (chi2)", "same boards",
+)  # fmt: skip
+PAIRED_NOTE = (
+    "Paired on the same games (McNemar's test of equal win rates; same boards: the games both played on the same "
+    "layout, which under a first-click rule are those both opened on the same cell):"
+)
 
 
 def _percent(value: float) -> str:
@@ -75,6 +81,7 @@ def paired_row(pair: dict[str, Any]) -> list[str]:
         str(pair["neither"]),
         f"{pair['p_value_exact']:.3g}",
         f"{pair['p_value_chi2']:.3g}",
+        _optional(pair.get("same_boards"), "d"),  # reports saved before it was recorded lack it
     ]
 
 
@@ -83,7 +90,7 @@ def markdown_report(report: dict[str, Any]) -> str:
     lines = [suite_line(report["suite"]), ""]
     lines += _table(RESULT_COLUMNS, [result_row(result) for result in report["results"]])
     if report["paired"]:
-        lines += ["", "Paired on the same games (McNemar's test of equal win rates):", ""]
+        lines += ["", PAIRED_NOTE, ""]
         lines += _table(PAIRED_COLUMNS, [paired_row(pair) for pair in report["paired"]])
     return "\n".join(lines) + "\n"
 

@@ -67,7 +67,7 @@ class EvalReport:
             "suite": self.suite.to_dict(),
             "results": [summarise(per_agent[agent], oracle=self.oracle) for agent in self.agents],
             "paired": [
-                paired_comparison(per_agent[a], per_agent[b])
+                paired_comparison(per_agent[a], per_agent[b], self.suite.layout_follows_first_click())
                 for i, a in enumerate(self.agents)
                 for b in self.agents[i + 1 :]
             ],

@@ -82,6 +82,11 @@ class Suite:
         """The board of every game of this suite."""
         return BoardSpec(self.rows, self.cols, self.mines, self.first_click)
 
+    def layout_follows_first_click(self) -> bool:
+        """Whether a game's layout depends on the agent's first cell: under the ``opening`` and ``safe`` rules
+        (and so on no-guess boards, which need ``opening``) the mines are placed around it."""
+        return self.first_click != "none"
+
     def game_seeds(self, game: int) -> GameSeeds:
         """The seeds of game ``game`` (0-based), a pure function of ``(base_seed, game)``."""
         if not 0 <= game < self.games:

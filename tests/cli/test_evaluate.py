@@ -34,6 +34,9 @@ def test_cli_writes_the_contract_json_csv_and_plot(tmp_path: Path, capsys: pytes
     with open(paths["csv"], newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 18 and list(rows[0]) == ["suite", *RECORD_FIELDS]
+    first = {(row["agent"], row["game"]): row["first_action"] for row in rows}
+    same = sum(first["solver", str(game)] == first["rules", str(game)] for game in range(6))
+    assert report["paired"][0]["same_boards"] == same and "same boards |" in out
     assert paths["png"].read_bytes().startswith(b"\x89PNG")
 
 

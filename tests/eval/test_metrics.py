@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from eval.metrics import GameRecord, paired_comparison, summarise
@@ -43,6 +45,15 @@ def test_a_paired_comparison_counts_each_kind_of_game() -> None:
     pair = paired_comparison(first, second)
     assert pair["agents"] == ["a", "b"] and pair["games"] == 5
     assert (pair["both_won"], pair["only_first"], pair["only_second"], pair["neither"]) == (1, 2, 1, 1)
+
+
+def test_a_paired_comparison_counts_the_games_played_on_the_same_board() -> None:
+    first = [replace(record("a", game, True), first_action=cell) for game, cell in enumerate((20, 20, 3))]
+    second = [replace(record("b", game, False), first_action=cell) for game, cell in enumerate((20, 4, 3))]
+    assert paired_comparison(first, second)["same_boards"] == 2  # games 0 and 2 opened on the same cell
+    assert paired_comparison(first, second, layout_follows_first_click=False)["same_boards"] == 3  # rule none
+    unrecorded = [record("b", game, False) for game in range(3)]
+    assert paired_comparison(first, unrecorded)["same_boards"] is None
 
 
 def test_a_paired_comparison_needs_the_same_games() -> None:

@@ -37,9 +37,10 @@ def test_the_solver_plays_the_same_games_compiled_and_through_the_env() -> None:
     agents = resolve_agents(["solver"], SMALL.spec())
     compiled = GamePlayer(SMALL, agents, oracle=False).play_games(0, range(SMALL.games))
     through_env = GamePlayer(SMALL, agents, oracle=True).play_games(0, range(SMALL.games))
-    assert [(r.won, r.steps, r.safe_revealed) for r in compiled] == [
-        (r.won, r.steps, r.safe_revealed) for r in through_env
+    assert [(r.won, r.steps, r.safe_revealed, r.first_action) for r in compiled] == [
+        (r.won, r.steps, r.safe_revealed, r.first_action) for r in through_env
     ]
+    assert {r.first_action for r in compiled} == {2 * SMALL.cols + 2}  # the opening rule's best cell, (2, 2)
 
 
 def test_a_subclass_that_acts_otherwise_is_played_through_the_env() -> None:

@@ -107,6 +107,19 @@ def test_paired_counts_add_up() -> None:
     assert 0.0 <= pair["p_value_exact"] <= 1.0
 
 
+def test_the_report_counts_the_games_played_on_the_same_board() -> None:
+    # The solver opens on (2, 2), random play anywhere: under the opening rule the boards match only where the
+    # first cells do; with no first-click rule the layout is fixed before the click.
+    report = evaluate(["solver", "random"], SMALL, workers=1, progress=False)
+    solver, random_ = (report.records_of(agent) for agent in report.agents)
+    (pair,) = report.to_dict()["paired"]
+    assert pair["same_boards"] == sum(a.first_action == b.first_action for a, b in zip(solver, random_, strict=True))
+    assert pair["same_boards"] < SMALL.games
+    fixed = Suite("fixed", 6, 6, 5, "none", games=12, base_seed=3)
+    (pair,) = evaluate(["solver", "random"], fixed, workers=1, progress=False).to_dict()["paired"]
+    assert pair["same_boards"] == fixed.games
+
+
 def test_a_report_names_its_agents_and_refuses_others() -> None:
     report: EvalReport = evaluate(["random"], SMALL, workers=1, progress=False)
     assert [record.game for record in report.records_of("random")] == list(range(SMALL.games))
