@@ -72,7 +72,8 @@ class Episode(NamedTuple):
 
 
 def play_episode(
-    env: gym.Env, agent: Agent, seed: int | None, *, observer: MoveObserver | None = None, name: str | None = None
+    env: gym.Env, agent: Agent, seed: int | None, *, observer: MoveObserver | None = None, name: str | None = None,
+    opening: int | None = None,
 ) -> Episode:
     """Reset ``env`` with ``seed``, ``reset()`` the agent, and let it play until the game ends or is cut off.
 
@@ -82,6 +83,8 @@ def play_episode(
         seed: The env's reset seed: the layout is a pure function of it and the first cell revealed.
         observer: Called with every :class:`Move` after the env played it; its time is not the game's.
         name: The agent's name in error messages (default ``agent.name``).
+        opening: An action played first on the agent's behalf (its ``act`` is first called on the position
+            after it), so that every agent plays the same layout under a first-click rule; None: the agent opens.
 
     Raises:
         ValueError: the agent returned something that is not an action of the env, naming the agent.
@@ -95,7 +98,8 @@ def play_episode(
     start = time.perf_counter()
     obs, info = env.reset(seed=seed)
     while True:
-        action = checked_action(agent.act(obs, info), n_actions, name)
+        chosen = opening if steps == 0 and opening is not None else agent.act(obs, info)
+        action = checked_action(chosen, n_actions, name)
         valid = bool(info["action_mask"][action])
         if steps == 0:
             first_action = action

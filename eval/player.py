@@ -56,11 +56,17 @@ class GamePlayer:
         return [self.play(agent_index, game) for game in games]
 
     def _compiled_player(self, agent_index: int) -> CompiledGames | None:
-        """The agent as a player of compiled games, when no per-move judgement is asked for, or None."""
+        """The agent as a player of compiled games, when no per-move judgement is asked for and it opens where
+        the suite says, or None."""
         spec = self.agents[agent_index]
         if self.oracle or not spec.seeded:
             return None
-        return compiled_player(spec.build(0))
+        player = compiled_player(spec.build(0))
+        suite = self.suite
+        if player is None or suite.first_cell is None:
+            return player
+        # Compiled games open on the player's own cell; through the env the suite's cell is played first.
+        return player if player.first_click(suite.rows, suite.cols, suite.first_click) == suite.first_cell else None
 
     def _play_compiled(self, agent_index: int, player: CompiledGames, games: list[int]) -> list[GameRecord]:
         """Play the games in one compiled call; each record's time is the call's mean per game."""
@@ -106,7 +112,8 @@ class GamePlayer:
         seeds = self.suite.game_seeds(game)
         agent = self._agent(agent_index, seeds.agent)
         tally = OracleTally(self.suite.mines, self.suite.first_click != "none") if self.oracle else None
-        episode = play_episode(self.env, agent, seeds.env, observer=tally, name=label)
+        opening = self.suite.first_action()
+        episode = play_episode(self.env, agent, seeds.env, observer=tally, name=label, opening=opening)
         return GameRecord(
             agent=label,
             game=game,

@@ -46,10 +46,12 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def suite_line(suite: dict[str, Any]) -> str:
-    """One line describing a suite: name, version, board, rule, games, seed."""
+    """One line describing a suite: name, version, board, rule, the cell played for every agent, games, seed."""
+    cell = suite.get("first_cell")  # reports saved before suites could fix it lack it
+    opening = "" if cell is None else f" on ({cell[0]}, {cell[1]}) for every agent"
     return (
         f"Suite {suite['name']} ({suite['version']}): {suite['rows']}x{suite['cols']} with {suite['mines']} mines, "
-        f"first click {suite['first_click']}, {suite['games']} games, base seed {suite['base_seed']}"
+        f"first click {suite['first_click']}{opening}, {suite['games']} games, base seed {suite['base_seed']}"
     )
 
 

@@ -16,7 +16,8 @@ is a prefix of the same suite with more games, ``beginner-opening-1k`` is the fi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import operator
+from dataclasses import asdict, dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -59,6 +60,9 @@ class Suite:
         version: ``"v1"`` for named suites, ``"adhoc"`` for suites built from options.
         boards: The kind of board (``"random"`` or ``"no_guess"``, :mod:`mine_env.boards`): no-guess games
             are played on the no-guess layout of the same seed and the agent's first cell.
+        first_cell: (row, col) played first in every game on every agent's behalf, or None (each agent opens
+            where it likes). Under a first-click rule the first cell places the mines, so with it every agent
+            plays the very same board of every game (:meth:`with_first_cell`).
     """
 
     name: str
@@ -70,9 +74,12 @@ class Suite:
     base_seed: int
     version: str = "adhoc"
     boards: str = DEFAULT_BOARDS
+    first_cell: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         layout_source(self.boards, self.spec())  # checks the board, rule and kind, with the env's messages
+        if self.first_cell is not None:
+            object.__setattr__(self, "first_cell", checked_cell(self.first_cell, self.rows, self.cols))
         if isinstance(self.games, bool) or not isinstance(self.games, int | np.integer) or self.games < 1:
             raise ValueError(f"a suite needs at least 1 game, got games={self.games!r}")
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int | np.integer) or self.base_seed < 0:
@@ -84,8 +91,18 @@ class Suite:
 
     def layout_follows_first_click(self) -> bool:
         """Whether a game's layout depends on the agent's first cell: under the ``opening`` and ``safe`` rules
-        (and so on no-guess boards, which need ``opening``) the mines are placed around it."""
-        return self.first_click != "none"
+        (and so on no-guess boards, which need ``opening``) the mines are placed around it, unless the suite
+        plays the first cell itself."""
+        return self.first_click != "none" and self.first_cell is None
+
+    def first_action(self) -> int | None:
+        """The action index of :attr:`first_cell`, or None."""
+        return None if self.first_cell is None else self.first_cell[0] * self.cols + self.first_cell[1]
+
+    def with_first_cell(self, cell: tuple[int, int]) -> Suite:
+        """The same games with ``cell`` played first on every agent's behalf, named after it."""
+        row, col = checked_cell(cell, self.rows, self.cols)
+        return replace(self, name=f"{self.name}-first-{row}-{col}", first_cell=(row, col))
 
     def game_seeds(self, game: int) -> GameSeeds:
         """The seeds of game ``game`` (0-based), a pure function of ``(base_seed, game)``."""
@@ -101,6 +118,17 @@ class Suite:
     def to_dict(self) -> dict[str, Any]:
         """The suite as plain JSON values, with the seed derivation spelled out."""
         return {**asdict(self), "seeding": SEEDING}
+
+
+def checked_cell(cell: Any, rows: int, cols: int) -> tuple[int, int]:
+    """``cell`` as a (row, col) pair of integers on a ``rows`` x ``cols`` board, else a ValueError saying why."""
+    try:
+        row, col = (operator.index(value) for value in cell)
+    except (TypeError, ValueError):
+        raise ValueError(f"a first cell is a (row, col) pair of integers, got {cell!r}") from None
+    if not (0 <= row < rows and 0 <= col < cols):
+        raise ValueError(f"first cell ({row}, {col}) lies off the {rows}x{cols} board")
+    return row, col
 
 
 def derive_game_seeds(base_seed: int, game: int) -> GameSeeds:

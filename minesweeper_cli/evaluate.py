@@ -53,6 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
     add_boards_option(parser)
+    parser.add_argument("--first-cell", metavar="ROW,COL",
+                        help="play this cell first in every game on every agent's behalf, so that under a "
+                             "first-click rule every agent plays the very same boards (default: each agent opens "
+                             "where it likes, and the mines are placed around its first cell)")  # fmt: skip
     parser.add_argument("--games", type=int, help=f"games of an ad-hoc suite (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
@@ -87,6 +91,15 @@ def suite_from_args(args: argparse.Namespace) -> Suite:
     return adhoc_suite(board_spec(args), games, seed, boards_kind(args))
 
 
+def parse_cell(text: str) -> tuple[int, int]:
+    """``ROW,COL`` as two integers, else a ValueError naming the option."""
+    try:
+        row, col = (int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"--first-cell takes ROW,COL (two integers), got {text!r}") from None
+    return row, col
+
+
 def check_outputs(args: argparse.Namespace) -> None:
     """Every output path writable (and matplotlib there for --plot) before a game is played."""
     for option in ("json", "csv"):
@@ -118,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--chunk-games must be at least 1, got {args.chunk_games}")
     check_outputs(args)
     suite = suite_from_args(args)
+    if args.first_cell is not None:
+        suite = suite.with_first_cell(parse_cell(args.first_cell))
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
     counts = args.symmetries or [1]

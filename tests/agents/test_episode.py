@@ -72,6 +72,16 @@ def test_the_same_seed_gives_the_same_game_and_the_agent_is_reset_before_it() ->
     assert [play_episode(scripted, agent, seed=4).steps for _ in range(2)] == [1, 1]
 
 
+def test_an_opening_is_played_for_the_agent_which_acts_from_the_next_position_on() -> None:
+    env, layout = layout_env(seed=2)
+    safe = np.flatnonzero(~layout)
+    moves: list[Move] = []
+    agent = Scripted(env, script=(int(safe[1]),))
+    episode = play_episode(env, agent, seed=2, observer=moves.append, opening=int(safe[0]))
+    assert episode.first_action == moves[0].action == safe[0] and moves[1].action == safe[1]
+    assert episode.won and (moves[1].obs.ravel()[safe[0]] >= 0)  # the agent first saw the opened cell
+
+
 def test_the_observers_time_is_not_the_games() -> None:
     env, _ = layout_env(seed=3)
     episode = play_episode(env, Scripted(env), seed=3, observer=lambda move: time.sleep(0.05))

@@ -40,6 +40,16 @@ def test_cli_writes_the_contract_json_csv_and_plot(tmp_path: Path, capsys: pytes
     assert paths["png"].read_bytes().startswith(b"\x89PNG")
 
 
+def test_cli_plays_every_agents_first_cell_for_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "out.json"
+    argv = ["eval", "--agent", "solver", "--agent", "random", "--rows", "5", "--cols", "5", "--mines", "3",
+            "--games", "4", "--first-cell", "0,4", "--workers", "1", "--no-progress", "--json", str(path)]  # fmt: skip
+    status, out, _ = run_cli(argv, capsys)
+    report = json.loads(path.read_text())
+    assert status == 0 and report["suite"]["name"].endswith("-first-0-4") and report["suite"]["first_cell"] == [0, 4]
+    assert report["paired"][0]["same_boards"] == 4 and "opening on (0, 4) for every agent" in out
+
+
 def test_cli_lists_suites(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run_cli(["eval", "--list-suites"], capsys)
     assert status == 0 and "| beginner-opening-10k | v1 | 9x9 | 10 | opening | 10000 |" in out
@@ -55,6 +65,8 @@ def test_cli_lists_suites(capsys: pytest.CaptureFixture[str]) -> None:
         (["--agent", "random", "--mines", "99"], "99 mines do not fit"),
         (["--model", "no/such/model.zip"], "model file no/such/model.zip does not exist"),
         ([], "at least one --agent"),
+        (["--agent", "random", "--first-cell", "9,0"], "first cell (9, 0) lies off the 9x9 board"),
+        (["--agent", "random", "--first-cell", "4"], "--first-cell takes ROW,COL"),
     ],
 )
 def test_cli_bad_input_gives_a_clear_error(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

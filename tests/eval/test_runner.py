@@ -120,6 +120,17 @@ def test_the_report_counts_the_games_played_on_the_same_board() -> None:
     assert pair["same_boards"] == fixed.games
 
 
+@pytest.mark.parametrize("oracle", [True, False])  # the solver through the env, and (when it opens there) compiled
+@pytest.mark.parametrize("cell", [(2, 2), (0, 5)])
+def test_a_suite_that_plays_the_first_cell_pairs_every_game_on_the_same_board(oracle: bool, cell: tuple) -> None:
+    suite = SMALL.with_first_cell(cell)
+    report = evaluate(["solver", "random"], suite, workers=1, progress=False, oracle=oracle)
+    (pair,) = report.to_dict()["paired"]
+    assert pair["same_boards"] == SMALL.games
+    assert {record.first_action for record in report.records} == {cell[0] * SMALL.cols + cell[1]}
+    assert report.to_dict()["results"][0]["wins"] > 0
+
+
 def test_a_report_names_its_agents_and_refuses_others() -> None:
     report: EvalReport = evaluate(["random"], SMALL, workers=1, progress=False)
     assert [record.game for record in report.records_of("random")] == list(range(SMALL.games))

@@ -45,6 +45,23 @@ def test_unknown_suite_is_refused(name: str, match: str) -> None:
         get_suite(name)
 
 
+def test_a_suite_with_a_first_cell_plays_the_same_layout_for_every_agent() -> None:
+    fixed = SMALL.with_first_cell((1, 4))
+    assert fixed.name == "small-first-1-4" and fixed.first_cell == (1, 4) and fixed.first_action() == 10
+    assert fixed.games == SMALL.games and fixed.game_seeds(3) == SMALL.game_seeds(3)
+    assert SMALL.layout_follows_first_click() and not fixed.layout_follows_first_click()
+    assert SMALL.first_action() is None and fixed.to_dict()["first_cell"] == (1, 4)
+
+
+@pytest.mark.parametrize(("cell", "match"), [((6, 0), "lies off the 6x6 board"), ((1,), "pair of integers"),
+                                             (("a", 2), "pair of integers"), ((0, -1), "lies off")])  # fmt: skip
+def test_a_first_cell_off_the_board_or_malformed_is_refused(cell: tuple, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        SMALL.with_first_cell(cell)
+    with pytest.raises(ValueError, match=match):
+        Suite("bad", 6, 6, 5, "opening", 3, 0, first_cell=cell)
+
+
 @pytest.mark.parametrize(("games", "seed", "match"), [(0, 0, "at least 1 game"), (5, -1, "non-negative")])
 def test_bad_suite_is_refused(games: int, seed: int, match: str) -> None:
     with pytest.raises(ValueError, match=match):
