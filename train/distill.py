@@ -17,7 +17,9 @@ ring of the board around it as wide as its receptive radius (:meth:`DistillConfi
 cell of the loss sees a window side as if it were the board's edge. ``--late-share`` draws part of every
 minibatch from the endgame positions, where the networks miss most safe cells, ``--guess-share`` from the
 positions with no safe cell, where only the ranking of the risky cells counts; ``--pooled`` gives chosen blocks
-a global-pooling bias (:class:`train.networks.GlobalBias`) for the board-wide counts the endgame turns on.
+a global-pooling bias (:class:`train.networks.GlobalBias`) for the board-wide counts the endgame turns on, and
+``--refine`` passes that check a draft of the chances against the numbers and the mines left
+(:class:`train.networks.CountRefinement`).
 
 Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
 ``minesweeper train distill ...``; every option is a field of :class:`DistillConfig`.
@@ -72,6 +74,8 @@ class DistillConfig(BoardOptions):
     dilations: str = option("1,1,1,2,2,1,1", "Dilation of each residual 3x3 layer; receptive field 3 + 2 * sum.")
     pooled: str = option("", "Blocks (0-based indices into --dilations, comma-separated) that add a global-pooling "
                               "bias: board-wide means, maxima and sums of the features, for the endgame's count.")
+    refine: int = option(0, "Passes of a count refinement after the trunk (one set of weights): each drafts the "
+                              "mine chances, measures them against the numbers and the mines left, and corrects.")
     rounds: int = option(6, "Rounds of collection then training (DAgger iterations).")
     positions: int = option(50_000, "Labelled positions collected per round (0: train on --dataset alone).")
     boards: int = option(256, "Boards played together while collecting.")
@@ -170,6 +174,11 @@ class DistillConfig(BoardOptions):
                              f"got {self.guess_share}")  # fmt: skip
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
+        if not self.refine >= 0:
+            raise ValueError(f"refine must be 0 or more passes, got {self.refine}")
+        if self.refine and (self.crop_rows or self.crop_cols):
+            raise ValueError("--refine and --crop-rows/--crop-cols do not go together: the refinement checks the "
+                             "draft against the mines left on the whole board, which a window does not know")
         if self.pooled_list() and (self.crop_rows or self.crop_cols):
             raise ValueError("--pooled and --crop-rows/--crop-cols do not go together: global pooling over a window "
                              "would not see the board's counts; train a pooled network on whole boards")  # fmt: skip
@@ -188,24 +197,30 @@ def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
     policy_kwargs = {
         "features_extractor_class": BoardFeatures,
         "features_extractor_kwargs": {"channels": config.channels, "dilations": config.dilation_list(),
-                                      "mines": spec.mines, "pooled": config.pooled_list()},
+                                      "mines": spec.mines, "pooled": config.pooled_list(), "refine": config.refine},
     }  # fmt: skip
     return MaskablePPO(MaskableConvActorCriticPolicy, env, n_steps=8, batch_size=8, seed=config.seed,
                        device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
 
 
 def start_from(policy: MaskableConvActorCriticPolicy, init: str, mines: int) -> None:
-    """Load the distilled model ``init`` into ``policy``: as it is when the networks have the same shape, else
-    grown into the wider, deeper or pooling one (:mod:`train.grow`: the same logits at the start)."""
+    """Load the distilled model ``init`` into ``policy``: as it is when the networks have the same shape (the number
+    of refinement passes may differ: they share their weights), else grown into the wider, deeper, pooling or
+    refining one (:mod:`train.grow`: the same logits at the start)."""
     source = distilled_policy(init, mines)
     small, large = source.features_extractor, policy.features_extractor
-    if (small.features_dim, small.dilations, small.pooled) == (large.features_dim, large.dilations, large.pooled):
+    if shape(small) == shape(large):
         policy.load_state_dict(source.state_dict(), strict=False)
         return
     try:
         grow(small, source.mlp_extractor.policy_head, large, policy.mlp_extractor.policy_head)
     except ValueError as error:
         raise ValueError(f"--init {init}: {error}") from None
+
+
+def shape(extractor: BoardFeatures) -> tuple[int, tuple[int, ...], tuple[int, ...], bool]:
+    """What must match for one network's weights to load into another as they are."""
+    return extractor.features_dim, extractor.dilations, extractor.pooled, extractor.refinement is not None
 
 
 def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> th.Tensor:

@@ -11,7 +11,10 @@ new parts would feed the old ones):
 - a new residual block (a dilation that is not in the small network's list) has zero weights into the old
   channels: ``relu(x + 0) = x`` for the non-negative features, so it is the identity on them;
 - a global-pooling bias (:class:`train.networks.GlobalBias`) of a small block is copied like a convolution (its
-  pooled inputs of the new channels get zero weights); one the small block lacks starts at zero, adding nothing.
+  pooled inputs of the new channels get zero weights); one the small block lacks starts at zero, adding nothing;
+- a count refinement (:class:`train.networks.CountRefinement`) the small network lacks drafts its chances with a
+  copy of the head and starts with a zero update, so it passes the features through unchanged. A network that
+  already has one is not grown (its passes can change in number, not in shape: load it into the same trunk).
 
 The small network's dilations must appear, in order, within the large one's (a subsequence): each old block
 is matched to the first later block of the same dilation.
@@ -52,9 +55,13 @@ def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, lar
     """Write ``small`` (and its head) into ``large`` (and its head) so that both compute the same logits.
 
     Raises:
-        ValueError: ``large`` has fewer channels, or its dilations do not contain ``small``'s in order.
+        ValueError: ``large`` has fewer channels, its dilations do not contain ``small``'s in order, or ``small``
+            has a count refinement.
     """
     old, new = small.features_dim, large.features_dim
+    if small.refinement is not None:
+        raise ValueError("a network with count refinement passes grows into nothing else: train it with the same "
+                         "--channels, --dilations and --pooled (--refine may change)")
     if new < old:
         raise ValueError(f"cannot grow a network of {old} channels into one of {new}: --channels must be {old} or more")
     matched = match_blocks(small.dilations, large.dilations)
@@ -75,6 +82,10 @@ def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, lar
     large_head.conv.weight.zero_()
     large_head.conv.weight[:, :old] = small_head.conv.weight
     large_head.conv.bias.copy_(small_head.conv.bias)
+    if large.refinement is not None:
+        large.refinement.draft.load_state_dict(large_head.conv.state_dict())
+        large.refinement.update.weight.zero_()
+        large.refinement.update.bias.zero_()
 
 
 def _check_pooling(small: BoardFeatures, large: BoardFeatures, matched: list[int | None]) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch as th
+import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -97,6 +98,73 @@ class GlobalBias(nn.Module):
         return self.linear(pooled)[:, :, None, None]
 
 
+def neighbour_sums(planes: th.Tensor) -> th.Tensor:
+    """Each cell's sum over its 3x3 block, itself included, of every plane (N, C, H, W); zero beyond the board."""
+    kernel = planes.new_ones(planes.shape[1], 1, 3, 3)
+    return F.conv2d(planes, kernel, padding=1, groups=planes.shape[1])
+
+
+class CountRefinement(nn.Module):
+    """One pass of checking a draft of the mine chances against the numbers and the mine count, then correcting.
+
+    A convolution learns the constraints only as patterns; it cannot add up its own beliefs. This pass makes the
+    sums explicit: from the features it drafts every covered cell's mine chance ``q`` (a 1x1 head), then measures
+    what the draft gets wrong, exactly as a player checks a guess:
+
+    - every number's residual: the number minus its neighbours' summed ``q`` (0 where the draft fits it);
+    - for every cell, the summed residuals of the numbers around it, their absolute values, and the residuals
+      shared out over each number's covered cells (the correction a single-cell rule would make);
+    - the board's residual: the mines left minus the draft's summed ``q`` (where the endgame is decided), as a
+      count and per covered cell, and which covered cells no number touches (where that rest must go).
+
+    These :attr:`PLANES` and the features go through two 3x3 convolutions to an update of the features. A trained
+    network grown into one with this pass (:mod:`train.grow`) starts with the update at zero, so it computes what it
+    did before it learns to use the checks. The same pass runs ``refine`` times, each
+    on the draft of the last: the corrections can travel along the frontier like rounds of deduction.
+    """
+
+    PLANES = 7
+    """the draft, the neighbours' residual sum, absolute sum and shared-out sum, the board's residual, it per
+    covered cell, the untouched covered cells."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.draft = nn.Conv2d(channels, 1, kernel_size=1)
+        self.mix = nn.Conv2d(channels + self.PLANES, channels, kernel_size=3, padding=1)
+        self.reach = nn.Conv2d(channels, channels, kernel_size=3, padding=2, dilation=2)
+        self.update = nn.Conv2d(channels, channels, kernel_size=1)
+
+    def forward(self, features: th.Tensor, planes: th.Tensor) -> th.Tensor:
+        """Refined features (N, C, H, W) from ``features`` and the planes of :meth:`BoardFeatures.input_planes`."""
+        checks = self.count_planes(self.draft(features), planes)
+        hidden = th.relu(self.mix(th.cat([features, checks.to(features.dtype)], dim=1)))
+        hidden = th.relu(hidden + self.reach(hidden))
+        return th.relu(features + self.update(hidden))
+
+    @staticmethod
+    def count_planes(draft_logits: th.Tensor, planes: th.Tensor) -> th.Tensor:
+        """The :attr:`PLANES` (N, 7, H, W) measuring the draft's safety logits (N, 1, H, W) against the numbers
+        and the mine count read from the input ``planes`` (one-hot codes, on-board, density)."""
+        codes = planes[:, : len(PLANE_CODES)]
+        covered = codes[:, PLANE_CODES.index(HIDDEN)] + codes[:, PLANE_CODES.index(FLAG)]
+        shown = codes[:, PLANE_CODES.index(MINE)]
+        first_number = PLANE_CODES.index(0)
+        numbered = codes[:, first_number:].sum(dim=1)
+        values = th.arange(9, dtype=planes.dtype, device=planes.device).view(1, -1, 1, 1)
+        number = (codes[:, first_number:] * values).sum(dim=1)
+        chance = th.sigmoid(-draft_logits[:, 0]) * covered
+        sums = neighbour_sums(th.stack([chance + shown, covered, numbered], dim=1))
+        residual = (number - sums[:, 0]) * numbered
+        shared = residual / sums[:, 1].clamp(min=1.0)
+        spread = neighbour_sums(th.stack([residual, residual.abs(), shared], dim=1)) * covered.unsqueeze(1)
+        covered_total = covered.sum(dim=(1, 2), keepdim=True)
+        mines_left = planes[:, -1, :1, :1] * covered_total
+        board_residual = (mines_left - chance.sum(dim=(1, 2), keepdim=True)).expand_as(chance)
+        per_cell = board_residual / covered_total.clamp(min=1.0)
+        untouched = covered * (sums[:, 2] == 0).to(planes.dtype)
+        return th.cat([chance.unsqueeze(1), spread, th.stack([board_residual, per_cell, untouched], dim=1)], dim=1)
+
+
 class BoardFeatures(BaseFeaturesExtractor):
     """The distillation trunk: one-hot planes plus an on-board plane and a remaining-mine density plane, a 3x3
     convolution, then one residual 3x3 convolution per entry of ``dilations``.
@@ -112,6 +180,8 @@ class BoardFeatures(BaseFeaturesExtractor):
     dilation-1 layers at both ends keep every cell's own 3x3 block exact.
 
     ``pooled``: the blocks (indices into ``dilations``) that add a :class:`GlobalBias` of board-wide sums.
+    ``refine``: how many times the trunk's features then pass through one :class:`CountRefinement` (the same
+    weights each time), which checks a draft of the mine chances against the numbers and the mine count.
 
     ``mines`` is the total mine count the density is measured against; :meth:`set_mine_count` changes it
     when the same weights play another board (``eval`` tells it the game's mine count).
@@ -127,6 +197,7 @@ class BoardFeatures(BaseFeaturesExtractor):
         dilations: tuple[int, ...] = (1, 1, 1, 2, 2, 1, 1),
         mines: int = 10,
         pooled: tuple[int, ...] = (),
+        refine: int = 0,
     ) -> None:
         if len(observation_space.shape) != 2:
             raise ValueError(f"BoardFeatures reads the (rows, cols) grid, got shape {observation_space.shape}")
@@ -134,6 +205,8 @@ class BoardFeatures(BaseFeaturesExtractor):
             raise ValueError(f"channels and every dilation must be positive, got {channels} and {dilations}")
         if any(not 0 <= index < len(dilations) for index in pooled) or len(set(pooled)) != len(pooled):
             raise ValueError(f"pooled blocks must be distinct indices of the {len(dilations)} blocks, got {pooled}")
+        if refine < 0:
+            raise ValueError(f"refine must be 0 or more passes, got {refine}")
         super().__init__(observation_space, features_dim=channels)
         self.mines = int(mines)
         self.dilations = tuple(int(d) for d in dilations)
@@ -143,6 +216,8 @@ class BoardFeatures(BaseFeaturesExtractor):
             nn.Conv2d(channels, channels, kernel_size=3, padding=d, dilation=d) for d in self.dilations
         )
         self.global_biases = nn.ModuleDict({str(index): GlobalBias(channels) for index in self.pooled})
+        self.refine = int(refine)
+        self.refinement = CountRefinement(channels) if self.refine else None
 
     def set_mine_count(self, mines: int) -> None:
         """The total mine count of the boards played from now on."""
@@ -166,6 +241,8 @@ class BoardFeatures(BaseFeaturesExtractor):
             if str(index) in self.global_biases:
                 update = update + self.global_biases[str(index)](features)
             features = th.relu(features + update)
+        for _ in range(self.refine):
+            features = self.refinement(features, planes)
         return features
 
     def forward(self, observations: th.Tensor) -> th.Tensor:

@@ -61,7 +61,7 @@ def network_kwargs(init: str, channels: int, layers: int, mines: int) -> dict[st
         return {"features_extractor_kwargs": {"channels": channels, "layers": layers}}
     extractor: BoardFeatures = distilled_policy(init, mines).features_extractor
     kwargs = {"channels": extractor.features_dim, "dilations": extractor.dilations, "mines": mines,
-              "pooled": extractor.pooled}  # fmt: skip
+              "pooled": extractor.pooled, "refine": extractor.refine}  # fmt: skip
     return {"features_extractor_class": BoardFeatures, "features_extractor_kwargs": kwargs}
 
 
