@@ -12,6 +12,9 @@ with one or more distilled models and prints the wins. The safety logits of ever
 gives it from the network's own frontier: ``(mines - the frontier's summed mine chances) / untouched cells``
 (exact for exact frontier chances, since expectation is linear and untouched cells are alike).
 
+``--refine-passes N`` runs a network's count refinement (``distill --refine``, one set of weights) N times instead
+of the number it was trained with: whether more rounds of checking at play time find more.
+
 ``count-error`` measures, on positions drawn from a labelled dataset (all of them, then the endgame ones), how far
 the network's summed mine chances over the hidden cells are from the oracle's (the mines left).
 
@@ -112,13 +115,32 @@ def play(args: argparse.Namespace) -> str:
         raise ValueError(f"games {args.start} to {args.start + args.games - 1} are not all in the suite's "
                          f"{suite.games}")  # fmt: skip
     models = [load_model_agent(path, suite.spec()) for path in args.model]
+    if args.refine_passes is not None:
+        for path, model in zip(args.model, models, strict=True):
+            set_refine_passes(model, args.refine_passes, path)
     agent = CombinedAgent(models, args.symmetries, args.combine, args.count_identity, suite.mines)
     env = MinesweeperEnv(rows=suite.rows, cols=suite.cols, mines=suite.mines, first_click=suite.first_click,
                          boards=suite.boards)  # fmt: skip
     wins = sum(play_episode(env, agent, suite.game_seeds(game).env).won
                for game in range(args.start, args.start + args.games))  # fmt: skip
     variant = f"{args.combine} over {args.symmetries} image(s)" + (", count identity" if args.count_identity else "")
+    if args.refine_passes is not None:
+        variant += f", {args.refine_passes} refinement pass(es)"
     return f"{' + '.join(args.model)} ({variant}): {wins} of games {args.start}-{args.start + args.games - 1} won"
+
+
+def set_refine_passes(model: ModelAgent, passes: int, path: str) -> None:
+    """Run ``model``'s count refinement ``passes`` times from now on (its passes share their weights).
+
+    Raises:
+        ValueError: ``passes`` is below 1, or the network has no count refinement.
+    """
+    extractor = model.policy.features_extractor
+    if passes < 1:
+        raise ValueError(f"--refine-passes must be 1 or more, got {passes}")
+    if getattr(extractor, "refinement", None) is None:
+        raise ValueError(f"--refine-passes: {path} has no count refinement (trained without distill --refine)")
+    extractor.refine = passes
 
 
 def count_error(args: argparse.Namespace) -> str:
@@ -156,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     play_parser.add_argument("--symmetries", type=int, default=1, help="images of the board (1, 2, 4 or 8)")
     play_parser.add_argument("--combine", choices=COMBINES, default="logit", help="how scores are combined")
     play_parser.add_argument("--count-identity", action="store_true", help="untouched cells from the count")
+    play_parser.add_argument("--refine-passes", type=int, default=None,
+                             help="run each count refinement this many times (default: as trained)")  # fmt: skip
     error_parser = commands.add_parser("count-error", help="how far the summed mine chances are off")
     error_parser.add_argument("--model", required=True, help="a distilled model .zip")
     error_parser.add_argument("--dataset", required=True, help="a labelled dataset .npz of the model's board")

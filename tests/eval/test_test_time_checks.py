@@ -12,6 +12,8 @@ from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
+from train import distill
+from train.common import save_model
 from train.distill_data import Dataset
 from train.distill_labels import label_positions
 
@@ -75,3 +77,21 @@ def test_count_error_and_bad_games_on_the_command_line(tmp_path: Path, capsys: p
         checks.main(["play", "--model", MODEL, "--suite", "beginner-opening-1k", "--start", "999", "--games", "2"])
     assert exit_info.value.code == 2
     assert "are not all in the suite's 1000" in capsys.readouterr().err
+
+
+def test_refine_passes_run_the_weight_tied_refinement_more_times(tmp_path: Path) -> None:
+    spec = BoardSpec(6, 7, 6)
+    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2", refine=2, seed=3)
+    path = tmp_path / "refined.zip"
+    save_model(distill.new_model(config, spec), path, "distill", config)
+    model = load_model_agent(str(path), spec)
+    grid = np.full((1, 6, 7), HIDDEN, np.int8)
+    grid[0, :2, :2] = (0, 1), (1, 2)
+    as_trained = model.batch_scores(grid)
+    checks.set_refine_passes(model, 5, str(path))
+    assert model.policy.features_extractor.refine == 5
+    assert not np.allclose(model.batch_scores(grid), as_trained)  # random weights: every pass moves the features
+    with pytest.raises(ValueError, match="must be 1 or more"):
+        checks.set_refine_passes(model, 0, str(path))
+    with pytest.raises(ValueError, match="has no count refinement"):
+        checks.set_refine_passes(load_model_agent(MODEL, SPEC), 2, MODEL)
