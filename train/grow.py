@@ -61,7 +61,7 @@ def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, lar
     old, new = small.features_dim, large.features_dim
     if small.refinement is not None:
         raise ValueError("a network with count refinement passes grows into nothing else: train it with the same "
-                         "--channels, --dilations and --pooled (--refine may change)")
+                         "--channels, --dilations and --pooled and with --refine 1 or more (the passes share weights)")
     if new < old:
         raise ValueError(f"cannot grow a network of {old} channels into one of {new}: --channels must be {old} or more")
     matched = match_blocks(small.dilations, large.dilations)

@@ -102,6 +102,9 @@ def test_refinement_weights_load_for_any_number_of_passes_but_do_not_grow(tmp_pa
     wider = distill.new_model(distill.DistillConfig(**{**SHAPE, "channels": 8}, refine=2), SPEC).policy
     with pytest.raises(ValueError, match="count refinement passes grows into nothing else"):
         distill.start_from(wider, str(start), SPEC.mines)
+    plain = distill.new_model(distill.DistillConfig(**SHAPE), SPEC).policy
+    with pytest.raises(ValueError, match="--refine 1 or more"):
+        distill.start_from(plain, str(start), SPEC.mines)
 
 
 def test_refinement_reads_the_board_s_count_beyond_the_receptive_field() -> None:
