@@ -19,7 +19,9 @@ minibatch from the endgame positions, where the networks miss most safe cells, `
 positions with no safe cell, where only the ranking of the risky cells counts; ``--pooled`` gives chosen blocks
 a global-pooling bias (:class:`train.networks.GlobalBias`) for the board-wide counts the endgame turns on, and
 ``--refine`` passes that check a draft of the chances against the numbers and the mines left
-(:class:`train.networks.CountRefinement`).
+(:class:`train.networks.CountRefinement`). ``--guess-target solver`` has the choice loss teach the default
+solver's guess, not the safest cells, where no cell is certainly safe (:mod:`train.distill_guesses`), and
+``--solver-games`` adds the positions where the solver guesses in that many of its own games each round.
 
 Run: ``python -m train.distill --preset beginner --rounds 6 --positions 80000 --samples 400000`` or
 ``minesweeper train distill ...``; every option is a field of :class:`DistillConfig`.
@@ -36,6 +38,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch as th
@@ -58,6 +61,7 @@ from train.common import (
     save_model,
 )
 from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
+from train.distill_guesses import NO_CHOICE, harvest_guesses
 from train.distill_labels import Labeller
 from train.grow import grow
 from train.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
@@ -98,6 +102,11 @@ class DistillConfig(BoardOptions):
     guess_share: float = option(0.0, "Share of every minibatch drawn from the positions with no certainly safe "
                                      "cell (true guesses: about 0.5%% of a collection), where only the ranking of "
                                      "the risky cells counts; 0: every position alike.")
+    guess_target: str = option("safest", "What --choice-weight teaches in a position with no certainly safe cell: "
+                                         "safest (the cells of least mine chance: solver-fast's play) or solver "
+                                         "(the default solver's guess, which values what a cell tells).")
+    solver_games: int = option(0, "Games of the default solver played each round whose guess positions, with its "
+                                  "guesses, join the dataset (--guess-target solver): a collection holds few.")
     crop_rows: int = option(0, "Rows of the random training windows (0: the whole board).")
     crop_cols: int = option(0, "Columns of the random training windows (0: the whole board).")
     dataset: str = option("", "A dataset .npz to start from (its positions are trained on, then grown).")
@@ -160,7 +169,7 @@ class DistillConfig(BoardOptions):
         self.share_values()
         at_least(self, 1, "channels", "rounds", "boards", "batch_size", "label_workers", "torch_threads")
         at_least(self, 0, "positions", "samples", "eval_games", "seed", "crop_rows", "crop_cols",
-                 "label_chunk")
+                 "label_chunk", "solver_games")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         if not self.choice_weight >= 0:
@@ -172,6 +181,13 @@ class DistillConfig(BoardOptions):
         if not 0 <= self.guess_share <= 1 - self.late_share:
             raise ValueError(f"guess_share must be between 0 and 1 - late_share ({1 - self.late_share:g}), "
                              f"got {self.guess_share}")  # fmt: skip
+        if self.guess_target not in GUESS_TARGETS:
+            raise ValueError(f"unknown guess_target {self.guess_target!r}; expected one of {', '.join(GUESS_TARGETS)}")
+        if self.solver_games and self.guess_target != "solver":
+            raise ValueError("--solver-games collects the solver's guesses to teach them: "
+                             "it needs --guess-target solver")
+        if self.guess_target == "solver" and not self.choice_weight:
+            raise ValueError("--guess-target solver is taught by the choice loss: give --choice-weight above 0")
         if not 0 <= self.explore <= 1:
             raise ValueError(f"explore must be between 0 and 1, got {self.explore}")
         if not self.refine >= 0:
@@ -228,6 +244,9 @@ def safety_logits(policy: MaskableConvActorCriticPolicy, planes: th.Tensor) -> t
     return policy.mlp_extractor.policy_head(policy.features_extractor.trunk(planes))
 
 
+GUESS_TARGETS = ("safest", "solver")
+"""What the choice loss teaches where no cell is certainly safe (``--guess-target``)."""
+
 FocusGroup = tuple[float, np.ndarray]
 """A share of every minibatch and the dataset indices it is drawn from (``--late-share``, ``--guess-share``)."""
 
@@ -236,10 +255,12 @@ SAFEST_TOLERANCE = 1e-3
 
 
 def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor, revealed_weight: float,
-                 choice_weight: float = 0.0, count_weight: float = 0.0) -> th.Tensor:  # fmt: skip
+                 choice_weight: float = 0.0, count_weight: float = 0.0,
+                 targets: th.Tensor | None = None) -> th.Tensor:  # fmt: skip
     """Cross-entropy of the safety logits against ``1 - p`` over the hidden cells with ``weight`` 1, plus
     ``revealed_weight`` times that of a zero safety target over the revealed ones, plus ``choice_weight``
-    times :func:`choice_loss` and ``count_weight`` times :func:`count_loss` (all (N, H * W))."""
+    times :func:`choice_loss` (towards ``targets`` where given) and ``count_weight`` times :func:`count_loss`
+    (all (N, H * W))."""
     hidden = (grids == HIDDEN).float() * weight
     revealed = (grids != HIDDEN).float() * weight
     hidden_loss = F.binary_cross_entropy_with_logits(logits, 1.0 - labels, reduction="none")
@@ -247,7 +268,7 @@ def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight:
     loss = (hidden_loss * hidden).sum() / hidden.sum().clamp(min=1.0)
     loss = loss + revealed_weight * (revealed_loss * revealed).sum() / revealed.sum().clamp(min=1.0)
     if choice_weight:
-        loss = loss + choice_weight * choice_loss(logits, labels, hidden > 0)
+        loss = loss + choice_weight * choice_loss(logits, labels, hidden > 0, targets)
     if count_weight:
         loss = loss + count_weight * count_loss(logits, labels, hidden)
     return loss
@@ -266,9 +287,11 @@ def count_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th.Te
     return (error**2).mean()
 
 
-def choice_loss(logits: th.Tensor, labels: th.Tensor, candidates: th.Tensor) -> th.Tensor:
+def choice_loss(logits: th.Tensor, labels: th.Tensor, candidates: th.Tensor,
+                targets: th.Tensor | None = None) -> th.Tensor:  # fmt: skip
     """Minus the log of the softmax mass (over the ``candidates``) on the oracle's safest candidates, averaged
-    over the positions with a candidate.
+    over the positions with a candidate; in a position where ``targets`` (bool, like ``candidates``) marks a
+    candidate, on those cells instead (the default solver's guess: ``--guess-target solver``).
 
     The cross-entropy above weighs every hidden cell alike, while the policy only plays the top one: this term
     trains the decision itself, and it does not care how the mass is shared among equally safe cells (a
@@ -277,11 +300,27 @@ def choice_loss(logits: th.Tensor, labels: th.Tensor, candidates: th.Tensor) -> 
     masked = logits.masked_fill(~candidates, float("-inf"))
     least = labels.masked_fill(~candidates, float("inf")).min(dim=1, keepdim=True).values
     safest = candidates & (labels <= least + SAFEST_TOLERANCE)
+    if targets is not None:
+        targets = targets & candidates
+        safest = th.where(targets.any(dim=1, keepdim=True), targets, safest)
     rows = candidates.any(dim=1)
     if not rows.any():
         return logits.sum() * 0.0
     mass = th.logsumexp(masked.masked_fill(~safest, float("-inf"))[rows], dim=1)
     return (th.logsumexp(masked[rows], dim=1) - mass).mean()
+
+
+class Minibatch(NamedTuple):
+    """One minibatch of :meth:`Trainer.batch`."""
+
+    grids: th.Tensor
+    labels: th.Tensor
+    weight: th.Tensor
+    """1 where the loss counts (a crop's window), 0 on the context around it."""
+    density: th.Tensor
+    """The whole board's remaining-mine density of each position (a window does not hold the count)."""
+    targets: th.Tensor
+    """The default solver's guess where the choice loss teaches it (``--guess-target solver``)."""
 
 
 class Trainer:
@@ -300,17 +339,15 @@ class Trainer:
         progress = min(1.0, self.step_count / self.total_steps)
         return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
 
-    def batch(
-        self, dataset: Dataset, groups: Sequence[FocusGroup] = ()
-    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
-        """Grids, labels, loss weights and the full-board densities of one minibatch; with a crop, the window
-        (weight 1) inside the part of the board the network needs to see it (weight 0). ``groups``: the
-        :meth:`focus_groups` that part of the minibatch is drawn from."""
+    def batch(self, dataset: Dataset, groups: Sequence[FocusGroup] = ()) -> Minibatch:
+        """One minibatch; with a crop, the window (weight 1) inside the part of the board the network needs to
+        see it (weight 0). ``groups``: the :meth:`focus_groups` that part of the minibatch is drawn from."""
         index = self.positions(len(dataset), groups)
         grids = th.as_tensor(dataset.grids[index])
         labels = th.as_tensor(dataset.labels[index].astype(np.float32))
         density = remaining_density(grids, dataset.spec.mines)
         weight = th.ones_like(labels)
+        targets = self.choice_targets(dataset, index)
         rows, cols = dataset.spec.rows, dataset.spec.cols
         h, w = self.config.crop_rows or rows, self.config.crop_cols or cols
         if (h, w) != (rows, cols):
@@ -319,12 +356,25 @@ class Trainer:
             r0, c0 = max(top - reach, 0), max(left - reach, 0)
             seen_rows, seen_cols = slice(r0, min(top + h + reach, rows)), slice(c0, min(left + w + reach, cols))
             grids, labels = grids[:, seen_rows, seen_cols], labels[:, seen_rows, seen_cols]
+            targets = targets[:, seen_rows, seen_cols]
             weight = th.zeros_like(labels)
             weight[:, top - r0 : top - r0 + h, left - c0 : left - c0 + w] = 1.0
         if self.config.augment:
             index = int(self.rng.integers(len(SYMMETRIES)))
-            grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
-        return grids, labels, weight, density
+            grids, labels, weight, targets = (self.symmetry(tensor, index)
+                                              for tensor in (grids, labels, weight, targets))  # fmt: skip
+        return Minibatch(grids, labels, weight, density, targets)
+
+    def choice_targets(self, dataset: Dataset, index: np.ndarray) -> th.Tensor:
+        """(N, rows, cols) bool: the default solver's guess in the positions ``index`` that have one recorded,
+        when ``--guess-target solver`` (else none): what the choice loss teaches there."""
+        rows, cols = dataset.spec.rows, dataset.spec.cols
+        targets = np.zeros((len(index), rows * cols), np.bool_)
+        if self.config.guess_target == "solver":
+            choices = dataset.choices[index].astype(np.int64)
+            has = np.flatnonzero(choices != NO_CHOICE)
+            targets[has, choices[has]] = True
+        return th.as_tensor(targets.reshape(len(index), rows, cols))
 
     def focus_groups(self, dataset: Dataset) -> list[FocusGroup]:
         """The (share, indices) groups of ``dataset`` that ``--late-share`` and ``--guess-share`` ask for."""
@@ -361,11 +411,11 @@ class Trainer:
         losses = []
         start = time.perf_counter()
         for _ in tqdm(range(steps), desc="training", unit="batch", disable=not progress, mininterval=2):
-            grids, labels, weight, density = self.batch(dataset, groups)
-            logits = safety_logits(self.policy, extractor.input_planes(grids, density))
-            loss = distill_loss(logits, grids.flatten(1), labels.flatten(1), weight.flatten(1),
-                                self.config.revealed_weight, self.config.choice_weight,
-                                self.config.count_weight)  # fmt: skip
+            batch = self.batch(dataset, groups)
+            logits = safety_logits(self.policy, extractor.input_planes(batch.grids, batch.density))
+            loss = distill_loss(logits, batch.grids.flatten(1), batch.labels.flatten(1), batch.weight.flatten(1),
+                                self.config.revealed_weight, self.config.choice_weight, self.config.count_weight,
+                                batch.targets.flatten(1))  # fmt: skip
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
             self.optimizer.zero_grad()
@@ -444,8 +494,13 @@ def run(config: DistillConfig) -> Path:
                 row["collect_positions_per_s"] = config.positions / (time.perf_counter() - label_start)
                 row["collect_games"], row["collect_win_rate"] = stats["games"], stats["win_rate"]
                 dataset.extend(grids, labels)
-                if config.save_dataset:
-                    dataset.save(config.save_dataset)
+            if config.solver_games:
+                add_solver_guesses(dataset, labeller, config.solver_games, seed_of_round(config.seed, round_index))
+            if config.guess_target == "solver":
+                row["solver_choices"] = dataset.record_solver_choices(seed_of_round(config.seed, round_index))
+                row["solver_choices_total"] = int((dataset.choices != NO_CHOICE).sum())
+            if config.save_dataset and (config.positions or config.solver_games):
+                dataset.save(config.save_dataset)
             row.update(trainer.train(dataset, config.samples, config.progress_bar))
             row.update(accuracy(policy, held_out[0], held_out[1]))
             row["positions"], row["samples"] = len(dataset), trainer.step_count * config.batch_size
@@ -463,6 +518,19 @@ def run(config: DistillConfig) -> Path:
             print(f"[{time.strftime('%H:%M:%S')}] " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
                                                             for k, v in row.items()), flush=True)  # fmt: skip
     return run_dir
+
+
+def seed_of_round(seed: int, round_index: int) -> int:
+    """The seed of a round's own draws (the solver's games and tie-breaks), apart from the collector's."""
+    return int(np.random.SeedSequence([seed, round_index]).generate_state(1)[0])
+
+
+def add_solver_guesses(dataset: Dataset, labeller: Labeller, games: int, seed: int) -> None:
+    """Play ``games`` of the default solver (``--solver-games``) and add the positions where it guessed, labelled,
+    with its guesses."""
+    spec = dataset.spec
+    grids, choices = harvest_guesses(spec, games, seed)
+    dataset.extend(grids, labeller.label(grids, spec.mines, spec.first_click), choices)
 
 
 def log_row(path: Path, row: dict[str, float]) -> None:

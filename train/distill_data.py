@@ -12,7 +12,8 @@ and any move is, with probability ``explore``, a uniform hidden cell instead. Ev
 labelled (:mod:`train.distill_labels`), whichever policy reached it.
 
 A :class:`Dataset` is written as one compressed ``.npz``: the grids (int8), the labels (float16, exact to
-about 1e-3 of each probability), and the JSON of the board and the configuration that generated it.
+about 1e-3 of each probability), the default solver's choices in the guess positions where they were asked for
+(:mod:`train.distill_guesses`), and the JSON of the board and the configuration that generated it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from agents.solver import first_click_cell
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
+from train.distill_guesses import NO_CHOICE, solver_choices
 from train.distill_labels import Labeller
 
 POLICIES = ("oracle", "learner", "random")
@@ -45,12 +47,21 @@ where the count of the remaining mines decides and most hidden cells are mines."
 @dataclass
 class Dataset:
     """Labelled positions of one board: ``grids`` int8 (N, rows, cols), ``labels`` float16 mine probabilities
-    of the same shape, the board they were played on and the configuration that generated them."""
+    of the same shape, the board they were played on and the configuration that generated them; ``choices``
+    int16 (N,): the default solver's guess (a flat cell) where it was recorded, :data:`NO_CHOICE` elsewhere
+    (all of them unless :meth:`record_solver_choices` ran)."""
 
     spec: BoardSpec
     grids: np.ndarray
     labels: np.ndarray
     config: dict[str, Any] = field(default_factory=dict)
+    choices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))
+
+    def __post_init__(self) -> None:
+        if len(self.choices) != len(self.grids):
+            if len(self.choices):
+                raise ValueError(f"{len(self.choices)} choices for {len(self.grids)} positions")
+            self.choices = np.full(len(self.grids), NO_CHOICE, np.int16)
 
     def __len__(self) -> int:
         return len(self.grids)
@@ -70,9 +81,21 @@ class Dataset:
         started = ~hidden.all(axis=(1, 2))
         return np.flatnonzero(started & ~safe_hidden)
 
-    def extend(self, grids: np.ndarray, labels: np.ndarray) -> None:
+    def record_solver_choices(self, seed: int) -> int:
+        """Record the default solver's guess in every guess position that has none yet; returns how many were
+        recorded. The ``choice`` loss then teaches that cell there (``--guess-target solver``)."""
+        missing = self.guess_positions()
+        missing = missing[self.choices[missing] == NO_CHOICE]
+        self.choices[missing] = solver_choices(self.grids[missing], self.spec.mines, seed)
+        return len(missing)
+
+    def extend(self, grids: np.ndarray, labels: np.ndarray, choices: np.ndarray | None = None) -> None:
+        """Append positions (with the solver's ``choices`` when known, else none recorded)."""
+        if choices is None:
+            choices = np.full(len(grids), NO_CHOICE, np.int16)
         self.grids = np.concatenate([self.grids, grids])
         self.labels = np.concatenate([self.labels, labels.astype(np.float16)])
+        self.choices = np.concatenate([self.choices, choices.astype(np.int16)])
 
     @classmethod
     def empty(cls, spec: BoardSpec, config: dict[str, Any]) -> Dataset:
@@ -94,7 +117,8 @@ class Dataset:
         partial = path.with_name(path.name + ".partial")
         try:
             with partial.open("wb") as handle:
-                np.savez_compressed(handle, grids=self.grids, labels=self.labels, meta=np.array(meta))
+                np.savez_compressed(handle, grids=self.grids, labels=self.labels, choices=self.choices,
+                                    meta=np.array(meta))  # fmt: skip
             partial.replace(path)
         finally:
             partial.unlink(missing_ok=True)
@@ -118,12 +142,16 @@ class Dataset:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
                 grids, labels = data["grids"], data["labels"]
+                choices = data["choices"] if "choices" in data.files else np.zeros(0, np.int16)  # older files
             spec = BoardSpec(**meta["board"])
         except Exception as error:  # not a zip, missing arrays, bad JSON, bad board: all one message
             raise ValueError(f"{path} is not a distillation dataset (.npz written by train distill): {error}") from None
         if grids.shape != labels.shape or grids.shape[1:] != (spec.rows, spec.cols):
             raise ValueError(f"{path}: grids {grids.shape} and labels {labels.shape} do not match its board")
-        return cls(spec, grids.astype(np.int8, copy=False), labels.astype(np.float16, copy=False), meta["config"])
+        if len(choices) not in (0, len(grids)):
+            raise ValueError(f"{path}: {len(choices)} solver choices for {len(grids)} positions")
+        return cls(spec, grids.astype(np.int8, copy=False), labels.astype(np.float16, copy=False), meta["config"],
+                   choices.astype(np.int16, copy=False))  # fmt: skip
 
     def check_board(self, spec: BoardSpec, path: str | Path) -> None:
         """ValueError unless the dataset was played on ``spec`` (its mine count and rule decide every label)."""

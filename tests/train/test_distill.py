@@ -343,7 +343,7 @@ def test_a_crop_is_seen_with_the_board_around_it() -> None:
     trainer = distill.Trainer(config, policy, total_steps=1)
     lefts = set()
     for _ in range(60):
-        grids, labels, weight, _ = trainer.batch(dataset)
+        grids, labels, weight, *_ = trainer.batch(dataset)
         assert grids.shape == labels.shape == weight.shape and grids.shape[1] == 6
         loss_columns = np.flatnonzero(weight[0, 0].numpy())
         assert weight.sum() == 2 * 6 * 4 and len(loss_columns) == 4
@@ -364,7 +364,7 @@ def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> N
     trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
     shapes = set()
     for _ in range(12):
-        batch_grids, labels, weight, _ = trainer.batch(dataset)
+        batch_grids, labels, weight, *_ = trainer.batch(dataset)
         shapes.add(tuple(batch_grids.shape[1:]))
         assert labels.shape == weight.shape == batch_grids.shape
         for grid, label in zip(batch_grids.numpy(), labels.numpy(), strict=True):

@@ -1,0 +1,95 @@
+"""The default solver's guesses as distillation targets (``train distill --guess-target solver``).
+
+A distilled network plays the hidden cell it thinks safest: at best ``solver-fast``. In a position with no
+certainly safe cell the default solver (strength ``strong``) often plays another one: a forced 50/50 first,
+the endgame search's best line, or a cell a little riskier that tells more. That choice is what the solver wins
+over ``solver-fast`` (1.1 points on intermediate-opening-10k), and the safest-cell labels cannot teach it.
+
+:func:`solver_choices` records the solver's choice in a dataset's guess positions, so that the choice loss can
+teach that cell there instead of the safest ones; :func:`harvest_guesses` plays whole solver games and keeps
+the positions where it guesses, because a collection holds few of them (about one position in 200).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.analysis.guess import PRESETS, certain_moves, choose_guess
+from agents.solver import first_click_cell, initial_state
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.geometry import RULE_CODES
+from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell
+from mine_env.engine.spec import BoardSpec
+
+NO_CHOICE = -1
+"""A position's choice when the solver has none recorded there: it has a certainly safe cell, it is the
+untouched board, or its choice was not asked for."""
+
+SOLVER_SETTINGS = PRESETS["strong"]
+"""The settings whose guesses are taught: the default solver's (``minesweeper eval --agent solver``)."""
+
+
+def solver_guess(grid: np.ndarray, mines: int, state: np.uint64) -> tuple[int, np.uint64]:
+    """The default solver's move in ``grid`` (rows, cols) when it has no certainly safe cell, else
+    :data:`NO_CHOICE`; with its random stream's next state (the last tie-break between equal cells).
+
+    Raises:
+        ValueError: no layout with ``mines`` mines fits the position.
+    """
+    rows, cols = grid.shape
+    flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
+    if not (flat == HIDDEN).any() or (flat == HIDDEN).all():
+        return NO_CHOICE, state
+    cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, mines)
+    if not consistent:
+        raise ValueError(f"a position fits no layout of {mines} mines: not a position of a game")
+    if cells.size:
+        return NO_CHOICE, state
+    cell, new_state = choose_guess(flat, rows, cols, mines, probability, log_layouts, SOLVER_SETTINGS, state)
+    return int(cell), np.uint64(new_state)
+
+
+def solver_choices(grids: np.ndarray, mines: int, seed: int) -> np.ndarray:
+    """The default solver's guess (a flat cell index) in each of ``grids`` (N, rows, cols) that has no certainly
+    safe cell, :data:`NO_CHOICE` elsewhere; int16 (N,). Its ties are broken by a stream seeded with ``seed``."""
+    state = np.uint64(initial_state(seed))
+    choices = np.full(len(grids), NO_CHOICE, np.int16)
+    for i, grid in enumerate(grids):
+        choices[i], state = solver_guess(grid, mines, state)
+    return choices
+
+
+def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``games`` games of ``spec`` with the default solver and keep every position where it guesses.
+
+    The layouts and the solver's tie-breaks are drawn from ``seed``; the solver opens on its own first cell.
+    Returns (grids int8 (K, rows, cols), choices int16 (K,)): each position before the guess, and the guess.
+    """
+    if games < 0:
+        raise ValueError(f"games must be 0 or more, got {games}")
+    rows, cols, n = spec.rows, spec.cols, spec.rows * spec.cols
+    rng = np.random.default_rng(seed)
+    r, c = first_click_cell(rows, cols, spec.first_click)
+    state = np.uint64(initial_state(int(rng.integers(2**63))))
+    grids, choices = [], []
+    for key in rng.integers(2**62, size=games):
+        game = new_game_arrays(n)
+        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
+                     np.empty(0, np.uint8))  # fmt: skip
+        while game_status(game.meta) == PLAYING:
+            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
+            if not consistent:
+                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
+            if cells.size == 0:
+                cell, next_state = choose_guess(game.obs, rows, cols, spec.mines, probability, log_layouts,
+                                                SOLVER_SETTINGS, state)  # fmt: skip
+                state = np.uint64(next_state)  # numba hands a uint64 back as a Python int
+                grids.append(game.obs.reshape(rows, cols).copy())
+                choices.append(cell)
+                cells = np.array([cell])
+            for cell in cells:
+                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
+                    reveal_cell(game, rows, cols, int(cell))
+    if not grids:
+        return np.zeros((0, rows, cols), np.int8), np.zeros(0, np.int16)
+    return np.stack(grids).astype(np.int8), np.array(choices, np.int16)
