@@ -454,6 +454,21 @@ def accuracy(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, labels: n
     return {"mae": error, "agree": float((chosen <= best + 1e-3).mean())}
 
 
+HELD_OUT_SOLVER_GAMES = 2000
+"""Games of the default solver whose guess positions measure, each round, how often the network guesses as it
+does (``--guess-target solver``): several hundred positions on intermediate, a few seconds."""
+
+
+def guess_agreement(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, choices: np.ndarray) -> float:
+    """The share of the true-guess positions ``grids`` where the network's move is the solver's guess
+    ``choices`` (NaN without a position)."""
+    if not len(grids):
+        return float("nan")
+    hidden = grids.reshape(len(grids), -1) == HIDDEN
+    moves = np.where(hidden, learner_scores(policy)(grids), -np.inf).argmax(axis=1)
+    return float((moves == choices).mean())
+
+
 def run(config: DistillConfig) -> Path:
     """Distil the oracle as the config says; returns the run directory (models, logs, config)."""
     config.validate()
@@ -481,6 +496,9 @@ def run(config: DistillConfig) -> Path:
     with Labeller(config.label_workers, config.label_chunk or None, config.backend, config.address) as labeller:
         collector = PositionCollector(spec, config.boards, config.seed, labeller, config.explore)
         held_out = collector.collect(min(4096, max(256, config.positions // 10)), (1.0, 0.0, 0.0), None)
+        held_out_guesses = None
+        if config.guess_target == "solver":
+            held_out_guesses = harvest_guesses(spec, HELD_OUT_SOLVER_GAMES, seed_of_round(config.eval_seed, 0))
         for round_index in range(config.rounds):
             row = {"round": round_index + 1}
             if config.positions:
@@ -503,6 +521,8 @@ def run(config: DistillConfig) -> Path:
                 dataset.save(config.save_dataset)
             row.update(trainer.train(dataset, config.samples, config.progress_bar))
             row.update(accuracy(policy, held_out[0], held_out[1]))
+            if held_out_guesses is not None:
+                row["solver_agree"] = guess_agreement(policy, *held_out_guesses)
             row["positions"], row["samples"] = len(dataset), trainer.step_count * config.batch_size
             model.num_timesteps = len(dataset)
             evaluation = None

@@ -151,3 +151,16 @@ def test_a_run_adds_the_solver_guesses_to_its_dataset(tmp_path: Path) -> None:
     with (run_dir / "logs" / "progress.csv").open() as handle:
         rows = list(csv.DictReader(handle))
     assert int(rows[-1]["solver_choices_total"]) == recorded.sum() > 10
+    assert 0 <= float(rows[-1]["solver_agree"]) <= 1  # on held-out guesses of the solver's own games
+
+
+def test_guess_agreement_counts_the_network_guessing_as_the_solver(harvest) -> None:
+    grids, _, choices = harvest
+    config = distill.DistillConfig(**TINY)
+    policy = distill.new_model(config, BEGINNER).policy
+    scores = distill.learner_scores(policy)(grids)
+    hidden = grids.reshape(len(grids), -1) == HIDDEN
+    moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
+    assert distill.guess_agreement(policy, grids, moves) == 1.0
+    assert distill.guess_agreement(policy, grids, np.where(moves == choices, moves, -1)) == (moves == choices).mean()
+    assert np.isnan(distill.guess_agreement(policy, grids[:0], choices[:0]))
