@@ -319,8 +319,8 @@ class Minibatch(NamedTuple):
     """1 where the loss counts (a crop's window), 0 on the context around it."""
     density: th.Tensor
     """The whole board's remaining-mine density of each position (a window does not hold the count)."""
-    targets: th.Tensor
-    """The default solver's guess where the choice loss teaches it (``--guess-target solver``)."""
+    targets: th.Tensor | None
+    """The default solver's guess where the choice loss teaches it; None unless ``--guess-target solver``."""
 
 
 class Trainer:
@@ -356,24 +356,25 @@ class Trainer:
             r0, c0 = max(top - reach, 0), max(left - reach, 0)
             seen_rows, seen_cols = slice(r0, min(top + h + reach, rows)), slice(c0, min(left + w + reach, cols))
             grids, labels = grids[:, seen_rows, seen_cols], labels[:, seen_rows, seen_cols]
-            targets = targets[:, seen_rows, seen_cols]
+            targets = None if targets is None else targets[:, seen_rows, seen_cols]
             weight = th.zeros_like(labels)
             weight[:, top - r0 : top - r0 + h, left - c0 : left - c0 + w] = 1.0
         if self.config.augment:
             index = int(self.rng.integers(len(SYMMETRIES)))
-            grids, labels, weight, targets = (self.symmetry(tensor, index)
-                                              for tensor in (grids, labels, weight, targets))  # fmt: skip
+            grids, labels, weight = (self.symmetry(tensor, index) for tensor in (grids, labels, weight))
+            targets = None if targets is None else self.symmetry(targets, index)
         return Minibatch(grids, labels, weight, density, targets)
 
-    def choice_targets(self, dataset: Dataset, index: np.ndarray) -> th.Tensor:
+    def choice_targets(self, dataset: Dataset, index: np.ndarray) -> th.Tensor | None:
         """(N, rows, cols) bool: the default solver's guess in the positions ``index`` that have one recorded,
-        when ``--guess-target solver`` (else none): what the choice loss teaches there."""
+        what the choice loss teaches there; None unless ``--guess-target solver``."""
+        if self.config.guess_target != "solver":
+            return None
         rows, cols = dataset.spec.rows, dataset.spec.cols
         targets = np.zeros((len(index), rows * cols), np.bool_)
-        if self.config.guess_target == "solver":
-            choices = dataset.choices[index].astype(np.int64)
-            has = np.flatnonzero(choices != NO_CHOICE)
-            targets[has, choices[has]] = True
+        choices = dataset.choices[index].astype(np.int64)
+        has = np.flatnonzero(choices != NO_CHOICE)
+        targets[has, choices[has]] = True
         return th.as_tensor(targets.reshape(len(index), rows, cols))
 
     def focus_groups(self, dataset: Dataset) -> list[FocusGroup]:
@@ -415,7 +416,7 @@ class Trainer:
             logits = safety_logits(self.policy, extractor.input_planes(batch.grids, batch.density))
             loss = distill_loss(logits, batch.grids.flatten(1), batch.labels.flatten(1), batch.weight.flatten(1),
                                 self.config.revealed_weight, self.config.choice_weight, self.config.count_weight,
-                                batch.targets.flatten(1))  # fmt: skip
+                                None if batch.targets is None else batch.targets.flatten(1))  # fmt: skip
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
             self.optimizer.zero_grad()
@@ -512,10 +513,11 @@ def run(config: DistillConfig) -> Path:
                 row["collect_positions_per_s"] = config.positions / (time.perf_counter() - label_start)
                 row["collect_games"], row["collect_win_rate"] = stats["games"], stats["win_rate"]
                 dataset.extend(grids, labels)
+            round_seed = seed_of_round(config.seed, round_index)
             if config.solver_games:
-                add_solver_guesses(dataset, labeller, config.solver_games, seed_of_round(config.seed, round_index))
+                add_solver_guesses(dataset, labeller, config.solver_games, round_seed)
             if config.guess_target == "solver":
-                row["solver_choices"] = dataset.record_solver_choices(seed_of_round(config.seed, round_index))
+                row["solver_choices"] = dataset.record_solver_choices(round_seed)
                 row["solver_choices_total"] = int((dataset.choices != NO_CHOICE).sum())
             if config.save_dataset and (config.positions or config.solver_games):
                 dataset.save(config.save_dataset)
