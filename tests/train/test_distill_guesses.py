@@ -4,6 +4,7 @@ through disk, crops and mirror images, and taught by the choice loss (``--guess-
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from agents.solver import initial_state
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train import distill
+from train.common import save_model
 from train.distill_data import Dataset
 from train.distill_guesses import NO_CHOICE, harvest_guesses, solver_choices
 from train.distill_labels import label_positions
@@ -164,3 +166,15 @@ def test_guess_agreement_counts_the_network_guessing_as_the_solver(harvest) -> N
     assert distill.guess_agreement(policy, grids, moves) == 1.0
     assert distill.guess_agreement(policy, grids, np.where(moves == choices, moves, -1)) == (moves == choices).mean()
     assert np.isnan(distill.guess_agreement(policy, grids[:0], choices[:0]))
+
+
+def test_the_agreement_benchmark_prints_each_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import guess_agreement
+
+    config = distill.DistillConfig(**TINY, seed=3)
+    save_model(distill.new_model(config, BEGINNER), tmp_path / "model.zip", "distill", config)
+    assert guess_agreement.main(["--preset", "beginner", "--games", "300", "--model", str(tmp_path / "model.zip")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "true-guess positions of 300 solver games" in lines[0]
+    assert lines[1].startswith(f"{tmp_path / 'model.zip'}: plays the solver's guess ")
