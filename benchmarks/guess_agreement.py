@@ -18,17 +18,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import numpy as np
 import torch as th
 
-from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import HELD_OUT_SOLVER_GAMES, DistillConfig, guess_agreement, learner_scores, seed_of_round
-from train.distill_guesses import harvest_guesses
-from train.distill_labels import label_positions
+from train.distill import HELD_OUT_SOLVER_GAMES, DistillConfig, play_scores
+from train.guess_preference import guess_report, held_out_positions
 from train.warm_start import distilled_policy
-
-SAFEST_TOLERANCE = 1e-3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,22 +36,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     th.set_num_threads(1)
     spec = BoardSpec.from_options(args.preset, first_click=args.first_click)
-    grids, choices = harvest_guesses(spec, args.games, seed_of_round(args.seed, 0))
-    if not len(grids):
+    positions = held_out_positions(spec, args.games, args.seed)
+    if not len(positions.grids):
         parser.exit(2, f"{args.games} solver games held no guess: play more (--games)\n")
-    labels = label_positions(grids, spec.mines, spec.first_click).reshape(len(grids), -1)
-    hidden = grids.reshape(len(grids), -1) == HIDDEN
-    safest = np.where(hidden, labels, np.inf).min(axis=1)
-    rows = np.arange(len(grids))
-    solver_excess = labels[rows, choices] - safest
-    print(f"{len(grids)} true-guess positions of {args.games} solver games; the solver's guess is riskier than "
-          f"the safest cell in {(solver_excess > SAFEST_TOLERANCE).mean():.1%}, mean excess {solver_excess.mean():.4f}")
+    solver = guess_report(positions.choices_as_scores(), positions)
+    print(f"{len(positions.grids)} true-guess positions of {args.games} solver games; the solver's guess is riskier "
+          f"than the safest cell in {1 - solver['safest_share']:.1%}, mean excess {solver['excess_risk']:.4f}")
     for path in args.model:
-        policy = distilled_policy(path, spec.mines)
-        moves = np.where(hidden, learner_scores(policy)(grids), -np.inf).argmax(axis=1)
-        excess = labels[rows, moves] - safest
-        print(f"{path}: plays the solver's guess {guess_agreement(policy, grids, choices):.1%}, a safest cell "
-              f"{(excess <= SAFEST_TOLERANCE).mean():.1%}, mean excess {excess.mean():.4f}")
+        report = guess_report(play_scores(distilled_policy(path, spec.mines))(positions.grids), positions)
+        print(f"{path}: plays the solver's guess {report['solver_agree']:.1%}, a safest cell "
+              f"{report['safest_share']:.1%}, mean excess {report['excess_risk']:.4f}")
     return 0
 
 

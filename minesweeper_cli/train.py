@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 
-ALGORITHMS: tuple[str, ...] = ("dqn", "ppo", "maskable_ppo", "distill")
+ALGORITHMS: tuple[str, ...] = ("dqn", "ppo", "maskable_ppo", "distill", "guess_preference")
+SUPERVISED: tuple[str, ...] = ("distill", "guess_preference")
+"""Scripts that are not SB3 algorithms: each has its own entry point, ``main``."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,6 +32,6 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise ValueError(f"training needs the 'train' extra (pip install -e '.[train]'): {error}") from error
     prog = f"minesweeper train {args.algo}"
-    if args.algo == "distill":  # supervised, not an SB3 algorithm: its own entry point
+    if args.algo in SUPERVISED:
         return module.main(args.options, prog=prog)
     return module.script_main(module.ALGORITHM, args.options, prog=prog)

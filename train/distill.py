@@ -441,6 +441,18 @@ def learner_scores(policy: MaskableConvActorCriticPolicy) -> Scorer:
     return scores
 
 
+def play_scores(policy: MaskableConvActorCriticPolicy) -> Scorer:
+    """What the network plays on a batch of grids: its safety logits, plus its guess preference where it has one
+    (:class:`train.networks.GuessPreference`, :mod:`train.guess_preference`), as numpy (N, cells)."""
+
+    def scores(grids: np.ndarray) -> np.ndarray:
+        with th.no_grad():
+            features = policy.extract_features(th.as_tensor(grids), policy.pi_features_extractor)
+            return policy.mlp_extractor.forward_actor(features).cpu().numpy()
+
+    return scores
+
+
 def accuracy(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
     """How well the network matches held-out labels: mean absolute error of p over hidden cells, and the share
     of positions (with a hidden cell) where its choice is one of the oracle's safest cells."""
@@ -461,12 +473,12 @@ does (``--guess-target solver``): several hundred positions on intermediate, a f
 
 
 def guess_agreement(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, choices: np.ndarray) -> float:
-    """The share of the true-guess positions ``grids`` where the network's move is the solver's guess
-    ``choices`` (NaN without a position)."""
+    """The share of the true-guess positions ``grids`` where the network's move (:func:`play_scores`) is the
+    solver's guess ``choices`` (NaN without a position)."""
     if not len(grids):
         return float("nan")
     hidden = grids.reshape(len(grids), -1) == HIDDEN
-    moves = np.where(hidden, learner_scores(policy)(grids), -np.inf).argmax(axis=1)
+    moves = np.where(hidden, play_scores(policy)(grids), -np.inf).argmax(axis=1)
     return float((moves == choices).mean())
 
 

@@ -1,0 +1,252 @@
+"""Teach a distilled network the default solver's choice among nearly equally safe cells.
+
+A distilled network plays the hidden cell it thinks safest. Where no cell is certainly safe, the default solver
+(``solver``) plays the safest cell in most true guesses too (88% on intermediate), but which one: the safest
+cells tie in 84% of those positions (three at the median), and it takes the one whose number tells most. That,
+with its few riskier guesses, is what it wins over ``solver-fast`` (1.1 points on intermediate-opening-10k,
+3.7 on expert). Teaching the solver's guess through the chances themselves (``train distill --guess-target
+solver``) pulled tied cells' chances apart and cost precision everywhere.
+
+Here the network's trunk and chances stay exactly as they are. A :class:`train.networks.GuessPreference` head is
+added beside them: a bonus of at most ``--bound`` on each cell's safety logit, from the trunk's features and the
+cell's gap to the safest logit, trained with the cross-entropy of the solver's guess under the softmax of the
+logits plus the bonus, on the true-guess positions of the solver's own games (:func:`harvest_guesses`). Only the
+head learns, so a run costs the trunk's forward passes: minutes, not hours. The head changes the play, never
+the chances (:func:`train.distill.learner_scores` reads them without it), and a bound well under the gap between
+a certainly safe cell and a risky one keeps it to the near-ties.
+
+Run: ``python -m train.guess_preference --model models/distill_intermediate_opening.zip --preset intermediate
+--games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
+:class:`GuessPreferenceConfig`. Train the head last: a distillation run from a model with one (``--init``)
+keeps its weights but changes the trunk under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import torch as th
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from mine_env.engine.symmetry import SYMMETRIES
+from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option, save_model
+from train.distill import SAFEST_TOLERANCE, log_row, play_scores, seed_of_round
+from train.distill_guesses import harvest_guesses
+from train.distill_labels import label_positions
+from train.networks import MaskableConvActorCriticPolicy, set_mine_count
+from train.vec_env import BatchVecEnv
+from train.warm_start import distilled_policy
+
+
+@dataclass
+class GuessPreferenceConfig(BoardOptions):
+    """Settings of a guess-preference run (``--option-name`` on the command line)."""
+
+    model: str = option("", "The distilled model .zip the head is added to (its network stays as it is).")
+    bound: float = option(0.4, "Largest bonus (either way) the head adds to a safety logit: the solver's guesses "
+                               "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
+    games: int = option(40_000, "Games of the default solver whose true-guess positions the head learns from.")
+    held_out_games: int = option(2_000, "Solver games, of their own seed, whose guess positions measure the head "
+                                        "(the ones benchmarks/guess_agreement.py reads by default).")
+    samples: int = option(200_000, "Training samples (minibatch rows).")
+    batch_size: int = option(256, "Minibatch size.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")
+    augment: bool = option(True, "Show each minibatch in a random one of the board's symmetries (the solver's "
+                                 "guess moves with the board).")
+    report_every: int = option(50_000, "Samples between measurements on the held-out positions.")
+    seed: int = option(0, "Seed of the solver's games, the head's initial weights and the minibatches.")
+    eval_seed: int = option(10_000_019, "Seed of the held-out games (train distill's --eval-seed: the same positions).")
+    torch_threads: int = option(1, "Torch CPU threads.")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: guess-preference-board-seed-time).")
+
+    def validate(self) -> None:
+        """Raise ValueError with a message when the settings cannot run."""
+        self.board_spec()
+        if not self.model:
+            raise ValueError("--model is required: the distilled model .zip the head is added to")
+        if not 0 < self.bound <= 4:
+            raise ValueError(f"bound must be above 0 and at most 4 (logits), got {self.bound}")
+        at_least(self, 1, "games", "samples", "batch_size", "report_every", "torch_threads")
+        at_least(self, 0, "held_out_games")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be above 0, got {self.learning_rate}")
+
+
+class GuessPositions(NamedTuple):
+    """True-guess positions of solver games, the solver's guess in each, and (held out) their exact chances."""
+
+    grids: np.ndarray
+    """int8 (N, rows, cols)."""
+    choices: np.ndarray
+    """int16 (N,): the flat index of the solver's guess."""
+    labels: np.ndarray | None
+    """float32 (N, rows * cols) mine chances, or None where not needed."""
+
+    def choices_as_scores(self) -> np.ndarray:
+        """Scores (N, cells) whose best hidden cell is the solver's guess: to report the solver's own guessing."""
+        scores = np.zeros((len(self.grids), self.grids[0].size if len(self.grids) else 0), np.float32)
+        scores[np.arange(len(self.grids)), self.choices.astype(np.int64)] = 1.0
+        return scores
+
+
+def guess_report(scores: np.ndarray, positions: GuessPositions) -> dict[str, float]:
+    """How ``scores`` (N, cells) guess in ``positions``: the share playing the solver's guess, the share playing a
+    safest cell, and the mean mine chance taken above the safest cell."""
+    flat = positions.grids.reshape(len(positions.grids), -1)
+    hidden = flat == HIDDEN
+    moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
+    report = {"solver_agree": float((moves == positions.choices).mean()) if len(moves) else float("nan")}
+    if positions.labels is not None and len(moves):
+        safest = np.where(hidden, positions.labels, np.inf).min(axis=1)
+        excess = positions.labels[np.arange(len(moves)), moves] - safest
+        report["safest_share"] = float((excess <= SAFEST_TOLERANCE).mean())
+        report["excess_risk"] = float(excess.mean())
+    return report
+
+
+def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPositions:
+    """The guess positions of ``games`` solver games from ``eval_seed`` (as ``train distill`` logs its
+    ``solver_agree`` on), labelled with their exact chances."""
+    grids, choices = harvest_guesses(spec, games, seed_of_round(eval_seed, 0))
+    labels = label_positions(grids, spec.mines, spec.first_click).reshape(len(grids), -1)
+    return GuessPositions(grids, choices, labels)
+
+
+def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> MaskablePPO:
+    """A copy of the distilled model ``model_path`` with a fresh :class:`GuessPreference` head of ``bound`` (one it
+    had is replaced): it plays as the model did until the head is trained."""
+    source = distilled_policy(model_path, spec.mines)
+    policy_kwargs = {key: value for key, value in source._get_constructor_parameters().items()
+                     if key in ("features_extractor_class", "features_extractor_kwargs")}  # fmt: skip
+    policy_kwargs["features_extractor_kwargs"] = dict(policy_kwargs["features_extractor_kwargs"], mines=spec.mines)
+    policy_kwargs["preference_bound"] = bound
+    th.manual_seed(seed)
+    model = MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8, seed=seed,
+                        device="cpu", policy_kwargs=policy_kwargs)  # fmt: skip
+    weights = {key: value for key, value in source.state_dict().items() if ".preference." not in key}
+    missing, unexpected = model.policy.load_state_dict(weights, strict=False)
+    if unexpected or any(".preference." not in key for key in missing):
+        raise ValueError(f"--model {model_path}: its network does not load into its own shape "
+                         f"(missing {missing}, unexpected {unexpected})")  # fmt: skip
+    set_mine_count(model.policy, spec.mines)
+    return model
+
+
+class PreferenceTrainer:
+    """Minibatches of guess positions, in a random symmetry each, and Adam steps on the head alone."""
+
+    def __init__(self, config: GuessPreferenceConfig, policy: MaskableConvActorCriticPolicy) -> None:
+        self.config = config
+        self.policy = policy
+        self.head = policy.mlp_extractor.preference
+        self.optimizer = th.optim.Adam(self.head.parameters(), lr=config.learning_rate)
+        self.steps = -(-config.samples // config.batch_size)
+        self.step_count = 0
+        self.rng = np.random.default_rng(config.seed)
+        self.symmetries = len(SYMMETRIES) if config.augment else 1
+
+    def learning_rate(self) -> float:
+        """Cosine decay from the configured rate to 5% of it over the run."""
+        progress = min(self.step_count / max(self.steps, 1), 1.0)
+        return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
+
+    def batch(self, positions: GuessPositions) -> tuple[th.Tensor, th.Tensor]:
+        """(grids (B, H, W) int8, targets (B,) flat indices) of a minibatch in one random symmetry."""
+        index = self.rng.integers(len(positions.grids), size=self.config.batch_size)
+        grids = positions.grids[index]
+        targets = np.zeros(grids.shape, np.bool_).reshape(len(index), -1)
+        targets[np.arange(len(index)), positions.choices[index].astype(np.int64)] = True
+        forward, _ = SYMMETRIES[int(self.rng.integers(self.symmetries))]
+        grids = np.ascontiguousarray(forward(grids))
+        targets = np.ascontiguousarray(forward(targets.reshape(positions.grids[index].shape)))
+        return th.as_tensor(grids), th.as_tensor(targets.reshape(len(index), -1).argmax(axis=1))
+
+    def step(self, positions: GuessPositions) -> float:
+        """One Adam step of the head on a minibatch; returns its loss."""
+        grids, targets = self.batch(positions)
+        with th.no_grad():
+            features = self.policy.extract_features(grids, self.policy.pi_features_extractor)
+            safety = self.policy.mlp_extractor.policy_head(features)
+        logits = (safety + self.head(features, safety)).masked_fill(grids.flatten(1) != HIDDEN, float("-inf"))
+        loss = F.cross_entropy(logits, targets)
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.step_count += 1
+        return float(loss.item())
+
+
+def run(config: GuessPreferenceConfig) -> Path:
+    """Add a guess-preference head to ``config.model`` and train it; returns the run directory."""
+    config.validate()
+    th.set_num_threads(config.torch_threads)
+    spec = config.board_spec()
+    model = with_preference(config.model, spec, config.bound, config.seed)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = config.run_name or f"guess-preference-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}-{stamp}"
+    run_dir = Path(config.runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    start = time.perf_counter()
+    grids, choices = harvest_guesses(spec, config.games, config.seed)
+    if not len(grids):
+        raise ValueError(f"{config.games} solver games held no true guess to learn from: play more (--games)")
+    positions = GuessPositions(grids, choices, None)
+    held_out = held_out_positions(spec, config.held_out_games, config.eval_seed)
+    print(f"{len(grids)} guess positions of {config.games} solver games, {len(held_out.grids)} held out "
+          f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
+    trainer = PreferenceTrainer(config, model.policy)
+    log = run_dir / "progress.csv"
+    log_row(log, measure(model.policy, held_out, 0, float("nan"), time.perf_counter() - start))
+    losses: list[float] = []
+    while trainer.step_count < trainer.steps:
+        losses.append(trainer.step(positions))
+        samples = trainer.step_count * config.batch_size
+        if samples % config.report_every < config.batch_size or trainer.step_count == trainer.steps:
+            log_row(log, measure(model.policy, held_out, samples, float(np.mean(losses)), time.perf_counter() - start))
+            losses = []
+    save_model(model, run_dir / "final_model.zip", "distill", config)
+    return run_dir
+
+
+def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions, samples: int, loss: float,
+            seconds: float) -> dict[str, float]:  # fmt: skip
+    """One progress row: the held-out guess report after ``samples`` samples, printed as well."""
+    row = {"samples": samples, "loss": loss, **guess_report(play_scores(policy)(held_out.grids), held_out),
+           "seconds": round(seconds, 1)}  # fmt: skip
+    print(", ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
+                    for key, value in row.items()), flush=True)  # fmt: skip
+    return row
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.guess_preference [options]`` (and ``minesweeper train guess_preference``)."""
+    description = "Teach a distilled network the solver's guesses among near-ties."
+    parser = argparse.ArgumentParser(prog=prog or "python -m train.guess_preference", description=description)
+    add_config_arguments(parser, GuessPreferenceConfig)
+    args = parser.parse_args(argv)
+    try:
+        run_dir = run(config_from_args(GuessPreferenceConfig, args))
+    except (ValueError, FileNotFoundError) as error:
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
+    print(f"run directory: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
