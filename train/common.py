@@ -191,8 +191,14 @@ def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: s
     add_config_arguments(parser, algorithm.config_class)
     add_resume_argument(parser)
     args = parser.parse_args(argv)
+    return report_run(parser, lambda: train_from_args(algorithm, args))
+
+
+def report_run(parser: argparse.ArgumentParser, start: Callable[[], Path]) -> int:
+    """Run ``start`` (a training script's run) and print its directory; a setting it refuses (ValueError, a
+    missing file) exits with status 2 and the message, as argparse does for a bad option."""
     try:
-        run_dir = train_from_args(algorithm, args)
+        run_dir = start()
     except (ValueError, FileNotFoundError) as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     print(f"run directory: {run_dir}")

@@ -58,6 +58,7 @@ from train.common import (
     config_from_args,
     evaluate_win_rate,
     option,
+    report_run,
     save_model,
 )
 from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
@@ -254,6 +255,21 @@ SAFEST_TOLERANCE = 1e-3
 """Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
 
 
+def cosine_rate(start: float, step: int, total: int) -> float:
+    """The learning rate after ``step`` of ``total`` steps: a cosine decay from ``start`` to 5% of it."""
+    progress = min(1.0, step / max(total, 1))
+    return start * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
+
+
+def adam_step(optimizer: th.optim.Optimizer, loss: th.Tensor, learning_rate: float) -> None:
+    """One optimiser step on ``loss`` at ``learning_rate`` (the schedule's value now)."""
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
 def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight: th.Tensor, revealed_weight: float,
                  choice_weight: float = 0.0, count_weight: float = 0.0,
                  targets: th.Tensor | None = None) -> th.Tensor:  # fmt: skip
@@ -336,8 +352,7 @@ class Trainer:
         self.step_count = 0
 
     def learning_rate(self) -> float:
-        progress = min(1.0, self.step_count / self.total_steps)
-        return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
+        return cosine_rate(self.config.learning_rate, self.step_count, self.total_steps)
 
     def batch(self, dataset: Dataset, groups: Sequence[FocusGroup] = ()) -> Minibatch:
         """One minibatch; with a crop, the window (weight 1) inside the part of the board the network needs to
@@ -417,11 +432,7 @@ class Trainer:
             loss = distill_loss(logits, batch.grids.flatten(1), batch.labels.flatten(1), batch.weight.flatten(1),
                                 self.config.revealed_weight, self.config.choice_weight, self.config.count_weight,
                                 None if batch.targets is None else batch.targets.flatten(1))  # fmt: skip
-            for group in self.optimizer.param_groups:
-                group["lr"] = self.learning_rate()
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
+            adam_step(self.optimizer, loss, self.learning_rate())
             self.step_count += 1
             losses.append(loss.item())
         seconds = time.perf_counter() - start
@@ -586,12 +597,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     args = parser.parse_args(argv)
     if args.resume is not None:
         parser.error("distillation has no --resume: start a new run with --init MODEL (and --dataset PATH)")
-    try:
-        run_dir = run(config_from_args(DistillConfig, args))
-    except (ValueError, FileNotFoundError) as error:
-        parser.exit(2, f"{parser.prog}: error: {error}\n")
-    print(f"run directory: {run_dir}")
-    return 0
+    return report_run(parser, lambda: run(config_from_args(DistillConfig, args)))
 
 
 if __name__ == "__main__":

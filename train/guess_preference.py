@@ -41,8 +41,16 @@ from sb3_contrib import MaskablePPO
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option, save_model
-from train.distill import SAFEST_TOLERANCE, log_row, play_scores, seed_of_round
+from train.common import (
+    BoardOptions,
+    add_config_arguments,
+    at_least,
+    config_from_args,
+    option,
+    report_run,
+    save_model,
+)
+from train.distill import SAFEST_TOLERANCE, adam_step, cosine_rate, log_row, play_scores, seed_of_round
 from train.distill_guesses import harvest_guesses
 from train.distill_labels import label_positions
 from train.networks import MaskableConvActorCriticPolicy, set_mine_count
@@ -158,11 +166,6 @@ class PreferenceTrainer:
         self.rng = np.random.default_rng(config.seed)
         self.symmetries = len(SYMMETRIES) if config.augment else 1
 
-    def learning_rate(self) -> float:
-        """Cosine decay from the configured rate to 5% of it over the run."""
-        progress = min(self.step_count / max(self.steps, 1), 1.0)
-        return self.config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
-
     def batch(self, positions: GuessPositions) -> tuple[th.Tensor, th.Tensor]:
         """(grids (B, H, W) int8, targets (B,) flat indices) of a minibatch in one random symmetry."""
         index = self.rng.integers(len(positions.grids), size=self.config.batch_size)
@@ -182,11 +185,7 @@ class PreferenceTrainer:
             safety = self.policy.mlp_extractor.policy_head(features)
         logits = (safety + self.head(features, safety)).masked_fill(grids.flatten(1) != HIDDEN, float("-inf"))
         loss = F.cross_entropy(logits, targets)
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.learning_rate()
-        self.optimizer.zero_grad()
-        loss.backward()
-        self.optimizer.step()
+        adam_step(self.optimizer, loss, cosine_rate(self.config.learning_rate, self.step_count, self.steps))
         self.step_count += 1
         return float(loss.item())
 
@@ -240,12 +239,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog or "python -m train.guess_preference", description=description)
     add_config_arguments(parser, GuessPreferenceConfig)
     args = parser.parse_args(argv)
-    try:
-        run_dir = run(config_from_args(GuessPreferenceConfig, args))
-    except (ValueError, FileNotFoundError) as error:
-        parser.exit(2, f"{parser.prog}: error: {error}\n")
-    print(f"run directory: {run_dir}")
-    return 0
+    return report_run(parser, lambda: run(config_from_args(GuessPreferenceConfig, args)))
 
 
 if __name__ == "__main__":
