@@ -18,12 +18,21 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import numpy as np
 import torch as th
 
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import HELD_OUT_SOLVER_GAMES, DistillConfig, play_scores
-from train.guess_preference import guess_report, held_out_positions
+from train.distill import HELD_OUT_SOLVER_GAMES, SAFEST_TOLERANCE, DistillConfig, play_scores
+from train.guess_preference import GuessPositions, guess_report, held_out_positions
 from train.warm_start import distilled_policy
+
+
+def safest_cells(positions: GuessPositions) -> np.ndarray:
+    """How many hidden cells tie for the least mine chance in each position (N,)."""
+    hidden = positions.grids.reshape(len(positions.grids), -1) == HIDDEN
+    chances = np.where(hidden, positions.labels, np.inf)
+    return (chances <= chances.min(axis=1, keepdims=True) + SAFEST_TOLERANCE).sum(axis=1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,8 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not len(positions.grids):
         parser.exit(2, f"{args.games} solver games held no guess: play more (--games)\n")
     solver = guess_report(positions.choices_as_scores(), positions)
+    ties = safest_cells(positions)
     print(f"{len(positions.grids)} true-guess positions of {args.games} solver games; the solver's guess is riskier "
-          f"than the safest cell in {1 - solver['safest_share']:.1%}, mean excess {solver['excess_risk']:.4f}")
+          f"than the safest cell in {1 - solver['safest_share']:.1%}, mean excess {solver['excess_risk']:.4f}; "
+          f"several cells tie for the safest in {(ties > 1).mean():.1%} (median {np.median(ties):.0f})")
     for path in args.model:
         report = guess_report(play_scores(distilled_policy(path, spec.mines))(positions.grids), positions)
         print(f"{path}: plays the solver's guess {report['solver_agree']:.1%}, a safest cell "

@@ -1,7 +1,7 @@
 """Teach a distilled network the default solver's choice among nearly equally safe cells.
 
 A distilled network plays the hidden cell it thinks safest. Where no cell is certainly safe, the default solver
-(``solver``) plays the safest cell in most true guesses too (88% on intermediate), but which one: the safest
+(``solver``) plays a safest cell in most true guesses too (90% on intermediate), but which one: the safest
 cells tie in 84% of those positions (three at the median), and it takes the one whose number tells most. That,
 with its few riskier guesses, is what it wins over ``solver-fast`` (1.1 points on intermediate-opening-10k,
 3.7 on expert). Teaching the solver's guess through the chances themselves (``train distill --guess-target
