@@ -23,8 +23,9 @@ import torch as th
 
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import HELD_OUT_SOLVER_GAMES, SAFEST_TOLERANCE, DistillConfig, play_scores
-from train.guess_preference import GuessPositions, guess_report, held_out_positions
+from train.distill import HELD_OUT_SOLVER_GAMES, DistillConfig, play_scores
+from train.distill_guesses import SAFEST_TOLERANCE, GuessPositions, guess_report
+from train.guess_preference import held_out_positions
 from train.warm_start import distilled_policy
 
 

@@ -62,7 +62,7 @@ from train.common import (
     save_model,
 )
 from train.distill_data import POLICIES, Dataset, PositionCollector, Scorer
-from train.distill_guesses import NO_CHOICE, harvest_guesses
+from train.distill_guesses import NO_CHOICE, SAFEST_TOLERANCE, GuessPositions, guess_report, harvest_guesses
 from train.distill_labels import Labeller
 from train.grow import grow
 from train.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
@@ -250,10 +250,6 @@ GUESS_TARGETS = ("safest", "solver")
 
 FocusGroup = tuple[float, np.ndarray]
 """A share of every minibatch and the dataset indices it is drawn from (``--late-share``, ``--guess-share``)."""
-
-SAFEST_TOLERANCE = 1e-3
-"""Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
-
 
 def cosine_rate(start: float, step: int, total: int) -> float:
     """The learning rate after ``step`` of ``total`` steps: a cosine decay from ``start`` to 5% of it."""
@@ -488,9 +484,7 @@ def guess_agreement(policy: MaskableConvActorCriticPolicy, grids: np.ndarray, ch
     solver's guess ``choices`` (NaN without a position)."""
     if not len(grids):
         return float("nan")
-    hidden = grids.reshape(len(grids), -1) == HIDDEN
-    moves = np.where(hidden, play_scores(policy)(grids), -np.inf).argmax(axis=1)
-    return float((moves == choices).mean())
+    return guess_report(play_scores(policy)(grids), GuessPositions(grids, choices, None))["solver_agree"]
 
 
 def run(config: DistillConfig) -> Path:
@@ -560,8 +554,7 @@ def run(config: DistillConfig) -> Path:
             row["wall_s"] = time.perf_counter() - start
             save_model(model, run_dir / "final_model.zip", "distill", config, evaluation)
             log_row(run_dir / "logs" / "progress.csv", row)
-            print(f"[{time.strftime('%H:%M:%S')}] " + ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                                                            for k, v in row.items()), flush=True)  # fmt: skip
+            print(f"[{time.strftime('%H:%M:%S')}] {progress_line(row)}", flush=True)
     return run_dir
 
 
@@ -576,6 +569,12 @@ def add_solver_guesses(dataset: Dataset, labeller: Labeller, games: int, seed: i
     spec = dataset.spec
     grids, choices = harvest_guesses(spec, games, seed)
     dataset.extend(grids, labeller.label(grids, spec.mines, spec.first_click), choices)
+
+
+def progress_line(row: dict[str, float]) -> str:
+    """A progress row as one printed line: ``key value`` pairs, floats to 4 significant digits."""
+    return ", ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
+                     for key, value in row.items())  # fmt: skip
 
 
 def log_row(path: Path, row: dict[str, float]) -> None:

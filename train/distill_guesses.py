@@ -8,9 +8,14 @@ over ``solver-fast`` (1.1 points on intermediate-opening-10k), and the safest-ce
 :func:`solver_choices` records the solver's choice in a dataset's guess positions, so that the choice loss can
 teach that cell there instead of the safest ones; :func:`harvest_guesses` plays whole solver games and keeps
 the positions where it guesses, because a collection holds few of them (about one position in 200).
+
+:func:`guess_report` measures how a network guesses in such positions (:class:`GuessPositions`): as the solver,
+on a safest cell, and with how much risk above it.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +29,9 @@ from mine_env.engine.spec import BoardSpec
 NO_CHOICE = -1
 """A position's choice when the solver has none recorded there: it has a certainly safe cell, it is the
 untouched board, or its choice was not asked for."""
+
+SAFEST_TOLERANCE = 1e-3
+"""Labels within this of a position's least one count among its safest cells (float16 keeps about 1e-3)."""
 
 SOLVER_SETTINGS = PRESETS["strong"]
 """The settings whose guesses are taught: the default solver's (``minesweeper eval --agent solver``)."""
@@ -93,3 +101,37 @@ def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> tuple[np.ndarray,
     if not grids:
         return np.zeros((0, rows, cols), np.int8), np.zeros(0, np.int16)
     return np.stack(grids).astype(np.int8), np.array(choices, np.int16)
+
+
+class GuessPositions(NamedTuple):
+    """True-guess positions of solver games, the solver's guess in each, and (held out) their exact chances."""
+
+    grids: np.ndarray
+    """int8 (N, rows, cols)."""
+    choices: np.ndarray
+    """int16 (N,): the flat index of the solver's guess."""
+    labels: np.ndarray | None
+    """float32 (N, rows * cols) mine chances, or None where not needed."""
+
+    def choices_as_scores(self) -> np.ndarray:
+        """Scores (N, cells) whose best hidden cell is the solver's guess: to report the solver's own guessing."""
+        scores = np.zeros((len(self.grids), self.grids[0].size if len(self.grids) else 0), np.float32)
+        scores[np.arange(len(self.grids)), self.choices.astype(np.int64)] = 1.0
+        return scores
+
+
+def guess_report(scores: np.ndarray, positions: GuessPositions) -> dict[str, float]:
+    """How ``scores`` (N, cells) guess in ``positions``: the share playing the solver's guess, the share playing a
+    safest cell, and the mean mine chance taken above the safest cell (those two with labels; NaN agreement
+    without a position)."""
+    if not len(positions.grids):
+        return {"solver_agree": float("nan")}
+    hidden = positions.grids.reshape(len(positions.grids), -1) == HIDDEN
+    moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
+    report = {"solver_agree": float((moves == positions.choices).mean())}
+    if positions.labels is not None:
+        safest = np.where(hidden, positions.labels, np.inf).min(axis=1)
+        excess = positions.labels[np.arange(len(moves)), moves] - safest
+        report["safest_share"] = float((excess <= SAFEST_TOLERANCE).mean())
+        report["excess_risk"] = float(excess.mean())
+    return report

@@ -31,7 +31,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import torch as th
@@ -50,8 +49,8 @@ from train.common import (
     report_run,
     save_model,
 )
-from train.distill import SAFEST_TOLERANCE, adam_step, cosine_rate, log_row, play_scores, seed_of_round
-from train.distill_guesses import harvest_guesses
+from train.distill import adam_step, cosine_rate, log_row, play_scores, progress_line, seed_of_round
+from train.distill_guesses import GuessPositions, guess_report, harvest_guesses
 from train.distill_labels import label_positions
 from train.networks import MaskableConvActorCriticPolicy, set_mine_count
 from train.vec_env import BatchVecEnv
@@ -93,38 +92,6 @@ class GuessPreferenceConfig(BoardOptions):
             raise ValueError(f"learning_rate must be above 0, got {self.learning_rate}")
 
 
-class GuessPositions(NamedTuple):
-    """True-guess positions of solver games, the solver's guess in each, and (held out) their exact chances."""
-
-    grids: np.ndarray
-    """int8 (N, rows, cols)."""
-    choices: np.ndarray
-    """int16 (N,): the flat index of the solver's guess."""
-    labels: np.ndarray | None
-    """float32 (N, rows * cols) mine chances, or None where not needed."""
-
-    def choices_as_scores(self) -> np.ndarray:
-        """Scores (N, cells) whose best hidden cell is the solver's guess: to report the solver's own guessing."""
-        scores = np.zeros((len(self.grids), self.grids[0].size if len(self.grids) else 0), np.float32)
-        scores[np.arange(len(self.grids)), self.choices.astype(np.int64)] = 1.0
-        return scores
-
-
-def guess_report(scores: np.ndarray, positions: GuessPositions) -> dict[str, float]:
-    """How ``scores`` (N, cells) guess in ``positions``: the share playing the solver's guess, the share playing a
-    safest cell, and the mean mine chance taken above the safest cell."""
-    flat = positions.grids.reshape(len(positions.grids), -1)
-    hidden = flat == HIDDEN
-    moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
-    report = {"solver_agree": float((moves == positions.choices).mean()) if len(moves) else float("nan")}
-    if positions.labels is not None and len(moves):
-        safest = np.where(hidden, positions.labels, np.inf).min(axis=1)
-        excess = positions.labels[np.arange(len(moves)), moves] - safest
-        report["safest_share"] = float((excess <= SAFEST_TOLERANCE).mean())
-        report["excess_risk"] = float(excess.mean())
-    return report
-
-
 def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPositions:
     """The guess positions of ``games`` solver games from ``eval_seed`` (as ``train distill`` logs its
     ``solver_agree`` on), labelled with their exact chances."""
@@ -141,7 +108,6 @@ def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -
                      if key in ("features_extractor_class", "features_extractor_kwargs")}  # fmt: skip
     policy_kwargs["features_extractor_kwargs"] = dict(policy_kwargs["features_extractor_kwargs"], mines=spec.mines)
     policy_kwargs["preference_bound"] = bound
-    th.manual_seed(seed)
     model = MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8, seed=seed,
                         device="cpu", policy_kwargs=policy_kwargs)  # fmt: skip
     weights = {key: value for key, value in source.state_dict().items() if ".preference." not in key}
@@ -170,12 +136,11 @@ class PreferenceTrainer:
         """(grids (B, H, W) int8, targets (B,) flat indices) of a minibatch in one random symmetry."""
         index = self.rng.integers(len(positions.grids), size=self.config.batch_size)
         grids = positions.grids[index]
-        targets = np.zeros(grids.shape, np.bool_).reshape(len(index), -1)
-        targets[np.arange(len(index)), positions.choices[index].astype(np.int64)] = True
+        marked = np.zeros(grids.shape, np.bool_)  # the guess as a plane, so that it moves with the board
+        marked.reshape(len(index), -1)[np.arange(len(index)), positions.choices[index].astype(np.int64)] = True
         forward, _ = SYMMETRIES[int(self.rng.integers(self.symmetries))]
-        grids = np.ascontiguousarray(forward(grids))
-        targets = np.ascontiguousarray(forward(targets.reshape(positions.grids[index].shape)))
-        return th.as_tensor(grids), th.as_tensor(targets.reshape(len(index), -1).argmax(axis=1))
+        grids, marked = np.ascontiguousarray(forward(grids)), forward(marked)
+        return th.as_tensor(grids), th.as_tensor(marked.reshape(len(index), -1).argmax(axis=1))
 
     def step(self, positions: GuessPositions) -> float:
         """One Adam step of the head on a minibatch; returns its loss."""
@@ -228,8 +193,7 @@ def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions, sam
     """One progress row: the held-out guess report after ``samples`` samples, printed as well."""
     row = {"samples": samples, "loss": loss, **guess_report(play_scores(policy)(held_out.grids), held_out),
            "seconds": round(seconds, 1)}  # fmt: skip
-    print(", ".join(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}"
-                    for key, value in row.items()), flush=True)  # fmt: skip
+    print(progress_line(row), flush=True)
     return row
 
 

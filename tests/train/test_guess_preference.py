@@ -22,7 +22,7 @@ from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
 from train import distill, guess_preference
 from train.common import save_model
-from train.distill_guesses import harvest_guesses
+from train.distill_guesses import GuessPositions, guess_report, harvest_guesses
 from train.networks import GuessPreference
 from train.warm_start import distilled_policy
 
@@ -49,9 +49,9 @@ def distilled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def guesses() -> guess_preference.GuessPositions:
+def guesses() -> GuessPositions:
     grids, choices = harvest_guesses(BEGINNER, 400, seed=21)
-    return guess_preference.GuessPositions(grids, choices, None)
+    return GuessPositions(grids, choices, None)
 
 
 def config(distilled: Path, tmp_path: Path, **options: object) -> guess_preference.GuessPreferenceConfig:
@@ -101,9 +101,9 @@ def test_training_the_head_teaches_the_solver_guesses(distilled: Path, guesses, 
     settings = config(distilled, tmp_path, samples=300 * 64, batch_size=64, learning_rate=3e-3, bound=2.0)
     trainer = guess_preference.PreferenceTrainer(settings, model.policy)
     safety = distill.learner_scores(model.policy)(guesses.grids)
-    before = guess_preference.guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
+    before = guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
     losses = [trainer.step(guesses) for _ in range(trainer.steps)]
-    after = guess_preference.guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
+    after = guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
     assert np.mean(losses[-30:]) < np.mean(losses[:30])
     assert after["solver_agree"] > before["solver_agree"] + 0.1
     np.testing.assert_allclose(distill.learner_scores(model.policy)(guesses.grids), safety, atol=1e-5)
@@ -113,11 +113,11 @@ def test_guess_report_counts_agreement_safest_cells_and_excess_risk() -> None:
     grids = np.full((2, 1, 3), HIDDEN, np.int8)
     grids[1, 0, 2] = 1
     labels = np.array([[0.2, 0.5, 0.2], [0.3, 0.6, 0.0]], np.float32)
-    positions = guess_preference.GuessPositions(grids, np.array([2, 1], np.int16), labels)
+    positions = GuessPositions(grids, np.array([2, 1], np.int16), labels)
     scores = np.array([[0.0, 1.0, 0.5], [2.0, 1.0, 9.0]])  # moves: 1 (excess 0.3) and 0 (revealed 2 masked)
-    report = guess_preference.guess_report(scores, positions)
+    report = guess_report(scores, positions)
     assert report == pytest.approx({"solver_agree": 0.0, "safest_share": 0.5, "excess_risk": 0.15})
-    assert guess_preference.guess_report(positions.choices_as_scores(), positions)["solver_agree"] == 1.0
+    assert guess_report(positions.choices_as_scores(), positions)["solver_agree"] == 1.0
 
 
 def test_a_run_logs_and_saves_a_model_that_eval_plays_and_distill_loads(distilled: Path, tmp_path: Path) -> None:
