@@ -46,11 +46,11 @@ class _SameAgent:
         return self.agent
 
 
-def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, seed: int | None) -> Agent:
+def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float, seed: int | None) -> Agent:
     """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic)."""
     from eval.models import load_model_agent
 
-    return load_model_agent(path, spec, symmetries)
+    return load_model_agent(path, spec, symmetries, sure)
 
 
 @dataclass(frozen=True)
@@ -77,15 +77,16 @@ class AgentSpec:
         return cls(name, functools.partial(make_agent, name), seeded=True)
 
     @classmethod
-    def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1) -> AgentSpec:
+    def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1, sure: float = 0.0) -> AgentSpec:
         """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
         ``symmetries`` > 1 plays it averaged over that many of the board's symmetries
-        (:mod:`mine_env.engine.symmetry`)."""
+        (:mod:`mine_env.engine.symmetry`), only where it is less sure than ``sure`` when that is not 0
+        (:func:`eval.models.load_model_agent`)."""
         from eval.models import load_model_agent, model_label
 
-        load_model_agent(path, spec, symmetries)
-        build = functools.partial(_build_model_agent, str(path), spec, symmetries)
-        return cls(model_label(path, symmetries), build, seeded=False)
+        load_model_agent(path, spec, symmetries, sure)
+        build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure)
+        return cls(model_label(path, symmetries, sure), build, seeded=False)
 
     @classmethod
     def instance(cls, agent: Agent | Policy, label: str | None = None) -> AgentSpec:

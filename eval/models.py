@@ -25,22 +25,24 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_card import ModelCard, model_paths
-from eval.symmetries import averaged_scores
+from eval.symmetries import averaged_scores, gated_scores
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import check_symmetries
 from mine_env.env import MinesweeperEnv, to_planes
 
 
-def model_label(path: str | Path, symmetries: int = 1) -> str:
-    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``), and
-    ``+sym8`` when it plays averaged over 8 symmetries.
+def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str:
+    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``), ``+sym8`` when
+    it plays averaged over 8 symmetries, and ``-sure1e-05`` when only where it is less sure than that.
 
     The folder is kept because training runs save ``best_model`` and ``final_model`` in every run directory.
     """
     archive = model_paths(path)[0]
     label = f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
-    return label if symmetries == 1 else f"{label}+sym{symmetries}"
+    if symmetries > 1:
+        label += f"+sym{symmetries}"
+    return f"{label}-sure{sure:g}" if sure else label
 
 
 def trained_env(card: ModelCard, archive: Path) -> MinesweeperEnv:
@@ -63,7 +65,9 @@ def import_model_class(reference: str) -> type:
         raise ValueError(f"cannot import model class {reference!r}: {error}") from None
 
 
-def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries: int = 1) -> ModelAgent:
+def load_model_agent(
+    path: str | Path, spec: BoardSpec | None = None, symmetries: int = 1, sure: float = 0.0
+) -> ModelAgent:
     """Load a saved model as an agent that plays the env's grid observations greedily over valid actions.
 
     It sets torch to one CPU thread (``torch.set_num_threads(1)``) for the whole process: see the comment below.
@@ -74,14 +78,18 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries
             convolutional (:meth:`ModelAgent.check_board`).
         symmetries: Average the policy's scores over this many of the board's symmetries (1, 2, 4, or 8 on a
             square board: :mod:`mine_env.engine.symmetry`).
+        sure: With ``symmetries`` > 1 and a distilled model: play the board as it is alone when the network
+            gives its chosen cell a mine chance below this, and average only otherwise
+            (:func:`eval.symmetries.gated_scores`); 0 (the default) always averages.
 
     Raises:
         FileNotFoundError: the model or its card does not exist.
-        ValueError: the path is not a model, the card is wrong, the zip cannot be loaded, or the network cannot
-            read the board.
+        ValueError: the path is not a model, the card is wrong, the zip cannot be loaded, the network cannot
+            read the board, or ``sure`` is out of (0, 1), without symmetries or for a model that is not distilled.
     """
     card = ModelCard.of_model(path)
     archive, _ = model_paths(path)
+    check_sure(sure, symmetries, card, archive)
     expected = trained_env(card, archive)
     import torch
 
@@ -99,14 +107,27 @@ def load_model_agent(path: str | Path, spec: BoardSpec | None = None, symmetries
             f"model {archive}: cannot read action preferences from a {type(model.policy).__name__} policy "
             f"(it has none of {', '.join(_PREFERENCE_ATTRIBUTES)})"
         )
-    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive, symmetries))
+    agent = ModelAgent(model.policy, card.obs_mode, model_label(archive, symmetries, sure))
     agent.check_spaces(expected, archive)
     rows, cols = card.board if spec is None else (spec.rows, spec.cols)
     if (rows, cols) != card.board:
         agent.check_board(rows, cols, card.board, archive)
     if symmetries != 1:
-        agent.use_symmetries(symmetries, rows, cols, archive)
+        agent.use_symmetries(symmetries, rows, cols, archive, sure)
     return agent
+
+
+def check_sure(sure: float, symmetries: int, card: ModelCard, archive: Path) -> None:
+    """ValueError unless ``sure`` is off (0) or a mine chance in (0, 1) for a distilled model over symmetries."""
+    if not sure:
+        return
+    if not 0 < sure < 1:
+        raise ValueError(f"sure is a mine chance between 0 and 1 (0: always average), got {sure:g}")
+    if symmetries == 1:
+        raise ValueError("sure gates the average over symmetries: give symmetries 2, 4 or 8 with it")
+    if card.algo != "distill":
+        raise ValueError(f"model {archive} was trained by {card.algo!r}: only a distilled model's scores are "
+                         "safety logits that sure can read as mine chances")  # fmt: skip
 
 
 class ModelAgent(Agent):
@@ -123,10 +144,12 @@ class ModelAgent(Agent):
         self.obs_mode = obs_mode
         self.name = name
         self.symmetries = 1
+        self.sure = 0.0
         policy.set_training_mode(False)
 
-    def use_symmetries(self, count: int, rows: int, cols: int, archive: Path) -> None:
-        """Average the scores over ``count`` symmetries of the ``rows`` x ``cols`` board from now on.
+    def use_symmetries(self, count: int, rows: int, cols: int, archive: Path, sure: float = 0.0) -> None:
+        """Average the scores over ``count`` symmetries of the ``rows`` x ``cols`` board from now on, only where
+        the board as it is leaves the network less sure than ``sure`` when that is not 0.
 
         Raises:
             ValueError: no such count on this board, or a ``dict`` observation (its mask is not mirrored).
@@ -136,6 +159,7 @@ class ModelAgent(Agent):
             raise ValueError(f"model {archive} observes a dict with its action mask: it cannot be played over "
                              "symmetries (only grid and planes observations can)")  # fmt: skip
         self.symmetries = count
+        self.sure = sure
 
     def check_spaces(self, expected: MinesweeperEnv, archive: Path) -> None:
         """Refuse a model whose saved spaces are not those of its card's env (a zip and a card of different runs)."""
@@ -187,6 +211,9 @@ class ModelAgent(Agent):
             tensor = {key: torch.as_tensor(value[None], device=device) for key, value in observation.items()}
             with torch.no_grad():
                 return _preferences(self.policy, tensor)[0].cpu().numpy()
+        if self.symmetries > 1 and self.sure:
+            valid = info["action_mask"].astype(bool)
+            return gated_scores(self.batch_scores, obs, self.symmetries, valid, self.sure)
         if self.symmetries > 1:
             return averaged_scores(self.batch_scores, obs, self.symmetries)
         return self.batch_scores(obs[None])[0]

@@ -11,6 +11,7 @@ Examples::
     minesweeper eval --agent solver --preset intermediate --boards no-guess --games 500
     minesweeper eval --model models/distill_intermediate_opening.zip --symmetries 1 --symmetries 8 \\
         --suite intermediate-opening-1k
+    minesweeper eval --model models/distill_expert_opening.zip --symmetries 4 --sure 1e-5 --suite expert-opening-1k
     minesweeper eval --list-suites
 """
 
@@ -49,6 +50,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "images, 8 with the quarter turns of a square board, in one batched pass a move; "
                              "repeat to play each model at several counts on the same games (default: 1, the "
                              "model as it is)")  # fmt: skip
+    parser.add_argument("--sure", type=float, default=0.0, metavar="P",
+                        help="with --symmetries N > 1 and a distilled model: play the board as it is alone when "
+                             "the network gives its chosen cell a mine chance below P, and average the N images "
+                             "only otherwise: close to the average's play at little more than one pass a move "
+                             "(default 0: always average)")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
@@ -136,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
     counts = args.symmetries or [1]
-    models = [AgentSpec.model(path, suite.spec(), count) for path in args.model for count in counts]
+    if args.sure and max(counts) == 1:
+        raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
+    models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0)
+              for path in args.model for count in counts]  # fmt: skip
     report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
                       chunk_games=args.chunk_games)  # fmt: skip

@@ -1,4 +1,5 @@
-"""Playing a network averaged over the board's symmetries: the averaged scores, the model agent, the CLI."""
+"""Playing a network averaged over the board's symmetries: the averaged scores, the gate that skips them where
+the network is sure, the model agent, the CLI."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.symmetries import averaged_scores
+from eval.symmetries import averaged_scores, gated_scores, sure_logit
 from mine_env.engine.symmetry import board_symmetries
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -31,6 +32,37 @@ def test_a_symmetric_scorer_is_unchanged_and_a_lopsided_one_is_evened() -> None:
     np.testing.assert_allclose(averaged[0], 0.5)  # the top row in half of the images, the bottom in the other
     np.testing.assert_allclose(averaged[4], 0.5)
     np.testing.assert_allclose(averaged[1:4], 0.0)
+
+
+class RecordingScorer:
+    """A lopsided scorer (it favours the first row by ``bonus``) that records the batch sizes it is asked."""
+
+    def __init__(self, bonus: float) -> None:
+        self.bonus = bonus
+        self.batches: list[int] = []
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray:
+        self.batches.append(len(batch))
+        scores = batch.astype(float)
+        scores[:, 0, :] += self.bonus
+        return scores.reshape(len(batch), -1)
+
+
+def test_the_gate_asks_one_image_where_sure_and_all_of_them_elsewhere() -> None:
+    grid = np.zeros((5, 5))
+    valid = np.ones(25, dtype=bool)
+    sure = 1e-3  # a safety logit above log(999) = 6.9
+    confident = RecordingScorer(bonus=8.0)
+    np.testing.assert_allclose(gated_scores(confident, grid, 4, valid, sure), confident(grid[None])[0])
+    assert confident.batches == [1, 1]  # the gate's one pass, then the check's own call
+    unsure = RecordingScorer(bonus=5.0)
+    expected = averaged_scores(RecordingScorer(bonus=5.0), grid, 4)
+    np.testing.assert_allclose(gated_scores(unsure, grid, 4, valid, sure), expected)
+    assert unsure.batches == [1, 3]  # the board as it is, then the three other images in one batch
+    only_lower_rows = np.arange(25) >= 5  # the confident first row is not a valid move: no longer sure
+    np.testing.assert_allclose(gated_scores(RecordingScorer(bonus=8.0), grid, 4, only_lower_rows, sure),
+                               averaged_scores(RecordingScorer(bonus=8.0), grid, 4))  # fmt: skip
+    assert 1.0 / (1.0 + np.exp(sure_logit(0.25))) == pytest.approx(0.25)
 
 
 @pytest.mark.train
@@ -69,3 +101,51 @@ def test_eval_cli_plays_a_model_over_symmetries(capsys: pytest.CaptureFixture[st
         main(["eval", "--agent", "random", "--symmetries", "4", "--preset", "beginner", "--games", "1"])
     assert exit_info.value.code == 2
     assert "--symmetries applies to --model" in capsys.readouterr().err
+    code = main(["eval", "--model", path, "--symmetries", "4", "--sure", "1e-5", "--preset", "beginner",
+                 "--games", "2", "--workers", "1", "--no-progress", "--no-oracle"])  # fmt: skip
+    assert code == 0 and "| models/distill_beginner_opening+sym4-sure1e-05 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", "--model", path, "--sure", "1e-5", "--preset", "beginner", "--games", "1"])
+    assert exit_info.value.code == 2
+    assert "--sure gates the average over symmetries" in capsys.readouterr().err
+
+
+@pytest.mark.train
+def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere() -> None:
+    pytest.importorskip("sb3_contrib")
+    from eval.models import load_model_agent
+    from mine_env.engine.spec import BoardSpec
+    from mine_env.env import MinesweeperEnv
+
+    path = MODELS / "distill_beginner_opening.zip"
+    spec = BoardSpec(9, 9, 10)
+    plain = load_model_agent(path, spec)
+    mirrored = load_model_agent(path, spec, symmetries=4)
+    always_sure = load_model_agent(path, spec, symmetries=4, sure=0.999)
+    never_sure = load_model_agent(path, spec, symmetries=4, sure=1e-30)
+    assert always_sure.name.endswith("+sym4-sure0.999")
+    env = MinesweeperEnv(preset="beginner")
+    obs, info = env.reset(seed=4)
+    obs, _, _, _, info = env.step(40)
+    np.testing.assert_allclose(always_sure.action_scores(obs, info), plain.action_scores(obs, info), rtol=1e-5)
+    np.testing.assert_allclose(never_sure.action_scores(obs, info), mirrored.action_scores(obs, info),
+                               rtol=1e-5, atol=1e-5)  # fmt: skip
+
+
+@pytest.mark.train
+@pytest.mark.parametrize(
+    ("model", "symmetries", "sure", "message"),
+    [
+        ("distill_beginner_opening.zip", 1, 1e-5, "give symmetries 2, 4 or 8 with it"),
+        ("distill_beginner_opening.zip", 4, 1.5, "a mine chance between 0 and 1"),
+        ("distill_beginner_opening.zip", 4, -1e-5, "a mine chance between 0 and 1"),
+        ("ppo_beginner_opening.zip", 4, 1e-5, "only a distilled model's scores are safety logits"),
+    ],
+)
+def test_a_gate_that_cannot_work_is_a_clear_error(model: str, symmetries: int, sure: float, message: str) -> None:
+    pytest.importorskip("sb3_contrib")
+    from eval.models import load_model_agent
+    from mine_env.engine.spec import BoardSpec
+
+    with pytest.raises(ValueError, match=message):
+        load_model_agent(MODELS / model, BoardSpec(9, 9, 10), symmetries=symmetries, sure=sure)
