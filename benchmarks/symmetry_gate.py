@@ -24,11 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 import torch as th
 
-from eval.symmetries import sure_logit
+from eval.symmetries import is_sure
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import SYMMETRY_COUNTS, board_symmetries
 from train.distill import play_scores
 from train.distill_data import Dataset
+from train.distill_guesses import SAFEST_TOLERANCE
 from train.warm_start import distilled_policy
 
 BATCH = 64
@@ -56,7 +57,7 @@ def judge(scores: np.ndarray, hidden: np.ndarray, labels: np.ndarray) -> dict[st
     return {
         "misses": int((chosen[has_safe] > 0).sum()),
         "miss_excess": float(excess[has_safe].sum()),
-        "guess_safest": float((excess[~has_safe] <= 1e-3).mean()) if (~has_safe).any() else float("nan"),
+        "guess_safest": float((excess[~has_safe] <= SAFEST_TOLERANCE).mean()) if (~has_safe).any() else float("nan"),
         "guess_excess": float(excess[~has_safe].sum()),
     }
 
@@ -89,9 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           "| their excess risk |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     rows = [("alone", views[0], 1.0), (f"{args.symmetries} images averaged", views.mean(axis=0), args.symmetries)]
-    best_alone = np.where(hidden, views[0], -np.inf).max(axis=1)
     for sure in args.sure:
-        unsure = best_alone <= sure_logit(sure)
+        unsure = ~is_sure(views[0], hidden, sure)
         rows.append((f"gated, sure {sure:g}", np.where(unsure[:, None], views.mean(axis=0), views[0]),
                      1 + unsure.mean() * (args.symmetries - 1)))  # fmt: skip
     for name, scores, images in rows:

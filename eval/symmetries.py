@@ -46,16 +46,21 @@ def sure_logit(sure: float) -> float:
     return math.log((1.0 - sure) / sure)
 
 
+def is_sure(scores: np.ndarray, valid: np.ndarray, sure: float) -> np.ndarray:
+    """Whether the network is sure of its pick: the best-scored ``valid`` cell of each row of ``scores`` (safety
+    logits, (..., cells), with a bool mask of the same shape) has a mine chance below ``sure``."""
+    return np.where(valid, scores, -np.inf).max(axis=-1) > sure_logit(sure)
+
+
 def gated_scores(scores_of: Scorer, grid: np.ndarray, count: int, valid: np.ndarray, sure: float) -> np.ndarray:
     """The scores of ``grid`` as it is when the network is sure of its pick there, else averaged over ``count``.
 
-    Sure: the best-scored ``valid`` cell (bool (rows * cols,)) has a safety logit above :func:`sure_logit`, a
-    mine chance below ``sure`` (scores read as the safety logits of a distilled network). Else the other images
-    are asked in one batch and averaged with the first: :func:`averaged_scores` up to float rounding (the first
-    image goes through the network apart), which can break an exact tie, such as the empty board's corners,
-    the other way.
+    Sure: :func:`is_sure` of the first image's scores over the ``valid`` cells (bool (rows * cols,)). Else the
+    other images are asked in one batch and averaged with the first: :func:`averaged_scores` up to float
+    rounding (the first image goes through the network apart), which can break an exact tie, such as the empty
+    board's corners, the other way.
     """
     first = scores_of(grid[None])[0]
-    if first[valid].max() > sure_logit(sure):
+    if is_sure(first, valid, sure):
         return first
     return averaged_scores(scores_of, grid, count, first)
