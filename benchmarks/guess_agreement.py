@@ -1,6 +1,7 @@
 """How distilled networks guess where the default solver has to: on the true-guess positions of seeded solver
-games, how often each network plays the solver's guess, how often a safest cell, and the mine chance it takes
-above the safest cell on average (the solver's own beside it).
+games, how often each network plays the solver's guess, how often one of the cells the solver rates as good as
+its guess (its options: it draws among them), how often a safest cell, and the mine chance it takes above the
+safest cell on average (the solver's own beside it).
 
 The positions are those ``train distill --guess-target solver`` logs its ``solver_agree`` on by default
 (2,000 games, the seed derived from the default ``--eval-seed``), so the figures of a run that did not log it
@@ -54,10 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(positions.grids)} true-guess positions of {args.games} solver games; the solver's guess is riskier "
           f"than the safest cell in {1 - solver['safest_share']:.1%}, mean excess {solver['excess_risk']:.4f}; "
           f"several cells tie for the safest in {(ties > 1).mean():.1%} (median {np.median(ties):.0f})")
+    options = positions.options.sum(axis=1)
+    print(f"the solver rates more than one cell as good as its guess in {(options > 1).mean():.1%} "
+          f"(options per position: mean {options.mean():.2f}, most {options.max()})")
     for path in args.model:
         report = guess_report(play_scores(distilled_policy(path, spec.mines))(positions.grids), positions)
-        print(f"{path}: plays the solver's guess {report['solver_agree']:.1%}, a safest cell "
-              f"{report['safest_share']:.1%}, mean excess {report['excess_risk']:.4f}")
+        print(f"{path}: plays the solver's guess {report['solver_agree']:.1%}, one of its options "
+              f"{report['solver_options']:.1%}, a safest cell {report['safest_share']:.1%}, "
+              f"mean excess {report['excess_risk']:.4f}")
     return 0
 
 

@@ -541,7 +541,7 @@ def run(config: DistillConfig) -> Path:
             row.update(trainer.train(dataset, config.samples, config.progress_bar))
             row.update(accuracy(policy, held_out[0], held_out[1]))
             if held_out_guesses is not None:
-                row["solver_agree"] = guess_agreement(policy, *held_out_guesses)
+                row["solver_agree"] = guess_agreement(policy, held_out_guesses.grids, held_out_guesses.choices)
             row["positions"], row["samples"] = len(dataset), trainer.step_count * config.batch_size
             model.num_timesteps = len(dataset)
             evaluation = None
@@ -567,7 +567,7 @@ def add_solver_guesses(dataset: Dataset, labeller: Labeller, games: int, seed: i
     """Play ``games`` of the default solver (``--solver-games``) and add the positions where it guessed, labelled,
     with its guesses."""
     spec = dataset.spec
-    grids, choices = harvest_guesses(spec, games, seed)
+    grids, choices, _, _ = harvest_guesses(spec, games, seed)
     dataset.extend(grids, labeller.label(grids, spec.mines, spec.first_click), choices)
 
 

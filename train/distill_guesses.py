@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.analysis.guess import PRESETS, certain_moves, choose_guess
+from agents.analysis.guess import PRESETS, certain_moves, choose_guess, guess_with_options
 from agents.solver import first_click_cell, initial_state
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
@@ -67,42 +67,6 @@ def solver_choices(grids: np.ndarray, mines: int, seed: int) -> np.ndarray:
     return choices
 
 
-def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Play ``games`` games of ``spec`` with the default solver and keep every position where it guesses.
-
-    The layouts and the solver's tie-breaks are drawn from ``seed``; the solver opens on its own first cell.
-    Returns (grids int8 (K, rows, cols), choices int16 (K,)): each position before the guess, and the guess.
-    """
-    if games < 0:
-        raise ValueError(f"games must be 0 or more, got {games}")
-    rows, cols, n = spec.rows, spec.cols, spec.rows * spec.cols
-    rng = np.random.default_rng(seed)
-    r, c = first_click_cell(rows, cols, spec.first_click)
-    state = np.uint64(initial_state(int(rng.integers(2**63))))
-    grids, choices = [], []
-    for key in rng.integers(2**62, size=games):
-        game = new_game_arrays(n)
-        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
-                     np.empty(0, np.uint8))  # fmt: skip
-        while game_status(game.meta) == PLAYING:
-            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
-            if not consistent:
-                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
-            if cells.size == 0:
-                cell, next_state = choose_guess(game.obs, rows, cols, spec.mines, probability, log_layouts,
-                                                SOLVER_SETTINGS, state)  # fmt: skip
-                state = np.uint64(next_state)  # numba hands a uint64 back as a Python int
-                grids.append(game.obs.reshape(rows, cols).copy())
-                choices.append(cell)
-                cells = np.array([cell])
-            for cell in cells:
-                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
-                    reveal_cell(game, rows, cols, int(cell))
-    if not grids:
-        return np.zeros((0, rows, cols), np.int8), np.zeros(0, np.int16)
-    return np.stack(grids).astype(np.int8), np.array(choices, np.int16)
-
-
 class GuessPositions(NamedTuple):
     """True-guess positions of solver games, the solver's guess in each, and (held out) their exact chances."""
 
@@ -112,6 +76,9 @@ class GuessPositions(NamedTuple):
     """int16 (N,): the flat index of the solver's guess."""
     labels: np.ndarray | None
     """float32 (N, rows * cols) mine chances, or None where not needed."""
+    options: np.ndarray | None = None
+    """bool (N, rows * cols): every cell the solver might have guessed in its place (its guess among them), or
+    None where not recorded."""
 
     def choices_as_scores(self) -> np.ndarray:
         """Scores (N, cells) whose best hidden cell is the solver's guess: to report the solver's own guessing."""
@@ -120,15 +87,55 @@ class GuessPositions(NamedTuple):
         return scores
 
 
+def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> GuessPositions:
+    """Play ``games`` games of ``spec`` with the default solver and keep every position where it guesses.
+
+    The layouts and the solver's tie-breaks are drawn from ``seed``; the solver opens on its own first cell.
+    Returns the positions (before each guess), the solver's guesses and its options there (every cell it rates
+    as good as its guess, :func:`agents.analysis.guess.guess_with_options`), without labels.
+    """
+    if games < 0:
+        raise ValueError(f"games must be 0 or more, got {games}")
+    rows, cols, n = spec.rows, spec.cols, spec.rows * spec.cols
+    rng = np.random.default_rng(seed)
+    r, c = first_click_cell(rows, cols, spec.first_click)
+    state = np.uint64(initial_state(int(rng.integers(2**63))))
+    grids, choices, options = [], [], []
+    for key in rng.integers(2**62, size=games):
+        game = new_game_arrays(n)
+        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
+                     np.empty(0, np.uint8))  # fmt: skip
+        while game_status(game.meta) == PLAYING:
+            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
+            if not consistent:
+                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
+            if cells.size == 0:
+                cell, cell_options, next_state = guess_with_options(game.obs, rows, cols, spec.mines, probability,
+                                                                    log_layouts, SOLVER_SETTINGS, state)  # fmt: skip
+                state = np.uint64(next_state)  # numba hands a uint64 back as a Python int
+                grids.append(game.obs.reshape(rows, cols).copy())
+                choices.append(cell)
+                options.append(cell_options)
+                cells = np.array([cell])
+            for cell in cells:
+                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
+                    reveal_cell(game, rows, cols, int(cell))
+    if not grids:
+        return GuessPositions(np.zeros((0, rows, cols), np.int8), np.zeros(0, np.int16), None, np.zeros((0, n), bool))
+    return GuessPositions(np.stack(grids).astype(np.int8), np.array(choices, np.int16), None, np.stack(options))
+
+
 def guess_report(scores: np.ndarray, positions: GuessPositions) -> dict[str, float]:
-    """How ``scores`` (N, cells) guess in ``positions``: the share playing the solver's guess, the share playing a
-    safest cell, and the mean mine chance taken above the safest cell (those two with labels; NaN agreement
-    without a position)."""
+    """How ``scores`` (N, cells) guess in ``positions``: the share playing the solver's guess, the share playing one
+    of its options (with options), the share playing a safest cell and the mean mine chance taken above the
+    safest cell (those two with labels); NaN agreement without a position."""
     if not len(positions.grids):
         return {"solver_agree": float("nan")}
     hidden = positions.grids.reshape(len(positions.grids), -1) == HIDDEN
     moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
     report = {"solver_agree": float((moves == positions.choices).mean())}
+    if positions.options is not None:
+        report["solver_options"] = float(positions.options[np.arange(len(moves)), moves].mean())
     if positions.labels is not None:
         safest = np.where(hidden, positions.labels, np.inf).min(axis=1)
         excess = positions.labels[np.arange(len(moves)), moves] - safest

@@ -95,9 +95,9 @@ class GuessPreferenceConfig(BoardOptions):
 def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPositions:
     """The guess positions of ``games`` solver games from ``eval_seed`` (as ``train distill`` logs its
     ``solver_agree`` on), labelled with their exact chances."""
-    grids, choices = harvest_guesses(spec, games, seed_of_round(eval_seed, 0))
-    labels = label_positions(grids, spec.mines, spec.first_click).reshape(len(grids), -1)
-    return GuessPositions(grids, choices, labels)
+    positions = harvest_guesses(spec, games, seed_of_round(eval_seed, 0))
+    labels = label_positions(positions.grids, spec.mines, spec.first_click).reshape(len(positions.grids), -1)
+    return positions._replace(labels=labels)
 
 
 def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> MaskablePPO:
@@ -167,12 +167,11 @@ def run(config: GuessPreferenceConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     start = time.perf_counter()
-    grids, choices = harvest_guesses(spec, config.games, config.seed)
-    if not len(grids):
+    positions = harvest_guesses(spec, config.games, config.seed)
+    if not len(positions.grids):
         raise ValueError(f"{config.games} solver games held no true guess to learn from: play more (--games)")
-    positions = GuessPositions(grids, choices, None)
     held_out = held_out_positions(spec, config.held_out_games, config.eval_seed)
-    print(f"{len(grids)} guess positions of {config.games} solver games, {len(held_out.grids)} held out "
+    print(f"{len(positions.grids)} guess positions of {config.games} solver games, {len(held_out.grids)} held out "
           f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
     trainer = PreferenceTrainer(config, model.policy)
     log = run_dir / "progress.csv"

@@ -20,7 +20,7 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
   (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed at once when
   ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess elsewhere. Else the
   candidates are all cells whose safety is within ``margin`` (relative) of the safest, scored in the manner
-  of DavidNHill's solver by what they lead to (:func:`_blended_guess`): each next position by
+  of DavidNHill's solver by what they lead to (:func:`_blended_plan`): each next position by
   (4 x best + second best safety) / 5, a certainly safe cell counting as 1, raised for a cell that may end
   up in a future 50/50 (:mod:`agents.analysis.long_term_risk`), with two swaps after the choice. Dead cells
   (that can show only one number, so teach nothing) come last, and ties go to progress.
@@ -142,8 +142,8 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, sta
 
 
 @njit(cache=True)
-def _pick(candidates, scores_by_rank, state):
-    """A seeded uniform choice among the candidates best by each row of scores in turn (within tolerance)."""
+def _kept(candidates, scores_by_rank):
+    """Which candidates are best by each row of scores in turn (within tolerance): those the solver rates equal."""
     keep = np.ones(candidates.shape[0], np.bool_)
     for scores in scores_by_rank:
         best = -np.inf
@@ -152,9 +152,7 @@ def _pick(candidates, scores_by_rank, state):
                 best = max(best, scores[j])
         for j in range(candidates.shape[0]):
             keep[j] = keep[j] and scores[j] >= best - TIE_TOLERANCE * abs(best)
-    kept = np.flatnonzero(keep)
-    state, noise = _uniform(state)
-    return candidates[kept[int(noise * kept.shape[0])]], state
+    return keep
 
 
 @njit(cache=True)
@@ -172,14 +170,14 @@ def _outlook(flat, rows, cols, mines, probability, log_layouts, cell, with_risk)
 
 
 @njit(cache=True, inline="always")
-def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state):
-    """``strong``'s choice among its candidates; returns (cell, new state).
+def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates):
+    """``strong``'s plan among its candidates: which of them it rates equal, and the cell it plays for each.
 
     Score: blended survival (:class:`agents.analysis.lookahead.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
     x the cell's long-term 50/50 risk over its safety (:func:`agents.analysis.long_term_risk.fifty_fifty_risk`);
-    alive cells first, ties to progress. Then two swaps: to a candidate at least :data:`SAFER_BY` safer that
-    the chosen cell would always prove safe, else to the candidate that would be the single safest cell
-    whatever the chosen one shows, when it is safer than the chosen one (it would be played next anyway).
+    alive cells first, ties to progress. The drawn candidate is then swapped: to a candidate at least
+    :data:`SAFER_BY` safer that it would always prove safe, else to the candidate that would be the single safest
+    cell whatever it shows, when that is safer (it would be played next anyway). Returns (keep, plays).
     """
     m = candidates.shape[0]
     scores = np.empty((3, m))  # rows: alive (not a dead cell), score, progress chance
@@ -195,37 +193,46 @@ def _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates
         scores[0, j] = outlook.values > 1
         scores[1, j] = outlook.blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
         scores[2, j] = outlook.progress
-    cell, state = _pick(candidates, scores, state)
-    chosen = np.flatnonzero(candidates == cell)[0]
-    for j in np.argsort(-scores[1]):
+    keep = _kept(candidates, scores)
+    plays = candidates.copy()
+    by_score = np.argsort(-scores[1])
+    for chosen in np.flatnonzero(keep):
+        plays[chosen] = _swapped(chosen, candidates, probability, by_score, next_safest, always_safe)
+    return keep, plays
+
+
+@njit(cache=True, inline="always")
+def _swapped(chosen, candidates, probability, by_score, next_safest, always_safe):
+    """The cell ``strong`` plays when it draws candidate ``chosen``: see :func:`_blended_plan`."""
+    cell = candidates[chosen]
+    for j in by_score:
         if probability[cell] - probability[candidates[j]] > SAFER_BY and always_safe[chosen, candidates[j]]:
-            return candidates[j], state
+            return candidates[j]
     follow = next_safest[chosen]
     if follow >= 0 and probability[follow] < probability[cell]:
-        for j in range(m):
+        for j in range(candidates.shape[0]):
             if candidates[j] == follow:
-                return follow, state
-    return cell, state
+                return follow
+    return cell
 
 
 @njit(cache=True)
-def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
-    """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring), from
-    the count's ``probability`` and ``log_layouts`` (:func:`certain_moves`); returns (cell, new state).
+def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state):
+    """The guess rule's plan in a position with no certainly safe cell (see the module docstring).
 
-    :class:`agents.solver.SolverAgent` calls it from Python only when a position needs a guess, so the
-    guess's kernels (the larger half of the solver's) compile only then: a first game won without a guess
-    never waits for them (docs/COLD_START.md).
+    Returns (keep, plays, state): the rule draws uniformly among the candidates marked in ``keep`` (one draw from
+    the stream, only when it had more than one candidate) and plays that candidate's entry of ``plays``.
     """
+    single = np.ones(1, np.bool_)
     strong = settings.strength == STRONG
     if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
         cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, ENDGAME_WORK)
         if cell >= 0:
-            return cell, state
+            return single, np.full(1, cell, np.int64), state
     if strong and settings.pairs_first:
         cell = forced_fifty_fifty(flat, rows, cols, probability)
         if cell >= 0:
-            return cell, state
+            return single, np.full(1, cell, np.int64), state
     lowest = 1.0
     for i in range(flat.shape[0]):
         if flat[i] == HIDDEN:
@@ -239,14 +246,54 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
         limit = 1 if settings.strength == FAST else settings.max_candidates
     candidates, state = _candidates(flat, rows, cols, probability, bound, strong, limit, state)
     if candidates.shape[0] == 1:
-        return candidates[0], state
+        return single, candidates, state
     if strong:
-        return _blended_guess(flat, rows, cols, mines, probability, log_layouts, candidates, state)
+        keep, plays = _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates)
+        return keep, plays, state
     progress = np.empty((1, candidates.shape[0]))
     for j in range(candidates.shape[0]):
         outlook, _ = _outlook(flat, rows, cols, mines, probability, log_layouts, candidates[j], np.bool_(False))
         progress[0, j] = outlook.progress
-    return _pick(candidates, progress, state)
+    return _kept(candidates, progress), candidates, state
+
+
+@njit(cache=True, inline="always")
+def _draw(keep, plays, state):
+    """The rule's play from its plan (:func:`_guess_plan`): a uniform draw among the kept candidates, when it had
+    more than one; returns (cell, new state)."""
+    if plays.shape[0] == 1:
+        return plays[0], state
+    kept = np.flatnonzero(keep)
+    state, noise = _uniform(state)
+    return plays[kept[int(noise * kept.shape[0])]], state
+
+
+@njit(cache=True)
+def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
+    """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring), from
+    the count's ``probability`` and ``log_layouts`` (:func:`certain_moves`); returns (cell, new state).
+
+    :class:`agents.solver.SolverAgent` calls it from Python only when a position needs a guess, so the
+    guess's kernels (the larger half of the solver's) compile only then: a first game won without a guess
+    never waits for them (docs/COLD_START.md).
+    """
+    keep, plays, state = _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state)
+    return _draw(keep, plays, state)
+
+
+@njit(cache=True)
+def guess_with_options(flat, rows, cols, mines, probability, log_layouts, settings, state):
+    """:func:`choose_guess`'s guess (the same cell and state) with every cell it might have played in its place:
+    the plays of all the candidates it rates equal, a bool mask over the cells. Its pick is a uniform draw among
+    those, so the mask, not the pick, is what the rule prefers (a target for learning its guesses without the
+    draw's noise). Returns (cell, options, new state).
+    """
+    keep, plays, state = _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state)
+    options = np.zeros(flat.shape[0], np.bool_)
+    for j in np.flatnonzero(keep):
+        options[plays[j]] = True
+    cell, state = _draw(keep, plays, state)
+    return cell, options, state
 
 
 @njit(cache=True, inline="always")

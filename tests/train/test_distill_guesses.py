@@ -15,14 +15,14 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from agents.analysis.guess import PRESETS, decide
+from agents.analysis.guess import PRESETS, certain_moves, choose_guess, decide, guess_with_options
 from agents.solver import initial_state
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train import distill
 from train.common import save_model
 from train.distill_data import Dataset
-from train.distill_guesses import NO_CHOICE, harvest_guesses, solver_choices
+from train.distill_guesses import NO_CHOICE, GuessPositions, harvest_guesses, solver_choices
 from train.distill_labels import label_positions
 
 pytestmark = pytest.mark.train
@@ -32,10 +32,15 @@ TINY = {"rows": 9, "cols": 9, "mines": 10, "channels": 8, "dilations": "1,2,1"}
 
 
 @pytest.fixture(scope="module")
-def harvest() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def positions() -> GuessPositions:
+    """The guess positions of 300 beginner games of the solver, with its guesses and options."""
+    return harvest_guesses(BEGINNER, 300, seed=11)
+
+
+@pytest.fixture(scope="module")
+def harvest(positions: GuessPositions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The guess positions of 300 beginner games of the solver, their labels and its guesses."""
-    grids, choices = harvest_guesses(BEGINNER, 300, seed=11)
-    return grids, label_positions(grids, BEGINNER.mines, "opening"), choices
+    return positions.grids, label_positions(positions.grids, BEGINNER.mines, "opening"), positions.choices
 
 
 def test_harvested_positions_are_true_guesses_and_the_solver_plays_its_guess_there(harvest) -> None:
@@ -50,9 +55,32 @@ def test_harvested_positions_are_true_guesses_and_the_solver_plays_its_guess_the
         cells, state = decide(flat, 9, 9, BEGINNER.mines, PRESETS["strong"], state)
         # the solver's own move there, but for its last tie-break (a draw between equally good cells)
         assert len(cells) == 1 and (cells[0] == choice or abs(label[cells[0]] - label[choice]) < 1e-6)
-    again, again_choices = harvest_guesses(BEGINNER, 300, seed=11)
+    again, again_choices, _, _ = harvest_guesses(BEGINNER, 300, seed=11)
     np.testing.assert_array_equal(again, grids)  # seeded
     np.testing.assert_array_equal(again_choices, choices)
+
+
+def test_the_options_are_every_cell_the_solvers_draw_may_play(positions: GuessPositions) -> None:
+    """guess_with_options plays as choose_guess from the same state, and its options hold that play; from other
+    states (other draws) the plays stay within the options, and some positions do leave the solver a choice."""
+    flat_grids = positions.grids.reshape(len(positions.grids), -1)
+    assert (positions.options <= (flat_grids == HIDDEN)).all()
+    assert positions.options[np.arange(len(flat_grids)), positions.choices].all()
+    drawn_apart = 0
+    for flat in flat_grids:
+        _, _, probability, log_layouts = certain_moves(flat, 9, 9, BEGINNER.mines)
+        plays = set()
+        for seed in range(32):
+            state = np.uint64(initial_state(seed))
+            cell, options, after = guess_with_options(flat, 9, 9, BEGINNER.mines, probability, log_layouts,
+                                                      PRESETS["strong"], state)  # fmt: skip
+            assert (cell, after) == choose_guess(flat, 9, 9, BEGINNER.mines, probability, log_layouts,
+                                                 PRESETS["strong"], state)  # fmt: skip
+            assert options[cell]
+            plays.add(int(cell))
+        drawn_apart += len(plays) > 1
+    assert drawn_apart > 0
+    assert (positions.options.sum(axis=1) > 1).any()
 
 
 def test_the_solver_does_not_always_guess_the_safest_cell(harvest) -> None:
@@ -177,4 +205,6 @@ def test_the_agreement_benchmark_prints_each_model(tmp_path: Path, capsys: pytes
     assert guess_agreement.main(["--preset", "beginner", "--games", "300", "--model", str(tmp_path / "model.zip")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "true-guess positions of 300 solver games" in lines[0]
-    assert lines[1].startswith(f"{tmp_path / 'model.zip'}: plays the solver's guess ")
+    assert lines[1].startswith("the solver rates more than one cell as good as its guess in ")
+    assert lines[2].startswith(f"{tmp_path / 'model.zip'}: plays the solver's guess ")
+    assert ", one of its options " in lines[2]

@@ -50,8 +50,7 @@ def distilled(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def guesses() -> GuessPositions:
-    grids, choices = harvest_guesses(BEGINNER, 400, seed=21)
-    return GuessPositions(grids, choices, None)
+    return harvest_guesses(BEGINNER, 400, seed=21)
 
 
 def config(distilled: Path, tmp_path: Path, **options: object) -> guess_preference.GuessPreferenceConfig:
@@ -118,6 +117,9 @@ def test_guess_report_counts_agreement_safest_cells_and_excess_risk() -> None:
     report = guess_report(scores, positions)
     assert report == pytest.approx({"solver_agree": 0.0, "safest_share": 0.5, "excess_risk": 0.15})
     assert guess_report(positions.choices_as_scores(), positions)["solver_agree"] == 1.0
+    options = np.array([[False, True, True], [True, True, False]])  # both moves among the solver's options
+    with_options = guess_report(scores, positions._replace(options=options))
+    assert with_options == pytest.approx({**report, "solver_options": 1.0})
 
 
 def test_a_run_logs_and_saves_a_model_that_eval_plays_and_distill_loads(distilled: Path, tmp_path: Path) -> None:
