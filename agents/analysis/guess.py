@@ -216,7 +216,7 @@ def _swapped(chosen, candidates, probability, by_score, next_safest, always_safe
     return cell
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess rule's plan in a position with no certainly safe cell (see the module docstring).
 
