@@ -9,8 +9,8 @@ over ``solver-fast`` (1.1 points on intermediate-opening-10k), and the safest-ce
 teach that cell there instead of the safest ones; :func:`harvest_guesses` plays whole solver games and keeps
 the positions where it guesses, because a collection holds few of them (about one position in 200).
 
-:func:`guess_report` measures how a network guesses in such positions (:class:`GuessPositions`): as the solver,
-on a safest cell, and with how much risk above it.
+:func:`guess_report` measures how a network guesses in such positions (:class:`GuessPositions`): as the solver (its
+guess, or any cell it rates as good: its options), on a safest cell, and with how much risk above it.
 """
 
 from __future__ import annotations
