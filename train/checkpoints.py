@@ -5,7 +5,8 @@ A run's checkpoint is ``checkpoints/latest.zip`` in its directory, replaced at e
 state, the step and update counters, the schedules, the last observation and the episode statistics, with what
 SB3 does not keep stored in it as the model's ``resume_state``: the random states (torch's, CUDA's, numpy's global
 one that SB3 shuffles minibatches with, Python's; DQN's exploration generator is a model attribute already), the
-batched engine's games in progress with their generators, and the episodes the monitor is counting.
+batched engine's games in progress with their generators, the episodes the monitor is counting, and the values
+the logger holds for its next row.
 
 Checkpoints are taken between two rounds of collection, at the start of a rollout (the last update done, nothing
 collected yet), so a resumed run continues exactly: run on one machine with the same settings, a run stopped and
@@ -45,11 +46,15 @@ def checkpoint_file(resume: Path) -> Path:
 
 
 def replay_buffer_file(checkpoint: Path) -> Path:
-    """Where an off-policy checkpoint's replay buffer lies (``latest_replay_buffer.pkl``; SB3's own name for a
-    ``model_N_steps.zip`` of older runs)."""
-    ours = checkpoint.with_name(f"{checkpoint.stem}_replay_buffer.pkl")
-    sb3_name = checkpoint.stem.replace("model", "model_replay_buffer") + ".pkl"
-    return ours if ours.is_file() else checkpoint.with_name(sb3_name)
+    """Where an off-policy checkpoint's replay buffer is written: ``latest_replay_buffer.pkl`` beside it."""
+    return checkpoint.with_name(f"{checkpoint.stem}_replay_buffer.pkl")
+
+
+def saved_replay_buffer(checkpoint: Path) -> Path | None:
+    """The replay buffer of a checkpoint, if any: ours, or SB3's own name beside a ``model_N_steps.zip`` of an
+    older run (``model_replay_buffer_N_steps.pkl``)."""
+    sb3_name = checkpoint.with_name(checkpoint.stem.replace("model", "model_replay_buffer") + ".pkl")
+    return next((path for path in (replay_buffer_file(checkpoint), sb3_name) if path.is_file()), None)
 
 
 def capture_state(model: BaseAlgorithm) -> dict[str, Any]:
@@ -61,6 +66,7 @@ def capture_state(model: BaseAlgorithm) -> dict[str, Any]:
         "numpy": np.random.get_state(),
         "random": random.getstate(),
         "engine": env.unwrapped.engine.state(),
+        "log": pending_log(model.logger),
     }
     if isinstance(env, VecMonitor):
         state["monitor"] = (env.episode_returns.copy(), env.episode_lengths.copy(), env.episode_count)
@@ -83,6 +89,13 @@ def restore_state(model: BaseAlgorithm, state: dict[str, Any] | None) -> None:
     if isinstance(env, VecMonitor) and "monitor" in state:
         returns, lengths, env.episode_count = state["monitor"]
         env.episode_returns[:], env.episode_lengths[:] = returns, lengths
+    for target, values in zip(pending_log(model.logger), state["log"], strict=True):
+        target.update(values)
+
+
+def pending_log(logger: Logger) -> tuple[dict[str, Any], ...]:
+    """What the logger holds for its next row (SB3 logs an update's losses with the next round's row)."""
+    return logger.name_to_value, logger.name_to_count, logger.name_to_excluded
 
 
 def save_checkpoint(model: BaseAlgorithm, run_dir: Path) -> Path:

@@ -32,7 +32,7 @@ from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
-from train.checkpoints import RunKeeper, checkpoint_file, replay_buffer_file, restore_state, run_logger
+from train.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
 from train.networks import BoardFeatures, action_scores
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy, load_distilled, network_kwargs
@@ -437,8 +437,9 @@ def keep_earlier_config(run_dir: Path, steps: int) -> None:
 def start_or_resume(
     algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
 ) -> tuple[BaseAlgorithm, Path]:
-    """A new model in a new run directory, or the checkpoint ``resume`` in its own, with everything it carries
-    (:mod:`train.checkpoints`)."""
+    """A new model in a new run directory, or the checkpoint ``resume`` in its own with its replay buffer; the
+    rest of what it carries (``resume_state``) is for :func:`train.checkpoints.restore_state` once the run's
+    logger is set."""
     if resume is None:
         model = algorithm.build(config, env)
         if config.init:
@@ -446,15 +447,14 @@ def start_or_resume(
         return model, new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
     try:
-        model = algorithm.model_class.load(resume, env=env, device=config.device)
+        # force_reset off: the games in progress come back with the checkpoint (SB3 would start new ones)
+        model = algorithm.model_class.load(resume, env=env, device=config.device, force_reset=False)
     except Exception as error:  # another algorithm's checkpoint, another board, a foreign file: SB3 fails in many ways
         raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
-    restore_state(model, getattr(model, "resume_state", None))
-    model.__dict__.pop("resume_state", None)
     if algorithm.resumed is not None:
         algorithm.resumed(model, config)
-    buffer = replay_buffer_file(resume)
-    if isinstance(model, OffPolicyAlgorithm) and buffer.is_file():
+    buffer = saved_replay_buffer(resume)
+    if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
         model.load_replay_buffer(buffer)
     keep_earlier_config(run_dir, model.num_timesteps)
     return model, run_dir
@@ -470,6 +470,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
+    if resume is not None:  # last: nothing may draw from the random states once they are restored
+        restore_state(model, model.__dict__.pop("resume_state", None))
     keeper = RunKeeper(run_dir, config.checkpoint_every, config.minutes, config.pause_at, started)
     callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir)]
     if algorithm.callbacks is not None:
