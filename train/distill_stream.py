@@ -242,7 +242,7 @@ class StreamRun:
                 "resumes": self.resumes, "config": dataclasses.asdict(self.config),
                 "models": {name: self.models[name].policy.state_dict() for name in self.names},
                 "optimizers": {name: self.optimizers[name].state_dict() for name in self.names},
-                "torch_rng": th.get_rng_state(), "generator": self.generator.get_state()}  # fmt: skip
+                "torch_rng": th.get_rng_state()}  # fmt: skip
 
     def save_checkpoint(self) -> None:
         path = self.run_dir / "checkpoint.pt"
@@ -309,7 +309,8 @@ def run(config: StreamConfig, resume: Path | None = None) -> Path:
 
 def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int) -> Path:
     config, spec = run.config, run.spec
-    buffer = PositionBuffer(config.buffer, spec.rows, spec.cols, run.device, run.generator, config.seed)
+    buffer = PositionBuffer(config.buffer, spec.rows, spec.cols, run.device, run.generator,
+                            config.seed * 1_000_003 + run.resumes)  # a resume draws afresh: its ring is new too
     if config.dataset:  # its last positions are held out; training starts on the rest while the workers warm up
         dataset = Dataset.load(config.dataset)
         dataset.check_board(spec, config.dataset)
