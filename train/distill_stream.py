@@ -39,7 +39,7 @@ from sb3_contrib import MaskablePPO
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option, report_run, save_model
-from train.distill import DistillConfig, distill_loss, log_row, new_model
+from train.distill import DistillConfig, distill_loss, log_row, new_model, progress_line
 from train.distill_data import Dataset
 from train.iterated_trunk import IteratedFeatures
 from train.networks import MaskableConvActorCriticPolicy
@@ -366,8 +366,7 @@ def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerP
 
 def _log(path: Path, row: dict[str, float]) -> None:
     log_row(path, row)
-    print(" ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                   for key, value in row.items()), flush=True)  # fmt: skip
+    print(progress_line(row), flush=True)
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
