@@ -51,10 +51,11 @@ class CompiledGames(Protocol):
 
     def play_compiled(
         self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],
-        boards: str = "random",
+        boards: str = "random", first_cells: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
         """Game ``g`` on the layout key ``keys[g]`` with agent seed ``seeds[g]``, played as the env would
-        (with ``boards="no_guess"``, as the env of that ``boards`` would).
+        (with ``boards="no_guess"``, as the env of that ``boards`` would); ``first_cells[g]``, when given, is
+        revealed first on the agent's behalf.
 
         Returns:
             (won, safe cells revealed, moves made), one entry per game.

@@ -242,7 +242,7 @@ class SolverAgent(PlannedMovesAgent):
 
     def play_compiled(
         self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],
-        boards: str = DEFAULT_BOARDS,
+        boards: str = DEFAULT_BOARDS, first_cells: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
         """Play one game per layout key without the env, with this agent's settings
         (:func:`agents.solver_games.play_games`).
@@ -250,6 +250,8 @@ class SolverAgent(PlannedMovesAgent):
         Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
         key is ``keys[g]`` move by move (tested), in a fraction of the time; with ``boards="no_guess"``, on the
         no-guess layout of that key for this agent's first click (:mod:`agents.analysis.no_guess`).
+        ``first_cells`` (flat, one per game): cells revealed first on the agent's behalf instead of its own first
+        click (the zero start of :mod:`mine_env.engine.starts`, under the ``none`` rule).
 
         Returns:
             (won, safe cells revealed, reveals made), one entry per game.
@@ -260,8 +262,11 @@ class SolverAgent(PlannedMovesAgent):
         if states.shape != keys.shape:
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
         first_cell = r * cols + c
+        opened = np.full(keys.shape, first_cell, np.int64) if first_cells is None else np.asarray(first_cells, np.int64)
+        if opened.shape != keys.shape:
+            raise ValueError(f"one first cell per key: got {opened.size} cells for {keys.size} keys")
         layouts = np.empty((0, rows * cols), np.uint8)
         if check_boards(boards) != DEFAULT_BOARDS:
             check_no_guess_board(rows, cols, mines, rule)
-            layouts = no_guess_layouts(rows, cols, mines, keys, np.full(keys.shape, first_cell))
-        return play_games(rows, cols, mines, RULE_CODES[rule], first_cell, keys, layouts, states, self.settings)
+            layouts = no_guess_layouts(rows, cols, mines, keys, opened)
+        return play_games(rows, cols, mines, RULE_CODES[rule], opened, keys, layouts, states, self.settings)

@@ -43,9 +43,9 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, layout, state, setting
 
 
 @njit(cache=True)
-def play_games(rows, cols, n_mines, rule, first_cell, keys, layouts, states, settings):
-    """:func:`play_game` for each (key, state), on ``layouts[g]`` when ``layouts`` (uint8 (games, cells)) has
-    rows, else on each key's layout; returns won, safe cells revealed and reveals per game."""
+def play_games(rows, cols, n_mines, rule, first_cells, keys, layouts, states, settings):
+    """:func:`play_game` for each (first cell, key, state), on ``layouts[g]`` when ``layouts`` (uint8 (games,
+    cells)) has rows, else on each key's layout; returns won, safe cells revealed and reveals per game."""
     games = keys.shape[0]
     won = np.empty(games, np.bool_)
     revealed = np.empty(games, np.int64)
@@ -54,6 +54,6 @@ def play_games(rows, cols, n_mines, rule, first_cell, keys, layouts, states, set
     for g in range(games):
         layout = layouts[g] if layouts.shape[0] > 0 else no_layout
         won[g], revealed[g], steps[g] = play_game(
-            rows, cols, n_mines, rule, first_cell, keys[g], layout, states[g], settings
+            rows, cols, n_mines, rule, first_cells[g], keys[g], layout, states[g], settings
         )
     return won, revealed, steps

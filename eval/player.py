@@ -20,7 +20,7 @@ from eval.agent_specs import AgentSpec
 from eval.judge import OracleTally
 from eval.metrics import GameRecord
 from eval.suites import Suite
-from mine_env.engine.starts import zero_start_cell
+from mine_env.engine.starts import zero_start_cell, zero_start_cells
 from mine_env.env import MinesweeperEnv
 
 
@@ -52,34 +52,53 @@ class GamePlayer:
         """
         games = list(games)
         player = self._compiled_player(agent_index)
-        if player is not None:
+        if player is None:
+            return [self.play(agent_index, game) for game in games]
+        if self.suite.start != "zero":
             return self._play_compiled(agent_index, player, games)
-        return [self.play(agent_index, game) for game in games]
+        # A layout with no zero cell starts untouched: the agent opens, through the env.
+        opened = self._zero_cells(games)
+        compiled = self._play_compiled(agent_index, player, [g for g in games if opened[g] >= 0], opened)
+        by_game = {record.game: record for record in compiled}
+        return [by_game[g] if opened[g] >= 0 else self.play(agent_index, g) for g in games]
 
     def _compiled_player(self, agent_index: int) -> CompiledGames | None:
         """The agent as a player of compiled games, when no per-move judgement is asked for and it opens where
         the suite says, or None."""
         spec = self.agents[agent_index]
-        if self.oracle or not spec.seeded or self.suite.start != "agent":
+        if self.oracle or not spec.seeded:
             return None
         player = compiled_player(spec.build(0))
         suite = self.suite
-        if player is None or suite.first_cell is None:
+        if player is None or suite.first_cell is None:  # the zero start's cells are passed to the compiled games
             return player
         # Compiled games open on the player's own cell; through the env the suite's cell is played first.
         return player if player.first_click(suite.rows, suite.cols, suite.first_click) == suite.first_cell else None
 
-    def _play_compiled(self, agent_index: int, player: CompiledGames, games: list[int]) -> list[GameRecord]:
-        """Play the games in one compiled call; each record's time is the call's mean per game."""
+    def _zero_cells(self, games: list[int]) -> dict[int, int]:
+        """The zero start's first cell of each game (-1: none), from its key and seed."""
+        suite = self.suite
+        keys = np.array([suite.layout_key(game) for game in games], dtype=np.int64)
+        seeds = np.array([suite.game_seeds(game).env for game in games], dtype=np.uint64)
+        cells = zero_start_cells(suite.rows, suite.cols, suite.mines, keys, seeds)
+        return dict(zip(games, cells.tolist(), strict=True))
+
+    def _play_compiled(self, agent_index: int, player: CompiledGames, games: list[int],
+                       opened: dict[int, int] | None = None) -> list[GameRecord]:  # fmt: skip
+        """Play the games in one compiled call (``opened``: the cell each game starts on, for the zero start);
+        each record's time is the call's mean per game."""
         suite = self.suite
         seeds = [suite.game_seeds(game) for game in games]
         keys = np.array([suite.layout_key(game) for game in games], dtype=np.int64)
+        first_cells = None if opened is None else np.array([opened[game] for game in games], dtype=np.int64)
         start = time.perf_counter()
         won, revealed, steps = player.play_compiled(
-            suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds], suite.boards
+            suite.rows, suite.cols, suite.mines, suite.first_click, keys, [seed.agent for seed in seeds], suite.boards,
+            first_cells,
         )
         per_game = (time.perf_counter() - start) / max(len(games), 1)
         row, col = player.first_click(suite.rows, suite.cols, suite.first_click)
+        own = row * suite.cols + col
         return [
             GameRecord(
                 agent=self.agents[agent_index].label,
@@ -94,7 +113,7 @@ class GamePlayer:
                 avoidable_loss=None,
                 excess_risk=None,
                 time_s=per_game,
-                first_action=row * suite.cols + col,
+                first_action=own if first_cells is None else int(first_cells[j]),
             )
             for j, (game, seed) in enumerate(zip(games, seeds, strict=True))
         ]

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from mine_env.engine import rules as k
+from mine_env.engine.geometry import RULE_NONE
+
 STARTS = ("agent", "zero")
 """How a game starts: ``agent``, the agent reveals its own first cell (under the board's first-click rule);
 ``zero``, a random zero cell of a uniform layout (the ``none`` rule) is revealed for it (:func:`zero_start_cell`)."""
@@ -30,3 +33,15 @@ def zero_start_cell(mines: np.ndarray, counts: np.ndarray, seed: int) -> int:
         return -1
     rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(ZERO_START_STREAM,)))
     return int(zeros[rng.integers(zeros.size)])
+
+
+def zero_start_cells(rows: int, cols: int, n_mines: int, keys: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The zero start's first cell (flat; -1 where none) of each game: its uniform layout is the one of layout key
+    ``keys[g]`` under the ``none`` rule, its draw from the game's seed ``seeds[g]``."""
+    cells = rows * cols
+    game = k.new_game_arrays(cells)
+    out = np.empty(len(keys), np.int64)
+    for g, (key, seed) in enumerate(zip(keys, seeds, strict=True)):
+        k.new_game_spread(*game, rows, cols, n_mines, RULE_NONE, int(key))
+        out[g] = zero_start_cell(game.mines, game.counts, int(seed))
+    return out
