@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import json
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -79,7 +80,7 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     completion = len(text.split())
     finish = "tool_calls" if "tool_calls" in message else "stop"
     return {
-        "id": "chatcmpl-reference", "object": "chat.completion", "model": model,
+        "id": "chatcmpl-reference", "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }  # fmt: skip
