@@ -128,7 +128,7 @@ def _integer(value: Any, name: str) -> int:
 def quote(text: str) -> str:
     """A reply quoted on one line in an error message: ASCII, newlines escaped, cut at :data:`_ECHO` characters."""
     flat = text.encode("ascii", "backslashreplace").decode("ascii").replace("\r", "\\r").replace("\n", "\\n")
-    return repr(flat if len(flat) <= _ECHO else flat[: _ECHO - 3] + "...")
+    return "'" + (flat if len(flat) <= _ECHO else flat[: _ECHO - 3] + "...") + "'"
 
 
 def tool_schema(rows: int | None = None, cols: int | None = None) -> dict[str, Any]:

@@ -90,13 +90,13 @@ class _Handler(BaseHTTPRequestHandler):
     server: ReferenceServer
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
             self._send(200, {"object": "list", "data": [{"id": name, "object": "model"} for name in MODELS]})
         else:
             self._send(404, {"error": {"message": f"no route {self.path}"}})
 
     def do_POST(self) -> None:
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}: POST /v1/chat/completions"}})
             return
         with self.server.lock:
