@@ -91,8 +91,8 @@ def test_bad_input_changes_nothing_and_says_why(reply: object, error: str) -> No
 def test_flags_and_chords_play_through_text_and_are_not_graded() -> None:
     env = small()
     env.reset(seed=3)
-    env.step("reveal 2 2")
-    board = parse_observation(env.render() or env._text).grid
+    observation, *_ = env.step("reveal 2 2")
+    board = parse_observation(observation).grid
     hidden = tuple(int(i) for i in np.argwhere(board == -1)[0])
     observation, _, _, _, info = env.step({"action": "flag", "row": hidden[0], "col": hidden[1]})
     assert info["move"] == {"action": "flag", "row": hidden[0], "col": hidden[1]} and info["oracle"] is None
