@@ -14,7 +14,7 @@ Weights are set with ``weights={"win": 1.0, "logic_score": 0.5, "env_return": 0.
 Built on verifiers' classic API (``verifiers.MultiTurnEnv``, ``verifiers.Rubric``; verifiers 0.3, the ``llm``
 extra). ``load_environment`` is the entry point that verifiers' tools look for::
 
-    from openai import AsyncOpenAI  # any OpenAI-compatible server
+    from verifiers.types import ClientConfig  # any OpenAI-compatible server
     env = load_environment(preset="beginner", games=100)
     results = env.evaluate_sync(client=ClientConfig(api_base_url=URL, api_key_var="OPENAI_API_KEY"), model=NAME)
 """
