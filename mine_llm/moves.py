@@ -78,16 +78,18 @@ def _last_command_end(text: str) -> int:
 
 
 def _last_json_object(text: str) -> str | None:
-    """The last ``{...}`` of the text, braces balanced (a tool call's JSON inside prose or a fenced block)."""
-    end = text.rfind("}")
-    while end != -1:
-        depth = 0
-        for start in range(end, -1, -1):
-            depth += {"}": 1, "{": -1}.get(text[start], 0)
+    """The last outermost ``{...}`` of the text, braces balanced (a tool call's JSON inside prose or a fenced
+    block), found in one pass: a reply of any length costs time in proportion to it."""
+    depth, start, last = 0, 0, None
+    for index, char in enumerate(text):
+        if char == "{":
+            start = index if depth == 0 else start
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
             if depth == 0:
-                return text[start : end + 1]
-        end = text.rfind("}", 0, end)
-    return None
+                last = (start, index)
+    return None if last is None else text[last[0] : last[1] + 1]
 
 
 def _from_arguments(value: dict[str, Any]) -> Move:

@@ -95,6 +95,12 @@ def test_a_reply_that_names_no_move_says_why_in_one_line(reply: object, error: s
     assert "\n" not in str(caught.value)
 
 
+def test_a_huge_reply_is_read_in_linear_time() -> None:
+    assert parse_reply("}" * 200_000 + "{" * 200_000 + " reveal 1 2") == Move("reveal", 1, 2)
+    with pytest.raises(ReplyError, match="lacks action, row, col"):
+        parse_reply("{}" * 100_000)
+
+
 def test_a_long_or_odd_reply_is_quoted_short_on_one_line() -> None:
     quoted = quote("é\n" + "x" * 200)
     assert quoted.startswith("'\\xe9\\nxxx") and quoted.endswith("...'") and len(quoted) < 70
