@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     check_llm_args(args)
     if not args.agent and not args.model and args.llm_endpoint is None:
-        raise ValueError("give at least one --agent NAME, --model PATH or --llm-endpoint URL to evaluate")
+        raise ValueError("give at least one --agent NAME or --model PATH to evaluate, or an --llm-endpoint URL")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     check_backend(args.backend, args.workers, args.address)
