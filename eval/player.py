@@ -20,6 +20,7 @@ from eval.agent_specs import AgentSpec
 from eval.judge import OracleTally
 from eval.metrics import GameRecord
 from eval.suites import Suite
+from mine_env.engine.starts import zero_start_cell
 from mine_env.env import MinesweeperEnv
 
 
@@ -59,7 +60,7 @@ class GamePlayer:
         """The agent as a player of compiled games, when no per-move judgement is asked for and it opens where
         the suite says, or None."""
         spec = self.agents[agent_index]
-        if self.oracle or not spec.seeded:
+        if self.oracle or not spec.seeded or self.suite.start != "agent":
             return None
         player = compiled_player(spec.build(0))
         suite = self.suite
@@ -106,13 +107,22 @@ class GamePlayer:
             self._built[agent_index] = spec.build(None)
         return self._built[agent_index]
 
+    def zero_start(self, seed: int) -> int | None:
+        """The zero start's first cell of the game of reset seed ``seed`` (its layout is placed at reset under the
+        ``none`` rule), or None when the layout has no zero cell."""
+        self.env.reset(seed=seed)
+        board = self.env.board
+        cell = zero_start_cell(board.layout.ravel(), board.counts.ravel(), seed)
+        return None if cell < 0 else cell
+
     def play(self, agent_index: int, game: int) -> GameRecord:
         """Play game ``game`` of the suite with agent ``agent_index`` through the env and record how it went."""
         label = self.agents[agent_index].label
         seeds = self.suite.game_seeds(game)
         agent = self._agent(agent_index, seeds.agent)
-        tally = OracleTally(self.suite.mines, self.suite.first_click != "none") if self.oracle else None
-        opening = self.suite.first_action()
+        given_opening = self.suite.first_click != "none" or self.suite.start == "zero"
+        tally = OracleTally(self.suite.mines, given_opening) if self.oracle else None
+        opening = self.suite.first_action() if self.suite.start == "agent" else self.zero_start(seeds.env)
         episode = play_episode(self.env, agent, seeds.env, observer=tally, name=label, opening=opening)
         return GameRecord(
             agent=label,

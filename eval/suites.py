@@ -26,6 +26,7 @@ from mine_env.boards import layout_source
 from mine_env.engine.board import layout_key
 from mine_env.engine.constants import DEFAULT_BOARDS, FIRST_CLICK_RULES, PRESETS
 from mine_env.engine.spec import BoardSpec
+from mine_env.engine.starts import STARTS
 
 SEEDING = "numpy.random.SeedSequence(base_seed, spawn_key=(game,)).generate_state(2, uint64) -> (env, agent)"
 """How the seeds of a game are derived, recorded in every report."""
@@ -63,6 +64,9 @@ class Suite:
         first_cell: (row, col) played first in every game on every agent's behalf, or None (each agent opens
             where it likes). Under a first-click rule the first cell places the mines, so with it every agent
             plays the very same board of every game (:meth:`with_first_cell`).
+        start: ``"agent"`` (the agent opens) or ``"zero"``: a uniformly drawn zero cell of the game's uniform
+            layout is revealed on the agent's behalf first, as the published expert agents are measured
+            (:mod:`mine_env.engine.starts`; the ``none`` rule, random boards, no first cell).
     """
 
     name: str
@@ -75,6 +79,7 @@ class Suite:
     version: str = "adhoc"
     boards: str = DEFAULT_BOARDS
     first_cell: tuple[int, int] | None = None
+    start: str = "agent"
 
     def __post_init__(self) -> None:
         layout_source(self.boards, self.spec())  # checks the board, rule and kind, with the env's messages
@@ -84,6 +89,12 @@ class Suite:
             raise ValueError(f"a suite needs at least 1 game, got games={self.games!r}")
         if isinstance(self.base_seed, bool) or not isinstance(self.base_seed, int | np.integer) or self.base_seed < 0:
             raise ValueError(f"the base seed must be a non-negative integer, got {self.base_seed!r}")
+        if self.start not in STARTS:
+            raise ValueError(f"unknown start {self.start!r}; expected one of {', '.join(STARTS)}")
+        if self.start == "zero" and (self.first_click != "none" or self.first_cell is not None
+                                     or self.boards != DEFAULT_BOARDS):  # fmt: skip
+            raise ValueError("the zero start opens a zero cell of a uniform layout: it needs the 'none' rule, "
+                             "random boards and no first cell")  # fmt: skip
 
     def spec(self) -> BoardSpec:
         """The board of every game of this suite."""
@@ -103,6 +114,19 @@ class Suite:
         """The same games with ``cell`` played first on every agent's behalf, named after it."""
         row, col = checked_cell(cell, self.rows, self.cols)
         return replace(self, name=f"{self.name}-first-{row}-{col}", first_cell=(row, col))
+
+    def with_zero_start(self) -> Suite:
+        """The same seeds played under the zero start (:attr:`start`): uniform layouts, a zero cell opened first.
+        A named suite ``{preset}-{rule}-{size}`` becomes ``{preset}-zero-{size}``."""
+        if self.start == "zero":
+            return self
+        if self.first_cell is not None or self.boards != DEFAULT_BOARDS:
+            raise ValueError("the zero start plays random boards opened on a zero cell: it takes no --first-cell "
+                             "and no no-guess boards")  # fmt: skip
+        parts = self.name.split("-")
+        named = self.version == SUITE_VERSION and len(parts) == 3 and parts[1] in FIRST_CLICK_RULES
+        name = f"{parts[0]}-zero-{parts[2]}" if named else f"{self.name}-zero-start"
+        return replace(self, name=name, first_click="none", start="zero")
 
     def game_seeds(self, game: int) -> GameSeeds:
         """The seeds of game ``game`` (0-based), a pure function of ``(base_seed, game)``."""
@@ -145,8 +169,9 @@ def adhoc_suite(spec: BoardSpec, games: int, seed: int, boards: str = DEFAULT_BO
 
 
 def _named_suites() -> dict[str, Suite]:
-    """Every preset, under every first-click rule that lets the first move be safe, at every size; and its
-    no-guess boards (``opening`` rule) at every size, the games of the same seeds as ``{preset}-opening-*``."""
+    """Every preset, under every first-click rule that lets the first move be safe, at every size; under the zero
+    start (``{preset}-zero-*``: uniform layouts, a random zero cell opened for the agent); and its no-guess boards
+    (``opening`` rule) at every size; all of them the games of the same seeds."""
     suites = {}
     for preset, (rows, cols, mines) in PRESETS.items():
         for rule in FIRST_CLICK_RULES:
@@ -155,6 +180,9 @@ def _named_suites() -> dict[str, Suite]:
             for suffix, games in SUITE_SIZES.items():
                 name = f"{preset}-{rule}-{suffix}"
                 suites[name] = Suite(name, rows, cols, mines, rule, games, SUITE_BASE_SEED, SUITE_VERSION)
+        for suffix, games in SUITE_SIZES.items():
+            name = f"{preset}-zero-{suffix}"
+            suites[name] = Suite(name, rows, cols, mines, "none", games, SUITE_BASE_SEED, SUITE_VERSION, start="zero")
         for suffix, games in SUITE_SIZES.items():
             name = f"{preset}-no-guess-{suffix}"
             suites[name] = Suite(name, rows, cols, mines, "opening", games, SUITE_BASE_SEED, SUITE_VERSION, "no_guess")

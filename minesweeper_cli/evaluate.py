@@ -30,6 +30,7 @@ from eval.report import check_output_path, check_plot_output, markdown_report, p
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
+from mine_env.engine.starts import STARTS
 from mine_env.engine.symmetry import SYMMETRY_COUNTS
 from minesweeper_cli.evaluate_llm import add_llm_options, check_llm_args, run_llm, text_table
 from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
@@ -68,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="play this cell first in every game on every agent's behalf, so that under a "
                              "first-click rule every agent plays the very same boards (default: each agent opens "
                              "where it likes, and the mines are placed around its first cell)")  # fmt: skip
+    parser.add_argument("--start", choices=STARTS, default="agent",
+                        help="how each game starts: agent (default: the agent opens under the first-click rule) "
+                             "or zero (a uniform layout with a uniformly drawn zero cell opened for the agent, as "
+                             "the published expert agents are measured; the same seeds, the 'none' rule)")  # fmt: skip
     parser.add_argument("--games", type=int, help=f"games of an ad-hoc suite (default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int, help=f"base seed of an ad-hoc suite (default {DEFAULT_SEED})")
     parser.add_argument("--workers", type=int, default=default_workers(), help="worker processes (default: all cores)")
@@ -145,7 +150,11 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     suite = suite_from_args(args)
     if args.first_cell is not None:
+        if args.start == "zero":
+            raise ValueError("--start zero opens a zero cell for the agent: it takes no --first-cell")
         suite = suite.with_first_cell(parse_cell(args.first_cell))
+    if args.start == "zero":
+        suite = suite.with_zero_start()
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
     if args.llm_endpoint is not None:

@@ -1,8 +1,8 @@
 """What the three training scripts share: the run configuration, its command line, the run directory,
 the periodic win-rate evaluation, model files with their JSON, and the training loop with resume.
 
-A run directory (``runs/<run_name>/``) holds ``config.json``, TensorBoard and CSV logs under ``logs/``,
-checkpoints under ``checkpoints/`` (with the replay buffer for DQN), and ``best_model.zip`` /
+A run directory (``runs/<run_name>/``) holds ``config.json``, CSV (and TensorBoard) logs under ``logs/``,
+the checkpoint a run resumes from under ``checkpoints/`` (:mod:`train.checkpoints`), and ``best_model.zip`` /
 ``final_model.zip``, each with its model card beside it (:class:`agents.model_card.ModelCard`, the
 ``.json`` that ``eval/`` loads; see :func:`model_card`).
 """
@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CheckpointCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
@@ -33,7 +32,8 @@ from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
-from train.networks import action_scores
+from train.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
+from train.networks import BoardFeatures, action_scores
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy, load_distilled, network_kwargs
 
@@ -80,13 +80,30 @@ class RunConfig(BoardOptions):
     learning_rate: float = option(3e-4, "Adam learning rate (constant).")
     channels: int = option(64, "Channels of every convolution of the trunk (the features per cell).")
     layers: int = option(4, "3x3 convolutions in the trunk; the receptive field is 2 * layers + 1 cells wide.")
+    dilations: str = option(
+        "",
+        "A residual trunk instead (train.networks.BoardFeatures: it also sees the mines left and the edge): the "
+        "dilation of each residual 3x3 convolution, e.g. 1,1,1,2,2,4,4,1,1; empty = the plain --layers trunk.",
+    )
+    pooled: str = option("", "Blocks of the residual trunk (indices into --dilations) that add board-wide pooling.")
     value_hidden: int = option(64, "Hidden units of the pooled value head (actor-critic algorithms only).")
     torch_threads: int = option(1, "Torch CPU threads (the development machine has 2 shared cores).")
-    device: str = option("cpu", "Torch device: cpu, cuda or auto.")
+    device: str = option(
+        "cpu", "Torch device of the network: cpu, cuda, cuda:N or auto (CUDA when available); the boards step on "
+        "the CPU either way.",
+    )  # fmt: skip
     eval_games: int = option(200, "Games in the fixed evaluation set played during training (0 = none).")
     eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
     eval_every: int = option(100_000, "Environment steps between two evaluations (and best-model saves).")
-    checkpoint_every: int = option(250_000, "Environment steps between two checkpoints (0 = none).")
+    checkpoint_every: int = option(
+        250_000, "Environment steps between two checkpoints (checkpoints/latest.zip, what --resume continues from; "
+        "also written when the run ends or stops; 0 = none).",
+    )  # fmt: skip
+    minutes: float = option(0.0, "Stop after this many minutes of wall time, with a checkpoint (0 = no limit).")
+    pause_at: int = option(
+        0, "Stop once this many steps are trained, with a checkpoint, as if interrupted: --steps still sets the "
+        "run's length and schedules, and --resume continues to it (0 = never).",
+    )  # fmt: skip
     runs_dir: str = option("runs", "Folder holding the run directories.")
     run_name: str = option("", "Name of the run directory (default: algo-board-rule-seed-time).")
     progress_bar: bool = option(True, "Show a progress bar (tqdm/rich) while training.")
@@ -104,20 +121,52 @@ class RunConfig(BoardOptions):
         self.board_spec()
         self.reward_config()
         at_least(self, 1, "steps", "num_envs", "channels", "layers", "value_hidden", "torch_threads", "eval_every")
-        at_least(self, 0, "eval_games", "checkpoint_every", "seed", "eval_seed")
+        at_least(self, 0, "eval_games", "checkpoint_every", "seed", "eval_seed", "minutes", "pause_at")
         if self.max_steps is not None:
             at_least(self, 1, "max_steps")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
-        try:
-            th.device(self.device)
-        except RuntimeError:
-            raise ValueError(f"unknown device {self.device!r}; expected cpu, cuda, cuda:N or auto") from None
+        check_device(self.device)
+        trunk_shape(self)
+        if self.init and self.dilations:
+            raise ValueError("--init brings its own trunk: leave --dilations (and --pooled) out")
         if self.init:
             distilled_policy(self.init, self.board_spec().mines)  # a clear error now, not after the env is built
         runs_dir = Path(self.runs_dir)
         if runs_dir.exists() and not runs_dir.is_dir():
             raise ValueError(f"runs_dir {runs_dir} is a file, not a folder")
+
+
+def check_device(device: str) -> None:
+    """ValueError for a device name torch does not know, or CUDA asked for where there is none."""
+    if device == "auto":
+        return
+    try:
+        kind = th.device(device).type
+    except RuntimeError:
+        raise ValueError(f"unknown device {device!r}; expected cpu, cuda, cuda:N or auto") from None
+    if kind == "cuda" and not th.cuda.is_available():
+        raise ValueError(
+            f"--device {device}: CUDA is not available here (torch {th.__version__}, "
+            f"{'no GPU found' if th.backends.cuda.is_built() else 'a CPU-only build'}); use --device cpu or auto"
+        )
+
+
+def trunk_shape(config: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The residual trunk's dilations and pooled blocks from their comma lists (ValueError if malformed)."""
+    try:
+        dilations = tuple(int(part) for part in config.dilations.split(",") if part.strip())
+        pooled = tuple(int(part) for part in config.pooled.split(",") if part.strip())
+    except ValueError:
+        raise ValueError(f"dilations and pooled are comma lists of integers, got {config.dilations!r} and "
+                         f"{config.pooled!r}") from None  # fmt: skip
+    if any(d < 1 for d in dilations):
+        raise ValueError(f"every dilation must be at least 1, got {config.dilations!r}")
+    if pooled and not dilations:
+        raise ValueError("pooled blocks belong to the residual trunk: give --dilations too")
+    if any(not 0 <= index < len(dilations) for index in pooled) or len(set(pooled)) != len(pooled):
+        raise ValueError(f"pooled must be distinct indices of the {len(dilations)} dilations, got {config.pooled!r}")
+    return dilations, pooled
 
 
 def at_least(config: Any, low: int, *names: str) -> None:
@@ -152,12 +201,14 @@ def add_config_arguments(parser: argparse.ArgumentParser, config_class: type) ->
 
 
 def add_resume_argument(parser: argparse.ArgumentParser) -> None:
-    """``--resume CHECKPOINT``: the stable-baselines3 scripts' way to continue a run."""
+    """``--resume RUN_DIR``: the stable-baselines3 scripts' way to continue a run."""
     parser.add_argument(
-        "--resume", type=Path,
-        help="continue a run from one of its checkpoint .zip files, in its run directory: its config.json is the "
-        "base that the options given override (typically --steps); the network and the algorithm's settings come "
-        "from the checkpoint, except DQN's epsilon schedule, which follows the config",
+        "--resume", type=Path, metavar="RUN_DIR",
+        help="continue a run from its checkpoint (a run directory, or a checkpoint .zip in one): the step counter, "
+        "optimizer, schedules, replay buffer, random states, games in progress and learning curve carry on; its "
+        "config.json is the base that the options given override (typically --steps or --minutes); the network "
+        "and the algorithm's settings come from the checkpoint, except DQN's epsilon schedule, which follows the "
+        "config",
     )  # fmt: skip
 
 
@@ -210,9 +261,9 @@ def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
     resume: Path | None = args.resume
     base = None
     if resume is not None:
-        if not resume.is_file():
-            raise FileNotFoundError(f"no checkpoint at {resume}")
-        base = run_config(algorithm, find_run_config(resume))
+        resume = checkpoint_file(resume)
+        # a pause ends the stretch it was given for; the resumed one goes on unless paused anew
+        base = dataclasses.replace(run_config(algorithm, find_run_config(resume)), pause_at=0)
     return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
 
 
@@ -242,7 +293,13 @@ def find_run_config(checkpoint: Path) -> Path:
 
 
 def policy_network_kwargs(config: RunConfig) -> dict[str, Any]:
-    """The trunk's ``policy_kwargs`` of a run: the plain one, or the distilled model's with ``--init``."""
+    """The trunk's ``policy_kwargs`` of a run: the plain one, the residual one (``--dilations``), or the
+    distilled model's with ``--init``."""
+    dilations, pooled = trunk_shape(config)
+    if dilations:
+        kwargs = {"channels": config.channels, "dilations": dilations, "mines": config.board_spec().mines,
+                  "pooled": pooled}  # fmt: skip
+        return {"features_extractor_class": BoardFeatures, "features_extractor_kwargs": kwargs}
     return network_kwargs(config.init, config.channels, config.layers, config.board_spec().mines)
 
 
@@ -326,7 +383,8 @@ class WinRateCallback(BaseCallback):
         return float(evaluation["win_rate"])
 
     def _on_training_start(self) -> None:
-        self.next_eval = self.num_timesteps + self.config.eval_every
+        every = self.config.eval_every  # at whole multiples, so that a resumed run keeps the schedule
+        self.next_eval = (self.num_timesteps // every + 1) * every
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next_eval:
@@ -368,18 +426,20 @@ def new_run_dir(algo: str, config: RunConfig) -> Path:
     return run_dir
 
 
-def keep_earlier_files(run_dir: Path, steps: int) -> None:
-    """On resume, move the run's ``config.json`` and ``logs/progress.csv`` aside as ``*-until-STEPS`` (the
-    resumed config may differ, and SB3's CSV logger would overwrite the progress)."""
-    for path in (run_dir / "config.json", run_dir / "logs" / "progress.csv"):
-        if path.is_file():
-            path.rename(path.with_name(f"{path.stem}-until-{steps}{path.suffix}"))
+def keep_earlier_config(run_dir: Path, steps: int) -> None:
+    """On resume, move the run's ``config.json`` aside as ``config-until-STEPS.json``: the resumed config may
+    differ (a larger ``--steps``, a time limit)."""
+    path = run_dir / "config.json"
+    if path.is_file():
+        path.rename(path.with_name(f"config-until-{steps}.json"))
 
 
 def start_or_resume(
     algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
 ) -> tuple[BaseAlgorithm, Path]:
-    """A new model in a new run directory, or the checkpoint ``resume`` (with its replay buffer) in its own."""
+    """A new model in a new run directory, or the checkpoint ``resume`` in its own with its replay buffer; the
+    rest of what it carries (``resume_state``) is for :func:`train.checkpoints.restore_state` once the run's
+    logger is set."""
     if resume is None:
         model = algorithm.build(config, env)
         if config.init:
@@ -387,34 +447,35 @@ def start_or_resume(
         return model, new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
     try:
-        model = algorithm.model_class.load(resume, env=env, device=config.device)
+        # force_reset off: the games in progress come back with the checkpoint (SB3 would start new ones)
+        model = algorithm.model_class.load(resume, env=env, device=config.device, force_reset=False)
     except Exception as error:  # another algorithm's checkpoint, another board, a foreign file: SB3 fails in many ways
         raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
     if algorithm.resumed is not None:
         algorithm.resumed(model, config)
-    buffer = resume.with_name(resume.stem.replace("model", "model_replay_buffer") + ".pkl")
-    if isinstance(model, OffPolicyAlgorithm) and buffer.is_file():
+    buffer = saved_replay_buffer(resume)
+    if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
         model.load_replay_buffer(buffer)
-    keep_earlier_files(run_dir, model.num_timesteps)
+    keep_earlier_config(run_dir, model.num_timesteps)
     return model, run_dir
 
 
 def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -> Path:
-    """Train (or resume) a run until ``config.steps`` environment steps; returns the run directory."""
+    """Train (or resume) a run until ``config.steps`` environment steps, or until ``--minutes`` or
+    ``--pause-at`` stop it; returns the run directory."""
+    started = time.monotonic()
     config.validate()
     th.set_num_threads(config.torch_threads)
     algo = algorithm.name
     model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
-    model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
-    callbacks: list[BaseCallback] = [WinRateCallback(algo, config, run_dir)]
+    model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
+    if resume is not None:  # last: nothing may draw from the random states once they are restored
+        restore_state(model, model.__dict__.pop("resume_state", None))
+    keeper = RunKeeper(run_dir, config.checkpoint_every, config.minutes, config.pause_at, started)
+    callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir)]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
-    if config.checkpoint_every:
-        callbacks.append(CheckpointCallback(
-            save_freq=max(1, config.checkpoint_every // config.num_envs), save_path=str(run_dir / "checkpoints"),
-            name_prefix="model", save_replay_buffer=isinstance(model, OffPolicyAlgorithm),
-        ))  # fmt: skip
     steps = planned_steps(model, config.steps)
     if steps != config.steps:
         print(f"--steps {config.steps:,} rounded up to {steps:,}: {algo} collects {steps_per_round(model):,} steps "

@@ -13,12 +13,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecEnv
 
 from train.common import Algorithm, option, script_main
+from train.mine_head import MineMaskablePPO
 from train.networks import MaskableConvActorCriticPolicy
-from train.ppo import PPOConfig, ppo_callbacks, ppo_kwargs
+from train.ppo import PPOConfig, damped, ppo_callbacks, ppo_kwargs
 
 
 @dataclass
@@ -28,11 +28,11 @@ class MaskablePPOConfig(PPOConfig):
     reward_invalid: float = option(0.0, "Reward for an invalid action (never taken: the masks forbid it).")
 
 
-def build_model(config: MaskablePPOConfig, env: VecEnv) -> MaskablePPO:
-    return MaskablePPO(MaskableConvActorCriticPolicy, env, **ppo_kwargs(config))
+def build_model(config: MaskablePPOConfig, env: VecEnv) -> MineMaskablePPO:
+    return damped(MineMaskablePPO(MaskableConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
 
 
-ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MaskablePPO, build_model, callbacks=ppo_callbacks)
+ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MineMaskablePPO, build_model, callbacks=ppo_callbacks)
 
 if __name__ == "__main__":
     # Run through the imported module, so that saved models name train.maskable_ppo, not __main__, as their class.

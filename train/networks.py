@@ -223,6 +223,16 @@ class BoardFeatures(BaseFeaturesExtractor):
         """The total mine count of the boards played from now on."""
         self.mines = int(mines)
 
+    def damp_residuals(self) -> None:
+        """Re-initialise the residual updates (blocks and pooled biases) orthogonally with gain sqrt(2 / blocks),
+        biases zero, for reinforcement learning from scratch: SB3's orthogonal initialisation with gain sqrt(2) on
+        every block multiplied the features' scale by about 50 over nine blocks (first values of 4 to 8 against
+        rewards of +-1), this keeps it within about twice the stem's."""
+        gain = (2.0 / len(self.blocks)) ** 0.5
+        for layer in [*self.blocks, *(bias.linear for bias in self.global_biases.values())]:
+            nn.init.orthogonal_(layer.weight, gain=gain)
+            nn.init.zeros_(layer.bias)
+
     def input_planes(self, grid: th.Tensor, density: th.Tensor | None = None) -> th.Tensor:
         """The input (N, len(PLANE_CODES) + 2, H, W): one-hot codes, on-board ones, remaining-mine density.
 
@@ -325,13 +335,17 @@ class GuessPreference(nn.Module):
 
 class ConvHeads(nn.Module):
     """Stands in for SB3's ``MlpExtractor``: the actor latent is already the per-cell logits (the safety logits,
-    plus a :class:`GuessPreference` when ``preference_bound`` is above 0)."""
+    plus a :class:`GuessPreference` when ``preference_bound`` is above 0). With ``mine_head``, a second 1x1
+    head beside them predicts each cell's true mine (trained by :mod:`train.mine_head`; play never reads it)."""
 
-    def __init__(self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0) -> None:
+    def __init__(
+        self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False
+    ) -> None:
         super().__init__()
         self.policy_head = CellLogits(channels)
         self.value_head = PooledValue(channels, value_hidden)
         self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
+        self.mine_head = CellLogits(channels) if mine_head else None
         self.latent_dim_pi = n_actions
         self.latent_dim_vf = value_hidden
 
@@ -360,15 +374,18 @@ class _ConvHeadsMixin:
     optimizer_class: type[th.optim.Optimizer]
     optimizer_kwargs: dict[str, Any]
 
-    def __init__(self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False, **kwargs: Any
+    ) -> None:
         self.value_hidden = value_hidden
         self.preference_bound = preference_bound
+        self.mine_head = mine_head
         kwargs.setdefault("features_extractor_class", CellFeatures)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
-                                       self.preference_bound)  # fmt: skip
+                                       self.preference_bound, self.mine_head)  # fmt: skip
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -385,7 +402,27 @@ class _ConvHeadsMixin:
         data["value_hidden"] = self.value_hidden
         if self.preference_bound:  # a model saved without the head loads in older versions too
             data["preference_bound"] = self.preference_bound
+        if self.mine_head:
+            data["mine_head"] = True
         return data
+
+    def evaluate_with_mines(
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
+        """``evaluate_actions`` (values, log-probabilities, entropies) in one pass with the mine head's logits
+        (N, H * W) on the actor's trunk, or None without the head. ``action_masks`` only for MaskablePPO."""
+        features = self.extract_features(obs)  # type: ignore[attr-defined]
+        if self.share_features_extractor:  # type: ignore[attr-defined]
+            actor_features = critic_features = features
+        else:
+            actor_features, critic_features = features
+        heads = self.mlp_extractor
+        distribution = self._get_action_dist_from_latent(heads.forward_actor(actor_features))  # type: ignore[attr-defined]
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        values = self.value_net(heads.forward_critic(critic_features))  # type: ignore[attr-defined]
+        mines = None if heads.mine_head is None else heads.mine_head(actor_features)
+        return values, distribution.log_prob(actions), distribution.entropy(), mines
 
 
 class ConvActorCriticPolicy(_ConvHeadsMixin, ActorCriticPolicy):

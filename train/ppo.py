@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch as th
-from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from train.common import Algorithm, RunConfig, at_least, option, policy_network_kwargs, script_main, within
-from train.networks import ConvActorCriticPolicy
+from train.mine_head import MinePPO
+from train.networks import BoardFeatures, ConvActorCriticPolicy
 
 
 @dataclass
@@ -36,6 +36,11 @@ class PPOConfig(RunConfig):
     ent_coef: float = option(0.01, "Entropy bonus coefficient (exploration).")
     vf_coef: float = option(0.5, "Value loss coefficient.")
     max_grad_norm: float = option(0.5, "Gradient norm clipping.")
+    mine_coef: float = option(
+        0.0,
+        "Weight of the auxiliary mine head's loss (train.mine_head): a second head learns the true mines of the "
+        "hidden cells, free labels that shape the trunk at every step; 0 = no head.",
+    )
     critic_warmup: int = option(
         0,
         "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
@@ -46,7 +51,7 @@ class PPOConfig(RunConfig):
         """The shared checks, then PPO's own (SB3 would fail on them with an assertion, or train nonsense)."""
         super().validate()
         at_least(self, 1, "n_steps", "n_epochs")
-        at_least(self, 0, "critic_warmup")
+        at_least(self, 0, "critic_warmup", "mine_coef")
         at_least(self, 2, "batch_size")
         within(self, 0.0, 1.0, "gamma", "gae_lambda")
         for name in ("clip_range", "max_grad_norm"):
@@ -61,9 +66,11 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
         "clip_range": config.clip_range, "ent_coef": config.ent_coef, "vf_coef": config.vf_coef,
         "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
+        "mine_coef": config.mine_coef,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
+            "mine_head": config.mine_coef > 0,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (MaskablePPO fell from 97% to 22% in 8k steps)
             "share_features_extractor": not config.init,
@@ -115,11 +122,22 @@ def ppo_callbacks(config: PPOConfig) -> list[BaseCallback]:
     return [CriticWarmup(config.critic_warmup)] if config.critic_warmup else []
 
 
-def build_model(config: PPOConfig, env: VecEnv) -> PPO:
-    return PPO(ConvActorCriticPolicy, env, **ppo_kwargs(config))
+def damped(model: MinePPO, config: PPOConfig) -> MinePPO:
+    """The model, with its residual trunk (``--dilations``) damped at the start (:meth:`BoardFeatures.damp_residuals`;
+    a trunk from ``--init`` is replaced by the distilled one, and the random draws of its runs stay as they were)."""
+    if not config.dilations:
+        return model
+    for module in model.policy.modules():
+        if isinstance(module, BoardFeatures):
+            module.damp_residuals()
+    return model
 
 
-ALGORITHM = Algorithm("ppo", PPOConfig, PPO, build_model, callbacks=ppo_callbacks)
+def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
+    return damped(MinePPO(ConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
+
+
+ALGORITHM = Algorithm("ppo", PPOConfig, MinePPO, build_model, callbacks=ppo_callbacks)
 
 if __name__ == "__main__":
     # Run through the imported module, so that saved models name train.ppo, not __main__, as their class.

@@ -258,6 +258,32 @@ class BatchEngine:
         """A copy of every board's grid, int8 (N, rows, cols)."""
         return self._boards.obs.reshape(self.num_boards, self.spec.rows, self.spec.cols).copy()
 
+    def layouts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every board's mines, uint8 (N, n_cells), and whether its game has them yet, bool (N,): a game under
+        the ``opening`` or ``safe`` rule places them at its first reveal. Training labels only (an auxiliary
+        loss on the true mines); never part of an observation."""
+        boards = self._boards
+        return boards.mines.copy(), boards.meta[:, k.META_STATUS] == k.PLAYING
+
+    def state(self) -> dict[str, Any]:
+        """Everything that decides the boards' future: their games, their layout keys drawn ahead and each
+        board's generator; :meth:`set_state` on an engine of the same spec continues exactly from here."""
+        arrays = {name: getattr(self._boards, name).copy() for name in BatchBoards._fields if name != "stack"}
+        return {"boards": arrays, "rngs": [rng.bit_generator.state for rng in self._rngs]}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Continue from a :meth:`state` of an engine with the same spec and number of boards."""
+        for name, array in state["boards"].items():
+            target = getattr(self._boards, name)
+            if target.shape != array.shape:
+                raise ValueError(f"engine state for {name} has shape {array.shape}, this engine {target.shape}")
+            target[...] = array
+        self._rngs = []
+        for saved in state["rngs"]:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = saved
+            self._rngs.append(rng)
+
     def _deal(self, actions: np.ndarray) -> None:
         """Deal the layout source's layouts to the boards whose action is their game's first reveal."""
         boards = self._boards

@@ -83,7 +83,7 @@ def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) ->
     best = ModelCard.read(run_dir / "best_model.json").eval
     assert best is not None and best["games"] == TINY["eval_games"] and 0.0 <= best["win_rate"] <= 1.0
     assert (run_dir / "best_model.zip").is_file() and (run_dir / "config.json").is_file()
-    assert list((run_dir / "checkpoints").glob("model_*_steps.zip"))
+    assert (run_dir / "checkpoints" / "latest.zip").is_file()
     assert list((run_dir / "logs").glob("events.out.tfevents.*"))
     assert "eval/win_rate" in (run_dir / "logs" / "progress.csv").read_text().splitlines()[0]
 
@@ -94,13 +94,14 @@ def test_cli_trains_and_resumes_from_a_checkpoint(tmp_path: Path) -> None:
     options = TINY | ALGO_TINY["maskable_ppo"] | {"runs_dir": str(tmp_path), "run_name": "cli"}
     args = parser.parse_args(["train", "maskable_ppo", "--steps", "128", *as_flags(options)])
     assert args.func(args) == 0
-    checkpoint = next((tmp_path / "cli" / "checkpoints").glob("model_*_steps.zip"))
-    args = parser.parse_args(["train", "maskable_ppo", "--resume", str(checkpoint), "--steps", "256"])
+    args = parser.parse_args(["train", "maskable_ppo", "--resume", str(tmp_path / "cli"), "--steps", "256"])
     assert args.func(args) == 0
     card = ModelCard.read(tmp_path / "cli" / "final_model.json")
     assert card.steps == 256
     assert (tmp_path / "cli" / "config-until-128.json").is_file()
-    assert (tmp_path / "cli" / "logs" / "progress-until-128.csv").is_file()
+    steps = [line.split(",") for line in (tmp_path / "cli" / "logs" / "progress.csv").read_text().splitlines()]
+    column = steps[0].index("time/total_timesteps")
+    assert {int(row[column]) for row in steps[1:]} == {64, 128, 192, 256}  # one curve, before and after the resume
     assert card.config is not None and card.config["channels"] == TINY["channels"]
 
 

@@ -1,0 +1,173 @@
+"""A suite's games played all at once by a network: one batched forward pass a move for thousands of games.
+
+:func:`play_batched` plays the games of a :class:`~eval.suites.Suite` with a greedy scorer (the highest score
+among the hidden cells is revealed), stepping every unfinished game together with the engine's own kernels:
+game ``i`` is the layout of :meth:`Suite.layout_key` ``(i)`` and its first reveal places the mines, exactly as the
+env does after ``reset(seed=game_seeds(i).env)``, so a game here is the game ``minesweeper eval --model`` plays
+(the same first cell, the same moves, up to the rounding of the scores on another device). A network on a GPU
+plays expert-opening-10k in seconds where the per-game runner takes hours on a CPU.
+
+Run: ``python -m eval.batched --model models/distill_expert_opening.zip --suite expert-opening-10k --device cuda``
+(``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from eval.stats import wilson_interval
+from eval.suites import Suite, get_suite
+from mine_env.engine import rules as k
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.geometry import RULE_CODES
+from mine_env.engine.starts import STARTS, zero_start_cell
+
+Scorer = Callable[[np.ndarray], np.ndarray]
+"""Scores (N, cells) of a batch of grids (N, rows, cols) int8; the highest hidden cell is played."""
+
+@dataclass
+class BatchedResult:
+    """Per game of the suite: won, the first cell revealed (flat), the moves the scorer made."""
+
+    won: np.ndarray
+    first_cell: np.ndarray
+    moves: np.ndarray
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        wins, games = int(self.won.sum()), int(self.won.size)
+        low, high = wilson_interval(wins, games)
+        return {"games": games, "wins": wins, "win_rate": wins / games, "ci95": [low, high],
+                "moves": int(self.moves.sum()), "seconds": round(self.seconds, 1)}  # fmt: skip
+
+
+@njit(cache=True)
+def _new_games(obs, mines, counts, meta, stack, rules, keys):  # type: ignore[no-untyped-def]
+    for i in range(obs.shape[0]):
+        k.new_game(obs[i], mines[i], counts[i], meta[i], stack, rules, keys[i])
+
+
+@njit(cache=True)
+def _play(obs, mines, counts, meta, stack, rules, which, actions):  # type: ignore[no-untyped-def]
+    for j in range(which.shape[0]):
+        i = which[j]
+        k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, False, actions[j])
+
+
+def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000) -> BatchedResult:
+    """Play the first ``games`` games of ``suite`` (all by default), ``batch`` games at a time, each started as
+    the suite says (:attr:`Suite.start`).
+
+    Raises:
+        ValueError: a suite with a fixed first cell or no-guess boards (not played here).
+    """
+    if suite.first_cell is not None or suite.boards != "random":
+        raise ValueError("batched play covers random boards opened by the agent (no --first-cell, no no-guess)")
+    total = suite.games if games is None else min(games, suite.games)
+    began = time.perf_counter()
+    parts = [_play_block(scorer, suite, range(first, min(first + batch, total)))
+             for first in range(0, total, batch)]  # fmt: skip
+    won, first_cell, moves = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+
+
+def _play_block(scorer: Scorer, suite: Suite, indices: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rows, cols, cells = suite.rows, suite.cols, suite.rows * suite.cols
+    rules = k.Rules(rows, cols, suite.mines, RULE_CODES[suite.first_click])
+    n = len(indices)
+    obs = np.empty((n, cells), np.int8)
+    mines = np.empty((n, cells), np.uint8)
+    counts = np.empty((n, cells), np.int8)
+    meta = np.zeros((n, k.META_SIZE), np.int64)
+    stack = np.empty(cells, np.int32)
+    keys = np.array([suite.layout_key(i) for i in indices], dtype=np.int64)
+    _new_games(obs, mines, counts, meta, stack, rules, keys)
+    first_cell = np.full(n, -1, np.int64)
+    if suite.start == "zero":
+        for j, game in enumerate(indices):
+            first_cell[j] = zero_start_cell(mines[j], counts[j], suite.game_seeds(game).env)
+        opened = np.flatnonzero(first_cell >= 0)
+        _play(obs, mines, counts, meta, stack, rules, opened, first_cell[opened])
+    moves = np.zeros(n, np.int64)
+    while True:
+        playing = np.flatnonzero(meta[:, k.META_STATUS] <= k.PLAYING)
+        if playing.size == 0:
+            break
+        grids = obs[playing]
+        scores = np.asarray(scorer(grids.reshape(-1, rows, cols)), dtype=np.float64)
+        actions = np.where(grids == HIDDEN, scores, -np.inf).argmax(axis=1)
+        untouched = first_cell[playing] < 0
+        first_cell[playing[untouched]] = actions[untouched]
+        moves[playing] += 1
+        _play(obs, mines, counts, meta, stack, rules, playing, actions)
+    return meta[:, k.META_STATUS] == k.WON, first_cell, moves
+
+
+def model_scorer(path: str, device: str, mines: int) -> Scorer:
+    """A saved model's scores on ``device``, as ``minesweeper eval --model`` reads them (its action preferences)."""
+    import torch
+
+    from eval.models import _tell_mine_count, load_model_agent
+
+    agent = load_model_agent(path)
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    agent.policy.to(device)
+    agent.policy.eval()
+    _tell_mine_count(agent.policy, mines)
+    return agent.batch_scores
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.batched", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, action="append", help="A saved model (.zip with its .json card); "
+                        "repeat for several.")  # fmt: skip
+    parser.add_argument("--suite", required=True, help="A named suite (minesweeper eval --list-suites).")
+    parser.add_argument("--start", action="append", choices=STARTS, help="How each game starts (see STARTS); "
+                        "repeat for several (default: agent).")  # fmt: skip
+    parser.add_argument("--games", type=int, default=None, help="Play only the suite's first N games.")
+    parser.add_argument("--batch", type=int, default=10_000, help="Games played together.")
+    parser.add_argument("--device", default="cpu", help="Torch device of the network: cpu, cuda.")
+    parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
+                        "every game's outcome.")  # fmt: skip
+    args = parser.parse_args(argv)
+    for model in args.model:
+        for start in args.start or ["agent"]:
+            try:
+                summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device)
+            except (ValueError, FileNotFoundError) as error:
+                print(f"python -m eval.batched: error: {error}", file=sys.stderr)
+                return 2
+            print(json.dumps(summary), flush=True)
+            if args.json:
+                path = Path(args.json)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with path.open("a") as handle:
+                    handle.write(json.dumps(record) + "\n")
+    return 0
+
+
+def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int,
+              device: str) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+    """One model on one suite and start: the summary and the record with every game's outcome."""
+    suite = get_suite(suite_name)
+    if start == "zero":
+        suite = suite.with_zero_start()
+    result = play_batched(model_scorer(model, device, suite.mines), suite, games, batch)
+    summary = {"model": model, "suite": suite.name, "start": start, **result.summary()}
+    record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
+              "first_cell": result.first_cell.tolist()}  # fmt: skip
+    return summary, record
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""Runs that stop and resume: a run paused half-way and resumed ends exactly where one that never stopped does
+(weights, optimizer, step counter, replay buffer, learning curve), the time limit, and the checkpoint's parts."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from agents.model_card import ModelCard
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.spec import BoardSpec
+from minesweeper_cli import train as train_cli
+from train import dqn, maskable_ppo, ppo
+from train.checkpoints import LATEST, ContinuedCSV, checkpoint_file
+from train.common import check_device, train
+
+pytestmark = pytest.mark.train
+
+ALGORITHMS = {"dqn": dqn.ALGORITHM, "ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
+TINY = {
+    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
+}  # fmt: skip
+ALGO_TINY = {
+    # DQN: epsilon decays over the whole run and the target network is copied every 32 steps, so the halves differ
+    "dqn": {"learning_starts": 32, "batch_size": 16, "buffer_size": 100, "target_update_interval": 32},
+    "ppo": {"n_steps": 16, "batch_size": 32},
+    # the residual trunk with the mine head: its labels come from the games in progress, restored with them
+    "maskable_ppo": {"n_steps": 16, "batch_size": 32, "dilations": "1,2", "pooled": "1", "mine_coef": 0.5},
+}
+
+
+def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
+    options = TINY | ALGO_TINY[algo] | {"runs_dir": str(tmp_path), "run_name": name} | overrides
+    return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
+
+
+def resume(algo: str, run_dir: Path, *options: str) -> None:
+    """``minesweeper train ALGO --resume RUN_DIR [options]``."""
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
+    assert args.func(args) == 0
+
+
+def curve(run_dir: Path) -> list[dict[str, str]]:
+    with open(run_dir / "logs" / "progress.csv") as file:
+        return list(csv.DictReader(file))
+
+
+def without_times(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The curve's rows without what depends on the clock or counts a process's own rollouts."""
+    clock = ("time/fps", "time/time_elapsed", "time/iterations")
+    return [{key: value for key, value in row.items() if key not in clock} for row in rows]
+
+
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: str, tmp_path: Path) -> None:
+    whole = run(algo, tmp_path, "whole")
+    halves = run(algo, tmp_path, "halves", pause_at=128)
+    paused = ALGORITHMS[algo].model_class.load(halves / LATEST, device="cpu")
+    assert paused.num_timesteps == 128
+    assert ModelCard.read(halves / "final_model.json").steps == 128
+    resume(algo, halves)
+    models = [ALGORITHMS[algo].model_class.load(folder / "final_model.zip", device="cpu") for folder in (whole, halves)]
+    assert [model.num_timesteps for model in models] == [256, 256]
+    first, second = (model.policy.state_dict() for model in models)
+    for key in first:
+        th.testing.assert_close(first[key], second[key], rtol=0, atol=0, msg=key)
+    adam = [model.policy.optimizer.state_dict()["state"] for model in models]
+    for index in adam[0]:
+        th.testing.assert_close(adam[0][index]["exp_avg_sq"], adam[1][index]["exp_avg_sq"], rtol=0, atol=0)
+    assert without_times(curve(halves)) == without_times(curve(whole))
+    assert (halves / "config-until-128.json").is_file()
+    if algo == "dqn":
+        for model, folder in zip(models, (whole, halves), strict=True):
+            model.load_replay_buffer(folder / "checkpoints" / "latest_replay_buffer.pkl")
+        assert models[0].replay_buffer.size() == models[1].replay_buffer.size() == 100 // 4  # rows of 4 boards
+        np.testing.assert_array_equal(models[0].replay_buffer.observations, models[1].replay_buffer.observations)
+        assert models[0].exploration_rate == models[1].exploration_rate
+
+
+def test_the_time_limit_stops_a_run_with_a_checkpoint_that_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    halted = run("ppo", tmp_path, "timed", minutes=1e-6, steps=10_000)
+    assert "minutes are up; resume with --resume" in capsys.readouterr().out
+    steps = ModelCard.read(halted / "final_model.json").steps
+    assert steps is not None and steps < 10_000
+    assert ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu").num_timesteps == steps
+    resume("ppo", halted, "--minutes", "0", "--steps", str(steps + 64))
+    assert ModelCard.read(halted / "final_model.json").steps == steps + 64
+
+
+def test_resume_names_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"has no checkpoints/latest\.zip: resume a run directory trained"):
+        checkpoint_file(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no checkpoint at"):
+        checkpoint_file(tmp_path / "missing.zip")
+
+
+def test_a_continued_log_drops_the_rows_after_the_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "progress.csv"
+    path.write_text("a,time/total_timesteps\n1,64\n2,128\n3,192\n,\n")
+    log = ContinuedCSV(str(path), until=128)
+    log.write({"a": 4, "time/total_timesteps": 192, "b": "new"}, {}, 192)
+    log.close()
+    assert path.read_text().splitlines() == ["a,time/total_timesteps,b", "1,64,", "2,128,", ",,", '4,192,"new"']
+
+
+def test_the_engine_continues_from_its_state() -> None:
+    spec = BoardSpec.from_options("beginner", None, None, None, "opening")
+    engine, copy = BatchEngine(spec, 3), BatchEngine(spec, 3)
+    engine.reset(7)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        engine.step(rng.choice(81, size=3))
+    copy.set_state(engine.state())
+    for _ in range(300):  # many games: the layout keys and generators carry on too
+        actions = np.array([np.flatnonzero(mask)[0] for mask in engine.action_masks()])
+        ours, theirs = engine.step(actions), copy.step(actions)
+        np.testing.assert_array_equal(ours.rewards, theirs.rewards)
+        np.testing.assert_array_equal(engine.grids(), copy.grids())
+
+
+def test_layouts_are_the_mines_of_the_games_in_progress() -> None:
+    spec = BoardSpec.from_options("beginner", None, None, None, "opening")
+    engine = BatchEngine(spec, 2)
+    engine.reset(0)
+    mines, placed = engine.layouts()
+    assert not placed.any() and not mines.any()  # the opening rule places them at the first reveal
+    engine.step(np.array([40, 40]))
+    mines, placed = engine.layouts()
+    assert placed.all() and (mines.sum(axis=1) == 10).all()
+    assert (mines[engine.grids().reshape(2, -1) >= 0] == 0).all()  # no mine under a revealed number
+
+
+def test_cuda_asked_where_there_is_none_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(th.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match=r"--device cuda: CUDA is not available here .*use --device cpu or auto"):
+        check_device("cuda")
+    check_device("auto")
+    check_device("cpu")
+    with pytest.raises(ValueError, match="unknown device 'gpu'"):
+        check_device("gpu")

@@ -1,0 +1,71 @@
+"""Streamed distillation (train.distill_stream): the iterated trunk, a short run on the CPU, its resume and model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch as th
+
+from eval.models import load_model_agent
+from train.distill_stream import StreamConfig, main
+from train.iterated_trunk import IteratedFeatures
+
+
+def test_iterated_trunk_shares_one_block_across_passes() -> None:
+    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
+    net = IteratedFeatures(space, channels=8, passes=3, mines=6)
+    grid = th.full((2, 5, 7), -1, dtype=th.int8)
+    grid[0, 0, 0] = 1
+    planes = net.input_planes(grid)
+    staged = net.stages(planes, [1, 3])
+    assert [tuple(s.shape) for s in staged] == [(2, 8, 5, 7)] * 2
+    assert th.allclose(staged[1], net(grid))
+    parameters = sum(p.numel() for p in net.parameters())
+    net.set_passes(6)  # thinking longer costs no weights
+    assert sum(p.numel() for p in net.parameters()) == parameters
+    assert not th.allclose(net(grid), staged[1])
+    with pytest.raises(ValueError, match="at least 1"):
+        net.set_passes(0)
+
+
+def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    for argv, message in ((["--trunks", "dilated,resnet"], "trunks must be distinct names"),
+                          (["--producers", "0"], "no positions to start on")):  # fmt: skip
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, "--device", "cpu"])
+        assert stop.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="loss pass"):
+        StreamConfig(loss_passes="0,2").validate()
+
+
+@pytest.mark.slow
+def test_a_short_run_resumes_and_its_models_play(tmp_path: Path) -> None:
+    options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
+               "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--trunks", "dilated,iterated",
+               "--channels", "8", "--dilations", "1,2", "--pooled", "1", "--iterated-channels", "8", "--passes", "3",
+               "--loss-passes", "2,3", "--batch-size", "32", "--buffer", "5000", "--runs-dir", str(tmp_path),
+               "--run-name", "run", "--checkpoint-minutes", "0.05"]  # fmt: skip
+    assert main([*options, "--minutes", "0.1"]) == 0
+    run_dir = tmp_path / "run"
+    first = th.load(run_dir / "checkpoint.pt", weights_only=False)
+    assert first["step"] > 0 and first["resumes"] == 0
+    assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
+    second = th.load(run_dir / "checkpoint.pt", weights_only=False)
+    assert second["resumes"] == 1
+    assert second["step"] > first["step"] and second["samples"] > first["samples"]
+    assert second["seconds"] >= 0.2 * 60 > first["seconds"]
+    rows = (run_dir / "progress.csv").read_text().splitlines()
+    steps = [int(row.split(",")[0]) for row in rows[1:]]
+    assert steps == sorted(steps) and len(steps) >= 2  # the curve carries on
+    for trunk in ("dilated", "iterated"):
+        card = json.loads((run_dir / f"{trunk}.json").read_text())
+        assert card["algo"] == "distill" and card["steps"] == second["samples"]
+        agent = load_model_agent(run_dir / f"{trunk}.zip")
+        grid = np.full((9, 9), -1, dtype=np.int8)
+        action = agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)})
+        assert 0 <= action < 81
