@@ -63,7 +63,8 @@ def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, ga
     start = time.perf_counter()
     observation, info = env.reset(seed=seeds.env)
     turns: list[Turn] = []
-    first_action = None
+    given = info["start_cell"]  # the zero start's cell, opened at reset: a move of the game, as the grid env counts
+    first_action = None if given is None else given[0] * env.cols + given[1]
     opening = suite.first_cell
     while True:
         if opening is not None:
@@ -78,7 +79,8 @@ def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, ga
             break
     tally = info["game"]
     record = GameRecord(
-        agent=label, game=game, seed=seeds.env, won=bool(info["is_success"]), steps=tally["replies"],
+        agent=label, game=game, seed=seeds.env, won=bool(info["is_success"]),
+        steps=tally["replies"] + (given is not None),
         invalid_moves=tally["invalid_replies"], safe_revealed=info["revealed"],
         safe_fraction=info["revealed"] / (env.rows * env.cols - env.mines), guesses=tally["guesses"],
         avoidable_loss=tally["avoidable_loss"], excess_risk=tally["avoidable_risk"],
@@ -163,7 +165,7 @@ def evaluate_text(
     if len(set(labels)) != len(labels) or not labels:
         raise ValueError(f"give at least one player, each under its own label; got {labels}")
     kwargs = {"rows": suite.rows, "cols": suite.cols, "mines": suite.mines, "first_click": suite.first_click,
-              "boards": suite.boards, **(env_kwargs or {})}  # fmt: skip
+              "boards": suite.boards, "start": suite.start, **(env_kwargs or {})}  # fmt: skip
     MinesweeperTextEnv(**kwargs)  # bad options fail here, before a request is sent
     jobs = [(index, game) for game in range(suite.games) for index in range(len(players))]
     results: dict[tuple[int, int], TextGame] = {}

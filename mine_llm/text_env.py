@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FLAG, HIDDEN
+from mine_env.engine.starts import STARTS, zero_start_cell
 from mine_env.env import MinesweeperEnv
 from mine_llm.grading import GameTally, MoveGrade, TextRewards, grade_reveal, resolve_rewards
 from mine_llm.moves import Move, ReplyError, parse_reply, tool_schema
@@ -57,7 +58,10 @@ class MinesweeperTextEnv(gym.Env):
     ``first_click``, ``revealed``, ``flags``, ``is_success``. Never the layout.
 
     ## Arguments
-    ``preset``, ``rows``, ``cols``, ``mines``, ``first_click``, ``boards`` as ``Minesweeper-v0``; ``flags``
+    ``preset``, ``rows``, ``cols``, ``mines``, ``first_click``, ``boards`` as ``Minesweeper-v0``; ``start``
+    (``"agent"``, or ``"zero"``: under ``first_click="none"`` a uniformly drawn zero cell of the layout is opened
+    at reset on the agent's behalf, as :mod:`mine_env.engine.starts` says; reset's info names it in
+    ``start_cell``); ``flags``
     (default True: flag moves and chords), ``reward``, ``grade`` (default True: ask the oracle about every
     reveal; False skips its cost and the dense reward's terms), ``max_steps``, ``render_mode`` ("ansi").
     """
@@ -77,6 +81,7 @@ class MinesweeperTextEnv(gym.Env):
         grade: bool = True,
         max_steps: int | None = None,
         render_mode: str | None = None,
+        start: str = "agent",
     ) -> None:
         self.game = MinesweeperEnv(
             preset=preset, rows=rows, cols=cols, mines=mines, first_click=first_click, boards=boards, flags=flags,
@@ -84,6 +89,12 @@ class MinesweeperTextEnv(gym.Env):
         )  # fmt: skip
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        if start not in STARTS:
+            raise ValueError(f"unknown start {start!r}; expected one of {', '.join(STARTS)}")
+        if start == "zero" and (first_click != "none" or boards != DEFAULT_BOARDS):
+            raise ValueError("the zero start opens a zero cell of a uniform layout: it needs first_click='none' "
+                             "and random boards")  # fmt: skip
+        self.start = start
         if not isinstance(grade, bool):
             raise ValueError(f"grade must be True or False, got {grade!r}")
         self.rewards = resolve_rewards(reward)
@@ -110,8 +121,11 @@ class MinesweeperTextEnv(gym.Env):
         super().reset(seed=seed)
         _, self._inner_info = self.game.reset(seed=seed)
         self._tally = GameTally()
-        self._text = self._render("none")
-        return self._text, self._info(None, None, None)
+        last_move, cell = "none", None
+        if self.start == "zero":
+            last_move, cell = self._open_zero(seed if seed is not None else int(self.np_random.integers(2**62)))
+        self._text = self._render(last_move)
+        return self._text, {**self._info(None, None, None), "start_cell": cell}
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one reply; see the class docstring for what is read, rewards and info."""
@@ -150,6 +164,18 @@ class MinesweeperTextEnv(gym.Env):
         self.game.close()
 
     # ------------------------------------------------------------------ helpers
+    def _open_zero(self, seed: int) -> tuple[str, tuple[int, int] | None]:
+        """The zero start: a zero cell of the layout, drawn from ``seed`` as the evaluation's grid env draws it,
+        revealed on the agent's behalf (not a reply, not graded); its result line and cell (None: no zero)."""
+        board = self.game.board
+        cell = zero_start_cell(board.layout.ravel(), board.counts.ravel(), seed)
+        if cell < 0:
+            return "none (the layout has no zero cell to open for you)", None
+        _, _, _, _, self._inner_info = self.game.step(cell)
+        row, col = divmod(cell, self.cols)
+        return f"reveal {row} {col} was played for you (the zero start): opened {self._inner_info['revealed']} cells", (
+            row, col)  # fmt: skip
+
     def _action_of(self, move: Move) -> tuple[int, str | None]:
         """The flat action of a move, and why it cannot be played now (None if it can)."""
         r, c = move.row, move.col

@@ -92,7 +92,8 @@ class MinesweeperVerifiersEnv(vf.MultiTurnEnv):
             raise ValueError(f"unknown rubric function(s) {', '.join(unknown)}; expected {', '.join(_FUNCS)}")
         self.suite = suite
         self.env_kwargs = {"rows": suite.rows, "cols": suite.cols, "mines": suite.mines,
-                           "first_click": suite.first_click, "boards": suite.boards, **(env_kwargs or {})}  # fmt: skip
+                           "first_click": suite.first_click, "boards": suite.boards, "start": suite.start,
+                           **(env_kwargs or {})}  # fmt: skip
         merged = {**DEFAULT_WEIGHTS, **(weights or {})}
         rubric = vf.Rubric(funcs=list(_FUNCS.values()), weights=[merged[name] for name in _FUNCS])
         dataset = Dataset.from_list(self._rows())

@@ -46,6 +46,15 @@ def test_the_text_path_plays_the_games_of_the_grid_env_with_the_same_records() -
     assert text.summary["paired"][0]["agents"] == ["solver", "random"]
 
 
+def test_the_zero_start_plays_the_grid_env_s_games_too() -> None:
+    """The zero start (a zero cell opened for the agent at reset) gives the grid env's records as well."""
+    suite = Suite("tiny", 8, 8, 10, "opening", games=6, base_seed=5).with_zero_start()
+    grid = evaluate(["solver", "random"], suite, workers=1, progress=False)
+    text = evaluate_text([(name, functools.partial(AgentTextPolicy, name)) for name in ("solver", "random")],
+                         suite, concurrency=2, progress=False)  # fmt: skip
+    assert [r.outcome() for r in text.records] == [r.outcome() for r in grid.records]
+
+
 def test_a_model_on_the_endpoint_is_graded_with_tokens_latency_and_invalid_replies(server: ReferenceServer) -> None:
     players = [("llm:solver", chat(server, "solver")), ("llm:solver-tools", chat(server, "solver", tools=True)),
                ("llm:nonsense", chat(server, "nonsense")), ("solver", functools.partial(AgentTextPolicy, "solver"))]

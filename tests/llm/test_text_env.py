@@ -165,6 +165,20 @@ def test_dense_rewards_follow_the_grades_on_random_play() -> None:
         assert game["graded_moves"] == game["replies"] and 0 <= game["logic_score"] <= 1
 
 
+def test_the_zero_start_opens_a_zero_cell_at_reset() -> None:
+    env = MinesweeperTextEnv(preset="beginner", first_click="none", start="zero")
+    observation, info = env.reset(seed=4)
+    row, col = info["start_cell"]
+    board = parse_observation(observation).grid
+    assert board[row, col] == 0 and info["revealed"] > 1 and info["game"]["replies"] == 0
+    assert f"reveal {row} {col} was played for you (the zero start)" in info["last_move"]
+    assert env.reset(seed=4)[1]["start_cell"] == (row, col)
+    with pytest.raises(ValueError, match="the zero start opens a zero cell of a uniform layout"):
+        MinesweeperTextEnv(first_click="opening", start="zero")
+    with pytest.raises(ValueError, match="unknown start 'late'"):
+        MinesweeperTextEnv(start="late")
+
+
 def test_reward_options_and_bad_arguments() -> None:
     assert resolve_rewards("sparse") == TextRewards() and resolve_rewards({"win": 2.0}).win == 2.0
     assert REWARD_SCHEMES["dense"].invalid == -0.1
