@@ -176,4 +176,7 @@ def _read_answer(answer: dict[str, Any], endpoint: Endpoint) -> tuple[str | dict
     if calls:
         function = calls[-1].get("function") or {}
         return {"name": function.get("name"), "arguments": function.get("arguments", "")}, usage
-    return message.get("content") or "", usage
+    content = message.get("content") or ""
+    if isinstance(content, list):  # content parts, as some servers send them: their text, in order
+        content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else str(content), usage

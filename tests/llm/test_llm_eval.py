@@ -81,6 +81,16 @@ def test_failed_requests_are_retried_and_counted() -> None:
         complete(Endpoint(failing.url, "solver", retries=1, backoff=0.01), [{"role": "user", "content": _board()}])
 
 
+def test_answers_in_content_parts_or_without_choices() -> None:
+    from mine_llm.chat import _read_answer
+
+    endpoint = Endpoint("http://127.0.0.1:1/v1", "m")
+    parts = {"choices": [{"message": {"content": [{"type": "text", "text": "reveal "}, {"text": "1 2"}]}}]}
+    assert _read_answer(parts, endpoint) == ("reveal 1 2", {})
+    with pytest.raises(EndpointError, match="did not answer as a chat completion"):
+        _read_answer({"error": "overloaded"}, endpoint)
+
+
 def _board() -> str:
     from mine_llm.text_env import MinesweeperTextEnv
 
