@@ -13,21 +13,26 @@ Examples::
         --suite intermediate-opening-1k
     minesweeper eval --model models/distill_expert_opening.zip --symmetries 4 --sure 1e-5 --suite expert-opening-1k
     minesweeper eval --list-suites
+    minesweeper eval --llm-endpoint http://127.0.0.1:8000/v1 --llm-model qwen3-8b --agent solver --agent random \\
+        --preset beginner --games 100 --json llm.json
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from agents.registry import AGENTS
 from backends import check_backend
 from eval.agent_specs import AgentSpec
+from eval.metrics import GameRecord
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from mine_env.engine.starts import STARTS
 from mine_env.engine.symmetry import SYMMETRY_COUNTS
+from minesweeper_cli.evaluate_llm import add_llm_options, check_llm_args, run_llm, text_table
 from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
 
 DEFAULT_GAMES = 1000
@@ -80,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON")
     parser.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win rates with their intervals")
+    add_llm_options(parser)
     # None marks "not given", so --suite can refuse board options that would be silently ignored.
     parser.set_defaults(func=run, first_click=None)
 
@@ -133,8 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if args.list_suites:
         print_suites()
         return 0
-    if not args.agent and not args.model:
-        raise ValueError("give at least one --agent NAME or --model PATH to evaluate")
+    check_llm_args(args)
+    if not args.agent and not args.model and args.llm_endpoint is None:
+        raise ValueError("give at least one --agent NAME or --model PATH to evaluate, or an --llm-endpoint URL")
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     check_backend(args.backend, args.workers, args.address)
@@ -150,6 +157,12 @@ def run(args: argparse.Namespace) -> int:
         suite = suite.with_zero_start()
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
+    if args.llm_endpoint is not None:
+        text_report = run_llm(args, suite)
+        print(markdown_report(text_report.summary) + "\nThrough the text env, graded move by move by the oracle:\n\n"
+              + text_table(text_report.summary), end="")  # fmt: skip
+        _write_outputs(args, text_report.summary, text_report.records, suite)
+        return 0
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
         raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
@@ -160,10 +173,15 @@ def run(args: argparse.Namespace) -> int:
                       chunk_games=args.chunk_games)  # fmt: skip
     summary = report.to_dict()
     print(markdown_report(summary), end="")
+    _write_outputs(args, summary, report.records, suite)
+    return 0
+
+
+def _write_outputs(args: argparse.Namespace, summary: dict, records: Sequence[GameRecord], suite: Suite) -> None:
+    """The --json, --csv and --plot files of a report."""
     if args.json:
         write_json(summary, args.json)
     if args.csv:
-        write_csv(report.records, args.csv, suite.name)
+        write_csv(records, args.csv, suite.name)
     if args.plot:
         plot_win_rates([summary], args.plot)
-    return 0

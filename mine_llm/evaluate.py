@@ -1,0 +1,227 @@
+"""Evaluate language models (and baselines, as reference rows) through the text env on a seeded suite.
+
+Game ``i`` of the suite is the text env reset with the suite's env seed of game ``i``: the same game as every
+other agent's game ``i`` (:mod:`eval.suites`). Games are played in threads (a model's time is spent waiting on
+its server), each game on its own env, and each record depends only on the suite, the player and the game.
+The records are :class:`eval.metrics.GameRecord` judged by the same oracle as ``minesweeper eval``, so the
+summary has every key of :func:`eval.metrics.summarise`, plus what only a text player has: the logic score,
+the avoidable risk per move, invalid replies, tokens and latency.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from tqdm import tqdm
+
+from eval.metrics import GameRecord, paired_comparison, summarise
+from eval.suites import Suite
+from mine_llm.policies import TextPolicy, Turn
+from mine_llm.text_env import MinesweeperTextEnv
+
+PolicyFactory = Callable[[int], TextPolicy]
+"""``factory(agent_seed) -> TextPolicy``: a fresh player for one game, seeded by the suite."""
+
+
+@dataclass(frozen=True)
+class TextGame:
+    """One game played through the text env.
+
+    Attributes:
+        record: The game as every evaluation records it.
+        graded_moves: Reveals graded by the oracle.
+        logical_moves: Graded moves with no avoidable risk.
+        avoidable_risk: Avoidable risk summed over the graded moves.
+        requests: Replies asked for (one per step).
+        prompt_tokens: Prompt tokens over the game.
+        completion_tokens: Reply tokens over the game.
+        latencies: Seconds of each request.
+        retries: Failed tries over the game.
+    """
+
+    record: GameRecord
+    graded_moves: int
+    logical_moves: int
+    avoidable_risk: float
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    latencies: tuple[float, ...]
+    retries: int
+
+
+def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, game: int, label: str) -> TextGame:
+    """Play game ``game`` of ``suite`` with ``policy`` to its end (the suite's first cell played on its behalf)."""
+    seeds = suite.game_seeds(game)
+    policy.reset()
+    start = time.perf_counter()
+    observation, info = env.reset(seed=seeds.env)
+    turns: list[Turn] = []
+    given = info["start_cell"]  # the zero start's cell, opened at reset: a move of the game, as the grid env counts
+    first_action = None if given is None else given[0] * env.cols + given[1]
+    opening = suite.first_cell
+    while True:
+        if opening is not None:
+            turn, opening = Turn(f"reveal {opening[0]} {opening[1]}"), None
+        else:
+            turn = policy.reply(observation)
+            turns.append(turn)
+        observation, _, terminated, truncated, info = env.step(turn.reply)
+        if first_action is None and info["move"] is not None and not info["invalid_action"]:
+            first_action = info["move"]["row"] * env.cols + info["move"]["col"]
+        if terminated or truncated:
+            break
+    tally = info["game"]
+    record = GameRecord(
+        agent=label, game=game, seed=seeds.env, won=bool(info["is_success"]),
+        steps=tally["replies"] + (given is not None),
+        invalid_moves=tally["invalid_replies"], safe_revealed=info["revealed"],
+        safe_fraction=info["revealed"] / (env.rows * env.cols - env.mines), guesses=tally["guesses"],
+        avoidable_loss=tally["avoidable_loss"], excess_risk=tally["avoidable_risk"],
+        time_s=time.perf_counter() - start, first_action=first_action,
+    )  # fmt: skip
+    return TextGame(
+        record, tally["graded_moves"], tally["logical_moves"], tally["avoidable_risk"], len(turns),
+        sum(t.prompt_tokens for t in turns), sum(t.completion_tokens for t in turns),
+        tuple(t.seconds for t in turns), sum(t.retries for t in turns),
+    )  # fmt: skip
+
+
+def summarise_text(games: Sequence[TextGame]) -> dict[str, Any]:
+    """One player's ``results`` entry: :func:`eval.metrics.summarise` with the oracle, plus
+
+    ``logic_score`` (logical moves over graded moves, all games pooled), ``avoidable_risk_per_move``,
+    ``invalid_replies`` and ``invalid_reply_rate`` (per reply), ``tokens`` (prompt and completion, in all and
+    per game), ``latency`` (requests, mean, median and 95th percentile seconds) and ``retries``.
+    """
+    summary = summarise([game.record for game in games], oracle=True)
+    graded = sum(game.graded_moves for game in games)
+    requests = sum(game.requests for game in games)
+    latencies = sorted(seconds for game in games for seconds in game.latencies)
+    prompt = sum(game.prompt_tokens for game in games)
+    completion = sum(game.completion_tokens for game in games)
+    replies = sum(game.record.steps for game in games)
+    summary.update({
+        "interface": "text",
+        "logic_score": sum(game.logical_moves for game in games) / graded if graded else None,
+        "avoidable_risk_per_move": sum(game.avoidable_risk for game in games) / graded if graded else None,
+        "invalid_replies": summary["invalid_moves"],
+        "invalid_reply_rate": summary["invalid_moves"] / replies if replies else 0.0,
+        "tokens": {"prompt": prompt, "completion": completion, "per_game": (prompt + completion) / len(games)},
+        "latency": {
+            "requests": requests,
+            "mean_s": statistics.fmean(latencies) if latencies else None,
+            "median_s": statistics.median(latencies) if latencies else None,
+            "p95_s": latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else None,
+        },
+        "retries": sum(game.retries for game in games),
+    })  # fmt: skip
+    return summary
+
+
+@dataclass(frozen=True)
+class TextReport:
+    """The outcome of :func:`evaluate_text`: the report as JSON values, and every game's record.
+
+    Attributes:
+        summary: ``{"suite", "results", "paired"}`` as :meth:`eval.runner.EvalReport.to_dict`, each result from
+            :func:`summarise_text`.
+        records: Every game's record, by player then game.
+    """
+
+    summary: dict[str, Any]
+    records: tuple[GameRecord, ...]
+
+
+def evaluate_text(
+    players: Sequence[tuple[str, PolicyFactory]],
+    suite: Suite,
+    *,
+    concurrency: int = 4,
+    progress: bool = True,
+    env_kwargs: dict[str, Any] | None = None,
+) -> TextReport:
+    """Play every game of ``suite`` with every player through the text env.
+
+    Args:
+        players: (label, factory) pairs; a factory builds a fresh player for one game from its agent seed.
+        suite: The games.
+        concurrency: Games in flight at once (threads).
+        progress: Show a progress bar.
+        env_kwargs: More arguments of :class:`MinesweeperTextEnv` (``reward``, ``max_steps``).
+
+    Raises:
+        mine_llm.chat.EndpointError: a model's endpoint could not answer; it stops the evaluation.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    labels = [label for label, _ in players]
+    if len(set(labels)) != len(labels) or not labels:
+        raise ValueError(f"give at least one player, each under its own label; got {labels}")
+    kwargs = {"rows": suite.rows, "cols": suite.cols, "mines": suite.mines, "first_click": suite.first_click,
+              "boards": suite.boards, "start": suite.start, **(env_kwargs or {})}  # fmt: skip
+    MinesweeperTextEnv(**kwargs)  # bad options fail here, before a request is sent
+    jobs = [(index, game) for game in range(suite.games) for index in range(len(players))]
+    results: dict[tuple[int, int], TextGame] = {}
+    lock = threading.Lock()
+
+    def play(index: int, game: int) -> None:
+        label, factory = players[index]
+        env = MinesweeperTextEnv(**kwargs)
+        outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label)
+        with lock:
+            results[index, game] = outcome
+
+    bar = tqdm(total=len(jobs), desc=suite.name, unit="game", disable=not progress, leave=False)
+    pool = ThreadPoolExecutor(max_workers=concurrency)
+    try:
+        with bar:
+            for future in as_completed([pool.submit(play, *job) for job in jobs]):
+                future.result()  # a player's failure ends the evaluation here
+                bar.update(1)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    per_player = [[results[index, game] for game in range(suite.games)] for index in range(len(players))]
+    records = [[game.record for game in games] for games in per_player]
+    follows = suite.layout_follows_first_click()
+    summary = {
+        "suite": suite.to_dict(),
+        "results": [summarise_text(games) for games in per_player],
+        "paired": [
+            paired_comparison(records[i], records[j], follows)
+            for i in range(len(players))
+            for j in range(i + 1, len(players))
+        ],
+    }
+    return TextReport(summary, tuple(record for player in records for record in player))
+
+
+TEXT_COLUMNS = (
+    "agent", "logic score", "avoidable risk/move", "invalid replies", "tokens/game", "latency mean s", "p95 s",
+    "retries",
+)  # fmt: skip
+
+
+def text_table(summary: dict[str, Any]) -> str:
+    """The text path's own columns of every player, as a Markdown table."""
+
+    def number(value: float | None, form: str) -> str:
+        return "-" if value is None else format(value, form)
+
+    lines = ["| " + " | ".join(TEXT_COLUMNS) + " |", "|---" + "|---:" * (len(TEXT_COLUMNS) - 1) + "|"]
+    for result in summary["results"]:
+        latency = result["latency"]
+        cells = [
+            result["agent"], number(result["logic_score"], ".3f"), number(result["avoidable_risk_per_move"], ".4f"),
+            f"{result['invalid_replies']} ({100 * result['invalid_reply_rate']:.1f}%)",
+            f"{result['tokens']['per_game']:.0f}", number(latency["mean_s"], ".3f"), number(latency["p95_s"], ".3f"),
+            str(result["retries"]),
+        ]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
