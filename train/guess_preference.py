@@ -1,11 +1,10 @@
 """Teach a distilled network the default solver's choice among nearly equally safe cells.
 
 A distilled network plays the hidden cell it thinks safest. Where no cell is certainly safe, the default solver
-(``solver``) plays a safest cell in most true guesses too (90% on intermediate), but which one: the safest
-cells tie in 84% of those positions (three at the median), and it takes the one whose number tells most. That,
-with its few riskier guesses, is what it wins over ``solver-fast`` (1.1 points on intermediate-opening-10k,
-3.7 on expert). Teaching the solver's guess through the chances themselves (``train distill --guess-target
-solver``) pulled tied cells' chances apart and cost precision everywhere.
+(``solver``) mostly plays a safest cell too, but which one: the safest cells often tie, and it takes the one
+whose number tells most. That, with its few riskier guesses, is what it wins over ``solver-fast``. Teaching the
+solver's guess through the chances themselves (``train distill --guess-target solver``) pulls tied cells'
+chances apart, so this module leaves the chances alone (the measurements: docs/lab/).
 
 Here the network's trunk and chances stay exactly as they are. A :class:`train.networks.GuessPreference` head is
 added beside them: a bonus of at most ``--bound`` on each cell's safety logit, from the trunk's features and the

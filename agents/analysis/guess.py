@@ -55,9 +55,9 @@ MARGIN = 0.1
 MAX_CANDIDATES = 12
 """At most this many cells get the look-ahead (safest first, then fewest hidden neighbours)."""
 ENDGAME_LAYOUTS = 1000
-"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position:
-from 1,000 rather than 200, expert gained 0.16 points under ``safe`` and 0.02 under ``opening`` on 10,000
-tuning games each (docs/SOLVER.md)."""
+"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position: a
+higher bound lets the exact search decide more endgames, at the cost of longer searches (its tuning:
+docs/SOLVER.md and docs/lab/)."""
 ENDGAME_WORK = 100_000_000
 """Work the endgame search may do before it gives up: a deterministic bound on its time (under half a
 second per search on expert; tens of ms at the median). At a tenth of it most 1,000-layout searches
