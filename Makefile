@@ -50,7 +50,7 @@ solver-strength: install
 solver-first-click: install
 	mkdir -p $(STRENGTH_DIR)
 	for preset in beginner intermediate expert; do for rule in safe opening; do \
-	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
+	  $(PYTHON) studies/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
 
@@ -81,16 +81,16 @@ bot-results: install
 	  minesweeper bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
 	    --json $(BOT_DIR)/$$program-$$preset.json || exit 1; \
 	done
-	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
+	$(PYTHON) studies/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
 	  --json $(BOT_DIR)/reference-xdemineur-start-expert.json
-	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
+	$(PYTHON) studies/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
 	  --json $(BOT_DIR)/reference-xdemineur-start-intermediate.json
-	$(PYTHON) benchmarks/bot_table.py $(BOT_DIR)/*.json
+	$(PYTHON) studies/bot_table.py $(BOT_DIR)/*.json
 
 # No-guess boards for docs/NO_GUESS.md: the checks on 10,000 games per preset, then the speed against ms-toollib.
 NO_GUESS_DIR = docs/results/no_guess
 no-guess: install
 	mkdir -p $(NO_GUESS_DIR)
-	$(PYTHON) benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
+	$(PYTHON) studies/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
 	  --json $(NO_GUESS_DIR)/check.json
 	$(PYTHON) benchmarks/bench_no_guess.py --repeats 3 --json $(NO_GUESS_DIR)/bench.json

@@ -65,7 +65,7 @@ class GuessPreferenceConfig(BoardOptions):
                                "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
     games: int = option(40_000, "Games of the default solver whose true-guess positions the head learns from.")
     held_out_games: int = option(2_000, "Solver games, of their own seed, whose guess positions measure the head "
-                                        "(the ones benchmarks/guess_agreement.py reads by default).")
+                                        "(the ones studies/guess_agreement.py reads by default).")
     samples: int = option(200_000, "Training samples (minibatch rows).")
     batch_size: int = option(256, "Minibatch size.")
     learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")

@@ -5,7 +5,7 @@ Ray instance, the PPO algorithm, iterations until the time or step budget is spe
 iterations and a CSV line per iteration), then the greedy policy's win rate on a fixed set of seeded games.
 The run directory (``runs/<run_name>/``) holds ``config.json``, ``progress.csv``, ``checkpoints/`` and
 ``final/`` (an RLlib algorithm checkpoint: :meth:`train.rllib.RLlibAgent.from_checkpoint` plays it, and
-``python benchmarks/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
+``python studies/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
 
 Usage (any board: a preset, or ``--rows/--cols/--mines`` as for the stable-baselines3 scripts)::
 

@@ -285,7 +285,7 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
 def guess_with_options(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """:func:`choose_guess`'s guess (the same cell and state) with every cell it might have played in its place:
     the plays of all the candidates it rates equal, a bool mask over the cells. Its pick is a uniform draw among
-    those, so a learner's move is judged against the mask, not the pick (``benchmarks/guess_agreement.py``: on
+    those, so a learner's move is judged against the mask, not the pick (``studies/guess_agreement.py``: on
     intermediate the mask holds more than one cell in under a tenth of the true guesses). Returns (cell,
     options, new state).
     """

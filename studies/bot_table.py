@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/bot_table.py docs/results/bot/*.json
+    python studies/bot_table.py docs/results/bot/*.json
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ can be set beside one that did.
 
 Usage::
 
-    python benchmarks/guess_agreement.py --preset intermediate \\
+    python studies/guess_agreement.py --preset intermediate \\
         --model models/distill_intermediate_opening.zip --model runs/distill-int16/final_model.zip
 """
 

@@ -12,7 +12,7 @@ independent pairs, not identical ones); it compares each row with the rule's def
 
 Usage (``--backend ray [--address HOST:PORT]`` plays the games as Ray tasks, the same wins game for game)::
 
-    python benchmarks/first_click.py --preset expert --first-click safe --games 10000 --seed 2026
+    python studies/first_click.py --preset expert --first-click safe --games 10000 --seed 2026
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ and the repairs they took.
 
 Usage::
 
-    nice -n 10 python benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --json no_guess_check.json
+    nice -n 10 python studies/no_guess_check.py --games 10000 --oracle-games 300 --json no_guess_check.json
 """
 
 from __future__ import annotations

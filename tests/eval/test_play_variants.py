@@ -1,4 +1,4 @@
-"""benchmarks/test_time_checks.py: the combined agent against the model agent, the count identity, the CLI."""
+"""studies/play_variants.py: the combined agent against the model agent, the count identity, the CLI."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from train.distill_data import Dataset
 from train.distill_labels import label_positions
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import test_time_checks as checks  # noqa: E402
+sys.path.insert(0, str(ROOT / "studies"))
+import play_variants as checks  # noqa: E402
 
 MODEL = str(ROOT / "models" / "distill_beginner_opening.zip")
 SPEC = BoardSpec(9, 9, 10)

@@ -1,9 +1,9 @@
 """Print the Markdown table of docs/SOLVER.md from the JSON reports of `make solver-strength`.
 
-The ``ablation-*.json`` and ``first-click-*.json`` files of the two studies (benchmarks/solver_ablation.py,
-benchmarks/first_click.py), kept in the same folder, are skipped.
+The ``ablation-*.json`` and ``first-click-*.json`` files of the two studies (studies/solver_ablation.py,
+studies/first_click.py), kept in the same folder, are skipped.
 
-Usage: python benchmarks/solver_table.py [docs/results/solver]
+Usage: python studies/solver_table.py [docs/results/solver]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What mirrored play buys a distilled network, and what the ``--sure`` gate keeps of it, on labelled positions.
 
 On positions of a distillation dataset (exact mine chances for every hidden cell), a network's pick is judged
-as ``benchmarks/loss_anatomy.py`` judges moves in games: a *miss* leaves a certainly safe cell hidden, and
+as ``studies/loss_anatomy.py`` judges moves in games: a *miss* leaves a certainly safe cell hidden, and
 its *excess risk* is the mine chance of the pick above the least one. Each row plays the positions one way:
 the board as it is, averaged over the board's images (``eval --symmetries N``), or averaged only where the
 network alone gives its pick a mine chance of at least P (``eval --symmetries N --sure P``), with the images
@@ -11,7 +11,7 @@ the network's own), not the ones the network would reach alone.
 
 Usage::
 
-    python benchmarks/symmetry_gate.py --model models/distill_expert_opening.zip \\
+    python studies/symmetry_gate.py --model models/distill_expert_opening.zip \\
         --dataset runs/distill-expert8/dataset.npz --positions 20000 --symmetries 4 --sure 1e-6 --sure 1e-5
 """
 

@@ -9,7 +9,7 @@ layouts of the same distribution, so the two win rates are compared by their int
 
 Usage::
 
-    python benchmarks/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 --json out.json
+    python studies/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 --json out.json
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ a progress bar of each setting's games on a terminal.
 
 Usage::
 
-    python benchmarks/solver_ablation.py --preset expert --first-click opening --games 10000 --seed 2026
-    python benchmarks/solver_ablation.py --preset expert --games 100000 --backend ray --address 10.0.0.5:6379
+    python studies/solver_ablation.py --preset expert --first-click opening --games 10000 --seed 2026
+    python studies/solver_ablation.py --preset expert --games 100000 --backend ray --address 10.0.0.5:6379
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The policy plays greedily (the highest-logit valid cell) through the same env an
 
 Usage::
 
-    python benchmarks/eval_rllib.py runs/rllib-ppo-beginner/final --suite beginner-opening-1k --agent solver
+    python studies/eval_rllib.py runs/rllib-ppo-beginner/final --suite beginner-opening-1k --agent solver
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Test-time variants of distilled networks on a suite's games, and how far a network's mine count is off.
+"""Play-time variants of distilled networks on a suite's games (mirrored, combined, count-corrected play), and how
+far a network's mine count is off.
 
 ``play`` plays games ``start`` to ``start + games - 1`` of a suite (game ``i`` as ``minesweeper eval`` plays it)
 with one or more distilled models and prints the wins. The safety logits of every model and of every one of
@@ -20,9 +21,9 @@ the network's summed mine chances over the hidden cells are from the oracle's (t
 
 Usage::
 
-    python benchmarks/test_time_checks.py play --model models/distill_intermediate_opening.zip \\
+    python studies/play_variants.py play --model models/distill_intermediate_opening.zip \\
         --suite intermediate-opening-10k --games 1000 --symmetries 8 --combine chance
-    python benchmarks/test_time_checks.py count-error --model models/distill_intermediate_opening.zip \\
+    python studies/play_variants.py count-error --model models/distill_intermediate_opening.zip \\
         --dataset runs/distill-int10/dataset.npz
 """
 
