@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from minesweeper_cli.window_layout import corner_on_screen
+from minesweeper_cli.apps.window_layout import corner_on_screen
 
 HEADLESS_DRIVERS = ("offscreen", "dummy")
 """SDL video drivers that draw into memory: no window a person could see."""

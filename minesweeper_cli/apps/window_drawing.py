@@ -1,6 +1,6 @@
 """How the window of ``minesweeper play --gui`` puts things on its surface with pygame.
 
-:class:`WindowPainter` draws what :class:`~minesweeper_cli.gui.GameWindow` decides to show: raised toolbar
+:class:`WindowPainter` draws what :class:`~minesweeper_cli.apps.gui.GameWindow` decides to show: raised toolbar
 buttons, text that shrinks to fit the window's width, the board image, a hint's percentage in its cell, and
 the legend's sample cells tinted as the board tints a cell with that mine chance.
 """
@@ -14,8 +14,8 @@ import numpy as np
 
 from mine_env.engine.constants import HIDDEN
 from mine_env.rendering import HIDDEN_COLOUR, HIDDEN_DARK, HIDDEN_LIGHT, draw_cell, draw_hint
-from minesweeper_cli.hints import Hint, hint_kind, percent
-from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN
+from minesweeper_cli.apps.hints import Hint, hint_kind, percent
+from minesweeper_cli.apps.window_layout import LEGEND_HEIGHT, MARGIN
 
 FONT_PX = 22
 SMALLEST_FONT_PX = 12

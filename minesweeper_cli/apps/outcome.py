@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from minesweeper_cli.moves import ASSIST, PLAYER, Move
+from minesweeper_cli.apps.moves import ASSIST, PLAYER, Move
 
 
 def agent_title(agent_name: str) -> str:

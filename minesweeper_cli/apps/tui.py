@@ -1,9 +1,9 @@
 """The terminal game of ``minesweeper play``: what its screen says and how it answers keys and clicks.
 
-:class:`TerminalGame` holds what the screen adds to a :class:`~minesweeper_cli.session.GameSession` (the
+:class:`TerminalGame` holds what the screen adds to a :class:`~minesweeper_cli.apps.session.GameSession` (the
 cursor, the hint overlay, auto play) and reacts to one key, one click or one clock tick at a time, so a
 test can drive it without a terminal; :meth:`TerminalGame.lines` is the screen as text.
-:func:`minesweeper_cli.curses_screen.run_terminal` draws it with curses and feeds it the keyboard and mouse.
+:func:`minesweeper_cli.apps.curses_screen.run_terminal` draws it with curses and feeds it the keyboard and mouse.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.rendering import cell_char
-from minesweeper_cli.controls import PlayControls
-from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
-from minesweeper_cli.moves import Move
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.solver_warm_up import WAITING, SolverWarmUp
-from minesweeper_cli.terminal_layout import HINT_WIDTH, ROOMY_SCREEN, BoardGeometry
+from minesweeper_cli.apps.controls import PlayControls
+from minesweeper_cli.apps.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
+from minesweeper_cli.apps.moves import Move
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.solver_warm_up import WAITING, SolverWarmUp
+from minesweeper_cli.apps.terminal_layout import HINT_WIDTH, ROOMY_SCREEN, BoardGeometry
 
 HELP_LINES = (
     "arrows/hjkl move   space/enter reveal (or chord)   f flag   c chord   p hints",

@@ -25,10 +25,10 @@ from mine_env.boards import layout_source
 from mine_env.engine.board import Board, draw_layout_key
 from mine_env.engine.constants import DEFAULT_BOARDS, FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
-from minesweeper_cli.hints import FrontierHints, frontier, frontier_hints
-from minesweeper_cli.moves import ASSIST, PLAYER, Move
-from minesweeper_cli.outcome import agent_summary, game_outcome, move_message
-from minesweeper_cli.solver_warm_up import WAITING
+from minesweeper_cli.apps.hints import FrontierHints, frontier, frontier_hints
+from minesweeper_cli.apps.moves import ASSIST, PLAYER, Move
+from minesweeper_cli.apps.outcome import agent_summary, game_outcome, move_message
+from minesweeper_cli.apps.solver_warm_up import WAITING
 
 MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``manual``: you play every move. ``assist``: after each of your reveals the solver plays every certain
@@ -48,7 +48,7 @@ class GameSession:
         boards: ``"random"`` or ``"no_guess"`` (:mod:`mine_env.boards`): the kind of board of every game,
             whatever its size.
 
-    Example:
+    Examples:
         >>> session = GameSession(BoardSpec(9, 9, 10), seed=3)
         >>> moves = session.click(4, 4)
         >>> session.status, session.mines_left
@@ -75,7 +75,7 @@ class GameSession:
         self._probabilities: tuple[tuple[int, int], np.ndarray] | None = None
         self._hints: tuple[tuple[int, int], FrontierHints] | None = None
         self.solver_ready: Callable[[], bool] = lambda: True
-        """False while the solver's kernels compile in the background (:mod:`minesweeper_cli.solver_warm_up`):
+        """False while the solver's kernels compile in the background (:mod:`minesweeper_cli.apps.solver_warm_up`):
         hints, assist and the solver's moves are put off meanwhile, never waited for."""
         self.assist_owed = False
         """True when the solver's certain moves were put off after a player's move (see :meth:`catch_up`)."""
@@ -165,7 +165,7 @@ class GameSession:
         return (int(hit[0, 0]), int(hit[0, 1])) if len(hit) else None
 
     def outcome(self) -> str:
-        """Who won or lost the finished game, and how (see :func:`~minesweeper_cli.outcome.game_outcome`).
+        """Who won or lost the finished game, and how (see :func:`~minesweeper_cli.apps.outcome.game_outcome`).
 
         "" while the game goes on.
         """
@@ -232,11 +232,11 @@ class GameSession:
         return self._probabilities[1]
 
     def frontier(self) -> np.ndarray:
-        """Unrevealed cells next to a revealed number (see :func:`minesweeper_cli.hints.frontier`)."""
+        """Unrevealed cells next to a revealed number (see :func:`minesweeper_cli.apps.hints.frontier`)."""
         return frontier(self.grid)
 
     def frontier_hints(self) -> FrontierHints | None:
-        """The mine chances worth showing (see :func:`minesweeper_cli.hints.frontier_hints`), once per position.
+        """The mine chances worth showing (see :func:`minesweeper_cli.apps.hints.frontier_hints`), once per position.
 
         None before the first reveal and after the end.
         """

@@ -1,4 +1,4 @@
-"""The curses side of the terminal game: its colours, a :class:`~minesweeper_cli.tui.TerminalGame` drawn on
+"""The curses side of the terminal game: its colours, a :class:`~minesweeper_cli.apps.tui.TerminalGame` drawn on
 the screen, and the loop that feeds the game keys, mouse clicks and clock ticks.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
-from minesweeper_cli.hints import Hint, hint_kind
-from minesweeper_cli.terminal_layout import BoardGeometry
-from minesweeper_cli.tui import TerminalGame
+from minesweeper_cli.apps.hints import Hint, hint_kind
+from minesweeper_cli.apps.terminal_layout import BoardGeometry
+from minesweeper_cli.apps.tui import TerminalGame
 
 # Colour pairs: 1..8 are the numbers' own.
 _PAIR_FLAG, _PAIR_MINE, _PAIR_SAFE, _PAIR_RISKY, _PAIR_WON, _PAIR_LOST = 9, 10, 11, 12, 13, 14

@@ -3,11 +3,11 @@
 The board is drawn by :func:`mine_env.rendering.render_rgb`, the drawing of the env's ``render_mode="human"``,
 with the solver's mine chances as its hint overlay. Above it: buttons for a new game, one AI move, auto
 play, hints, no-guess boards and the three presets, then the counters and the last move (or who won); below
-it, the key to the hint colours. :func:`~minesweeper_cli.window_layout.plan_layout` places all of it so that the
+it, the key to the hint colours. :func:`~minesweeper_cli.apps.window_layout.plan_layout` places all of it so that the
 window fits the screen, shrinking the cells when a larger board needs it. :class:`GameWindow` reacts to one event
 at a time (:meth:`GameWindow.handle`) and draws one frame at a time (:meth:`GameWindow.draw`), so tests step it
 headless with SDL's dummy video driver; :func:`run_window` is the loop around it. pygame (the ``gui`` extra)
-is imported only once :func:`~minesweeper_cli.window_display.check_display` found a display to open the window on.
+is imported only once :func:`~minesweeper_cli.apps.window_display.check_display` found a display to open the window on.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import numpy as np
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import render_rgb
-from minesweeper_cli.controls import PlayControls
-from minesweeper_cli.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.solver_warm_up import WAITING, SolverWarmUp
-from minesweeper_cli.window_display import WindowPlacement, desktop_size, import_pygame, open_display
-from minesweeper_cli.window_drawing import TEXT_COLOUR, WindowPainter
-from minesweeper_cli.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
+from minesweeper_cli.apps.controls import PlayControls
+from minesweeper_cli.apps.hints import SAMPLE_CHANCE, Hint, hint_kind, percent
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.solver_warm_up import WAITING, SolverWarmUp
+from minesweeper_cli.apps.window_display import WindowPlacement, desktop_size, import_pygame, open_display
+from minesweeper_cli.apps.window_drawing import TEXT_COLOUR, WindowPainter
+from minesweeper_cli.apps.window_layout import MARGIN, TEXT_HEIGHT, WindowLayout, plan_layout
 
 WON_COLOUR = (0, 120, 0)
 LOST_COLOUR = (200, 0, 0)

@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 
 from mine_env.engine.spec import BoardSpec
-from minesweeper_cli.moves import Move
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.solver_warm_up import SolverWarmUp
+from minesweeper_cli.apps.moves import Move
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.solver_warm_up import SolverWarmUp
 
 
 class MovePacer:

@@ -1,11 +1,11 @@
 """The full-screen ``minesweeper battle play``: a person against an AI, or two AIs watched, with the keys of
 ``minesweeper play``.
 
-:class:`BattleSession` is the battle counterpart of :class:`~minesweeper_cli.session.GameSession`: one battle game
+:class:`BattleSession` is the battle counterpart of :class:`~minesweeper_cli.apps.session.GameSession`: one battle game
 (:class:`~mine_env.engine.battle.BattleGame`), who plays each seat (a person or an AI of :mod:`agents.battle`),
 the AI that plays for the person on request, and the message line. :class:`BattleTerminalGame` is a
-:class:`~minesweeper_cli.tui.TerminalGame` over it, so the cursor, the keys, the mouse, auto play and its pace,
-the board's geometry and the curses drawing (:mod:`minesweeper_cli.curses_screen`) are the single-player game's.
+:class:`~minesweeper_cli.apps.tui.TerminalGame` over it, so the cursor, the keys, the mouse, auto play and its pace,
+the board's geometry and the curses drawing (:mod:`minesweeper_cli.apps.curses_screen`) are the single-player game's.
 What differs: the screen (both scores, whose turn it is, the bomb when the rule allows it), ``b`` (and the right
 button) bombs around the cursor, ``p`` gives the exact mine chance at the cursor and the likeliest cell, the AI's
 seat moves by itself (``delay`` seconds after the person's move), and flags and chords, which battle does not
@@ -24,8 +24,8 @@ from mine_env.engine.battle import DRAW, BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import MINE
 from mine_env.engine.rng import layout_key
 from mine_env.rendering import cell_char
-from minesweeper_cli.moves import Move
-from minesweeper_cli.tui import TerminalGame
+from minesweeper_cli.apps.moves import Move
+from minesweeper_cli.apps.tui import TerminalGame
 
 CLAIM_CHARS = ("A", "B")
 """How a mine claimed by player_0 / player_1 is drawn (as in the env's ansi render)."""

@@ -9,7 +9,7 @@ import time
 from typing import TextIO
 
 from mine_env.rendering import render_ansi
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.apps.session import GameSession
 
 
 def watch_plain(session: GameSession, delay: float, out: TextIO) -> bool:
