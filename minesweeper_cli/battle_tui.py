@@ -1,0 +1,14 @@
+"""Deprecated alias of :mod:`minesweeper_cli.apps.battle_tui`, where the module moved on 2026-11-27 with the other
+play apps; importing it warns and gives the moved module itself."""
+
+import sys
+import warnings
+
+from minesweeper_cli.apps import battle_tui
+
+warnings.warn(
+    "minesweeper_cli.battle_tui moved to minesweeper_cli.apps.battle_tui; import it from there",
+    DeprecationWarning,
+    stacklevel=2,
+)
+sys.modules[__name__] = battle_tui
