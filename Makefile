@@ -34,6 +34,21 @@ lint:
 test: install-dev lint
 	$(PYTHON) -m pytest
 
+# The suite without the slow and statistical tests (under a minute on 2 cores), for the edit-test loop.
+.PHONY: test-fast
+test-fast:
+	$(PYTHON) -m pytest -q -m "not slow and not statistical and not docs"
+
+# The documentation site into site/ (mkdocs-material; the API reference from the docstrings), built with
+# --strict, then its pages opened in headless Chromium (tests/docs; screenshots in site/screenshots/).
+.PHONY: docs
+docs:
+	$(PYTHON) -c "import mkdocs, material, mkdocstrings" 2>/dev/null || $(PIP) install -q -e ".[docs]"
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 \
+	  || echo "chromium is not available (apt-get install chromium): the rendering checks will be skipped"
+	$(PYTHON) -m mkdocs build --strict
+	$(PYTHON) -m pytest -q -m docs tests/docs
+
 bench: install
 	$(PYTHON) benchmarks/bench_env.py
 
@@ -66,7 +81,7 @@ scaling-labels: install
 	$(PYTHON) benchmarks/bench_label_backends.py --preset beginner --positions 32768 --workers 2 --repeats 5 \
 	  --json docs/results/scaling/labels-beginner-32k.json
 
-# RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
+# RLlib PPO with the action-masking network, 25 minutes (docs/lab/2026-11-21-rl-from-scratch-beginner.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
 
