@@ -34,6 +34,21 @@ lint:
 test: install-dev lint
 	$(PYTHON) -m pytest
 
+# The suite without the slow and statistical tests (under a minute on 2 cores), for the edit-test loop.
+.PHONY: test-fast
+test-fast:
+	$(PYTHON) -m pytest -q -m "not slow and not statistical and not docs"
+
+# The documentation site into site/ (mkdocs-material; the API reference from the docstrings), built with
+# --strict, then its pages opened in headless Chromium (tests/docs; screenshots in site/screenshots/).
+.PHONY: docs
+docs:
+	$(PYTHON) -c "import mkdocs, material, mkdocstrings" 2>/dev/null || $(PIP) install -q -e ".[docs]"
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 \
+	  || echo "chromium is not available (apt-get install chromium): the rendering checks will be skipped"
+	$(PYTHON) -m mkdocs build --strict
+	$(PYTHON) -m pytest -q -m docs tests/docs
+
 bench: install
 	$(PYTHON) benchmarks/bench_env.py
 
@@ -50,7 +65,7 @@ solver-strength: install
 solver-first-click: install
 	mkdir -p $(STRENGTH_DIR)
 	for preset in beginner intermediate expert; do for rule in safe opening; do \
-	  $(PYTHON) benchmarks/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
+	  $(PYTHON) studies/first_click.py --preset $$preset --first-click $$rule --games 10000 --seed 2026 \
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
 
@@ -66,7 +81,7 @@ scaling-labels: install
 	$(PYTHON) benchmarks/bench_label_backends.py --preset beginner --positions 32768 --workers 2 --repeats 5 \
 	  --json docs/results/scaling/labels-beginner-32k.json
 
-# RLlib PPO with the action-masking network, 25 minutes (docs/RESULTS.md, "RLlib").
+# RLlib PPO with the action-masking network, 25 minutes (docs/lab/2026-11-21-rl-from-scratch-beginner.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
 
@@ -81,16 +96,16 @@ bot-results: install
 	  minesweeper bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
 	    --json $(BOT_DIR)/$$program-$$preset.json || exit 1; \
 	done
-	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
+	$(PYTHON) studies/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \
 	  --json $(BOT_DIR)/reference-xdemineur-start-expert.json
-	$(PYTHON) benchmarks/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
+	$(PYTHON) studies/bot_reference.py --rows 16 --cols 16 --mines 40 --games 2000 --seed 2026 \
 	  --json $(BOT_DIR)/reference-xdemineur-start-intermediate.json
-	$(PYTHON) benchmarks/bot_table.py $(BOT_DIR)/*.json
+	$(PYTHON) studies/bot_table.py $(BOT_DIR)/*.json
 
 # No-guess boards for docs/NO_GUESS.md: the checks on 10,000 games per preset, then the speed against ms-toollib.
 NO_GUESS_DIR = docs/results/no_guess
 no-guess: install
 	mkdir -p $(NO_GUESS_DIR)
-	$(PYTHON) benchmarks/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
+	$(PYTHON) studies/no_guess_check.py --games 10000 --oracle-games 300 --bound-study 4000 \
 	  --json $(NO_GUESS_DIR)/check.json
 	$(PYTHON) benchmarks/bench_no_guess.py --repeats 3 --json $(NO_GUESS_DIR)/bench.json

@@ -169,7 +169,7 @@ class SolverAgent(PlannedMovesAgent):
         pairs_first: ``strong`` only: guess a forced 50/50 (two neighbours, one mine, that no later reveal
             can tell apart) as soon as one appears.
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
-            (:func:`first_click_cell`). For studies of the first click (benchmarks/first_click.py).
+            (:func:`first_click_cell`). For studies of the first click (studies/first_click.py).
 
     The settings but the first cell are kept as one :class:`agents.analysis.guess.SolverSettings` record,
     ``settings``, which the compiled code reads.

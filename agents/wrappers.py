@@ -5,7 +5,7 @@ these wrappers says so. Each wrapper asks the oracle (:mod:`agents.oracle`, on t
 :mod:`agents.analysis.probability`) about the position the agent sees (flags are not trusted), once per step.
 They read the env through its public attributes and do not import it: the env sits above the agents.
 
-Example:
+Examples:
     >>> import gymnasium as gym
     >>> env = SafeCellMask(gym.make("Minesweeper-v0"))
     >>> obs, info = env.reset(seed=0)

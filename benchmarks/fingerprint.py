@@ -3,7 +3,7 @@
 A restructuring of the code must leave every game the same. This script plays, on fixed seeds,
 
 * the solver at every strength on the first N games of each board and rule, in compiled code (the games of
-  ``benchmarks/solver_ablation.py``: game ``i`` of ``minesweeper eval --preset P --first-click R --seed S``);
+  ``studies/solver_ablation.py``: game ``i`` of ``minesweeper eval --preset P --first-click R --seed S``);
 * the solver, the rule agent and random play move by move through the env with the oracle metrics, on fewer
   games (the path ``minesweeper eval`` takes with the oracle on);
 * random valid actions through the single env and the native vector env, flags off and on, hashing every

@@ -99,7 +99,7 @@ def evaluate(
         address: ``host:port`` of a Ray head to join (``backend="ray"`` only).
         chunk_games: Games per chunk (default: up to 50); the records do not depend on it.
 
-    Example:
+    Examples:
         >>> from eval.suites import Suite
         >>> suite = Suite("tiny", 5, 5, 3, "opening", games=4, base_seed=0)
         >>> report = evaluate(["random", lambda obs, info: int(info["action_mask"].argmax())], suite,

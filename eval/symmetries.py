@@ -4,11 +4,10 @@ A trained network only approximately respects the board's symmetries (:mod:`mine
 asking it about every image of the board and averaging its answers (each moved back) cancels part of its
 errors, at the cost of one batched forward pass.
 
-Most moves do not need the other images: on held-out expert positions a distilled network gives its chosen
-cell a mine chance under 1e-5 in 97% of them, and its errors there are rare. :func:`gated_scores` asks the
-board as it is first and the other images only when the network is less sure than that (``--sure``): on
-expert-opening-1k it wins the same games as the full average at 1.2 times the time of one pass a move
-(docs/RESULTS.md, "Mirrored play at the cost of one pass").
+Most moves do not need the other images: a distilled network is usually sure of a certainly safe cell, and
+right. :func:`gated_scores` asks the board as it is first and the other images only when the network is less
+sure than a threshold (``--sure``), so mirrored play costs little more than one pass a move (how the threshold
+was chosen, and what it measured: docs/lab/2026-11-26-symmetry-gate.md).
 """
 
 from __future__ import annotations

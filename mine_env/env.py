@@ -143,6 +143,12 @@ class MinesweeperEnv(gym.Env):
     ``rewards`` (:class:`~mine_env.engine.rewards.RewardConfig`), including a progress shaping per newly
     revealed safe cell. Flag toggles earn nothing, so no reward can be farmed.
 
+    ## Starting State
+    Every cell hidden (the grid all -1, every reveal action valid). No mine is placed yet: ``reset`` draws
+    the episode's layout key from ``self.np_random``, and the first reveal places the mines under the
+    ``first_click`` rule (with ``first_click="none"``, at reset), so the layout is a pure function of the
+    seed and the first cell.
+
     ## Episode End
     ``terminated`` when every safe cell is revealed (win) or a mine is revealed (loss). ``truncated``
     only when ``max_steps`` steps (valid or not) have been played without an end. Stepping a finished

@@ -1,7 +1,7 @@
 """``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
 ``play``, a game in the terminal: a person against an AI, or two AIs watched.
 
-On a terminal ``play`` is full screen (:mod:`minesweeper_cli.battle_tui`, the keys of ``minesweeper play``). With
+On a terminal ``play`` is full screen (:mod:`minesweeper_cli.apps.battle_tui`, the keys of ``minesweeper play``). With
 ``--plain``, or when stdin or stdout is not a terminal, it is plain text, line by line: the board (``A`` the
 mines of player_0, ``B`` those of player_1, ``.`` hidden), then the scores and whose turn it is; a person types
 ``ROW COL`` to reveal, ``b ROW COL`` to bomb (where the rule is on), ``q`` to quit.
@@ -208,9 +208,9 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_full_screen(spec: BattleSpec, args: argparse.Namespace) -> None:
-    """The curses game (:mod:`minesweeper_cli.battle_tui`), or a ValueError saying what to do without curses."""
+    """The curses game (:mod:`minesweeper_cli.apps.battle_tui`), or a ValueError saying what to do without curses."""
     try:
-        from minesweeper_cli import battle_tui, curses_screen
+        from minesweeper_cli.apps import battle_tui, curses_screen
     except ImportError as error:
         raise ValueError(f"the full-screen game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play line by line with --plain") from error  # fmt: skip

@@ -7,11 +7,7 @@ picks the agent and implies ``auto`` unless a mode is given. With ``--gui`` the 
 that fits the screen (``--gui`` without a display is refused at once). When stdout is not a terminal (a pipe,
 a CI log), ``auto`` prints the board after every move as plain text instead of a full-screen game.
 
-The play apps, one job a module: ``session`` (a game as people play it), ``moves`` and ``outcome`` (the moves
-and what is said about them), ``hints`` (the mine chances shown), ``controls`` (what both front ends do
-alike); the terminal: ``tui`` (the game's screen text and keys), ``terminal_layout``, ``curses_screen``,
-``watch`` (plain text for pipes); the window: ``gui`` (its events and what a frame shows),
-``window_layout``, ``window_drawing``, ``window_display`` (the screen under it).
+The play apps themselves are :mod:`minesweeper_cli.apps`; this module reads the options and starts one.
 """
 
 from __future__ import annotations
@@ -20,9 +16,9 @@ import argparse
 import sys
 
 from agents.registry import AGENTS
+from minesweeper_cli.apps.session import MODES, GameSession
+from minesweeper_cli.apps.solver_warm_up import SolverWarmUp
 from minesweeper_cli.options import add_board_options, board_spec
-from minesweeper_cli.session import MODES, GameSession
-from minesweeper_cli.solver_warm_up import SolverWarmUp
 
 INTERACTIVE_DELAY = 0.5
 """Seconds between an agent's moves on screen when ``--delay`` is not given (plain text: no pause)."""
@@ -75,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _watch_plain(session: GameSession, delay: float | None) -> int:
     """Print an agent's game to stdout; 0 once it ends, else 1 (a reader leaving early is handled by main)."""
-    from minesweeper_cli.watch import watch_plain
+    from minesweeper_cli.apps.watch import watch_plain
 
     watch_plain(session, 0.0 if delay is None else delay, sys.stdout)
     return 0 if session.is_over else 1
@@ -84,7 +80,7 @@ def _watch_plain(session: GameSession, delay: float | None) -> int:
 def _run_terminal(session: GameSession, delay: float, auto: bool, warm_up: SolverWarmUp) -> None:
     """The full-screen game, or a ValueError saying what to install where curses is missing (Windows)."""
     try:
-        from minesweeper_cli import curses_screen, tui
+        from minesweeper_cli.apps import curses_screen, tui
     except ImportError as error:
         raise ValueError(f"the terminal game needs curses ({error}); on Windows: pip install windows-curses, "
                          "or play in a window with --gui") from error  # fmt: skip
@@ -95,7 +91,7 @@ def _check_window(cell_px: int) -> None:
     """Refuse at once what would keep the window from opening: a tiny cell, no display, no pygame."""
     if cell_px < 16:
         raise ValueError(f"--cell-px must be at least 16, got {cell_px}")
-    from minesweeper_cli import window_display
+    from minesweeper_cli.apps import window_display
 
     window_display.check_display()
     try:
@@ -105,7 +101,7 @@ def _check_window(cell_px: int) -> None:
 
 
 def _run_window(session: GameSession, cell_px: int, delay: float, warm_up: SolverWarmUp) -> int:
-    from minesweeper_cli import gui, window_display
+    from minesweeper_cli.apps import gui, window_display
 
     pygame = window_display.import_pygame()
     try:

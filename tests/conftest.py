@@ -1,14 +1,34 @@
-"""Fixtures shared by every test: the hand board (see :mod:`support`) on its own and in an env."""
+"""Fixtures shared by every test: the hand board (see :mod:`support`) on its own and in an env; the slow tests of
+``tests/slow_tests.txt`` marked ``slow`` (``make test-fast`` leaves them out)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
 
 from mine_env.engine.board import Board
 from support import HAND_BOARD_TEXT, make_hand_env
+
+ROOT = Path(__file__).resolve().parents[1]
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+
+
+def slow_tests() -> frozenset[str]:
+    """The ``path::function`` names of tests/slow_tests.txt."""
+    lines = (line.strip() for line in SLOW_TESTS.read_text().splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test listed in tests/slow_tests.txt as ``slow``, whatever its parameters."""
+    slow = slow_tests()
+    for item in items:
+        name = f"{item.path.relative_to(ROOT).as_posix()}::{getattr(item, 'originalname', item.name)}"
+        if name in slow:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 A distilled network plays the hidden cell it thinks safest: at best ``solver-fast``. In a position with no
 certainly safe cell the default solver (strength ``strong``) often plays another one: a forced 50/50 first,
 the endgame search's best line, or a cell a little riskier that tells more. That choice is what the solver wins
-over ``solver-fast`` (1.1 points on intermediate-opening-10k), and the safest-cell labels cannot teach it.
+over ``solver-fast`` (docs/SOLVER.md), and the safest-cell labels cannot teach it.
 
 :func:`solver_choices` records the solver's choice in a dataset's guess positions, so that the choice loss can
 teach that cell there instead of the safest ones; :func:`harvest_guesses` plays whole solver games and keeps

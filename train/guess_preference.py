@@ -1,11 +1,10 @@
 """Teach a distilled network the default solver's choice among nearly equally safe cells.
 
 A distilled network plays the hidden cell it thinks safest. Where no cell is certainly safe, the default solver
-(``solver``) plays a safest cell in most true guesses too (90% on intermediate), but which one: the safest
-cells tie in 84% of those positions (three at the median), and it takes the one whose number tells most. That,
-with its few riskier guesses, is what it wins over ``solver-fast`` (1.1 points on intermediate-opening-10k,
-3.7 on expert). Teaching the solver's guess through the chances themselves (``train distill --guess-target
-solver``) pulled tied cells' chances apart and cost precision everywhere.
+(``solver``) mostly plays a safest cell too, but which one: the safest cells often tie, and it takes the one
+whose number tells most. That, with its few riskier guesses, is what it wins over ``solver-fast``. Teaching the
+solver's guess through the chances themselves (``train distill --guess-target solver``) pulls tied cells'
+chances apart, so this module leaves the chances alone (the measurements: docs/lab/).
 
 Here the network's trunk and chances stay exactly as they are. A :class:`train.networks.GuessPreference` head is
 added beside them: a bonus of at most ``--bound`` on each cell's safety logit, from the trunk's features and the
@@ -66,7 +65,7 @@ class GuessPreferenceConfig(BoardOptions):
                                "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
     games: int = option(40_000, "Games of the default solver whose true-guess positions the head learns from.")
     held_out_games: int = option(2_000, "Solver games, of their own seed, whose guess positions measure the head "
-                                        "(the ones benchmarks/guess_agreement.py reads by default).")
+                                        "(the ones studies/guess_agreement.py reads by default).")
     samples: int = option(200_000, "Training samples (minibatch rows).")
     batch_size: int = option(256, "Minibatch size.")
     learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")

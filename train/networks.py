@@ -300,7 +300,7 @@ class GuessPreference(nn.Module):
     """A bounded bonus on the safety logits: which of several nearly equally safe cells to guess.
 
     A distilled network ranks cells by their chance of a mine alone, so among the safest cells of a true guess
-    (ties in 84% of intermediate's, three cells at the median) it picks by noise. The default solver picks the
+    (where several cells often tie) it picks by noise. The default solver picks the
     one whose number tells most (:mod:`agents.analysis.guess`). This head learns that choice from the features
     and from each cell's gap to the board's safest logit, and adds at most ``bound`` to a cell's logit: enough
     to reorder near-ties, never to put a risky cell above a certainly safe one (logits tens apart). Its last

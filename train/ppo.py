@@ -72,7 +72,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
             "value_hidden": config.value_hidden,
             "mine_head": config.mine_coef > 0,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
-            # would rewrite the trunk the actor starts from (MaskablePPO fell from 97% to 22% in 8k steps)
+            # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
             "share_features_extractor": not config.init,
         },
     }  # fmt: skip

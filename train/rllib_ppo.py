@@ -5,7 +5,7 @@ Ray instance, the PPO algorithm, iterations until the time or step budget is spe
 iterations and a CSV line per iteration), then the greedy policy's win rate on a fixed set of seeded games.
 The run directory (``runs/<run_name>/``) holds ``config.json``, ``progress.csv``, ``checkpoints/`` and
 ``final/`` (an RLlib algorithm checkpoint: :meth:`train.rllib.RLlibAgent.from_checkpoint` plays it, and
-``python benchmarks/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
+``python studies/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
 
 Usage (any board: a preset, or ``--rows/--cols/--mines`` as for the stable-baselines3 scripts)::
 
@@ -36,7 +36,8 @@ from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 @dataclass
 class RLlibPPOConfig(BoardOptions):
-    """Settings of one RLlib PPO run (the defaults are the MaskablePPO run of docs/RESULTS.md where they apply);
+    """Settings of one RLlib PPO run (the defaults are the MaskablePPO run of
+    docs/lab/2026-11-21-rl-from-scratch-beginner.md where they apply);
     the board options come first, shared with the stable-baselines3 scripts (:class:`train.common.BoardOptions`)."""
 
     minutes: float = option(25.0, "Wall-clock budget of the training iterations.")
@@ -48,7 +49,7 @@ class RLlibPPOConfig(BoardOptions):
     minibatch_size: int = option(256, "Steps per SGD minibatch.")
     epochs: int = option(4, "Passes over each iteration's batch.")
     learning_rate: float = option(7e-4, "Adam learning rate.")
-    gamma: float = option(0.75, "Discount (a short horizon suits minesweeper; see docs/RESULTS.md).")
+    gamma: float = option(0.75, "Discount (a short horizon suits minesweeper; see docs/lab/).")
     gae_lambda: float = option(0.9, "GAE lambda.")
     entropy_coeff: float = option(0.001, "Entropy bonus.")
     reward_progress: float = option(0.01, "Shaping reward per newly revealed safe cell (+1 win, -1 loss).")

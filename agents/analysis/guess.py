@@ -55,9 +55,9 @@ MARGIN = 0.1
 MAX_CANDIDATES = 12
 """At most this many cells get the look-ahead (safest first, then fewest hidden neighbours)."""
 ENDGAME_LAYOUTS = 1000
-"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position:
-from 1,000 rather than 200, expert gained 0.16 points under ``safe`` and 0.02 under ``opening`` on 10,000
-tuning games each (docs/SOLVER.md)."""
+"""By default ``strong`` searches the endgame exactly once at most this many layouts fit the position: a
+higher bound lets the exact search decide more endgames, at the cost of longer searches (its tuning:
+docs/SOLVER.md and docs/lab/)."""
 ENDGAME_WORK = 100_000_000
 """Work the endgame search may do before it gives up: a deterministic bound on its time (under half a
 second per search on expert; tens of ms at the median). At a tenth of it most 1,000-layout searches
@@ -285,7 +285,7 @@ def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, st
 def guess_with_options(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """:func:`choose_guess`'s guess (the same cell and state) with every cell it might have played in its place:
     the plays of all the candidates it rates equal, a bool mask over the cells. Its pick is a uniform draw among
-    those, so a learner's move is judged against the mask, not the pick (``benchmarks/guess_agreement.py``: on
+    those, so a learner's move is judged against the mask, not the pick (``studies/guess_agreement.py``: on
     intermediate the mask holds more than one cell in under a tenth of the true guesses). Returns (cell,
     options, new state).
     """

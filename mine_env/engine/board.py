@@ -42,7 +42,7 @@ class Board:
     ``layout_source`` (:mod:`mine_env.engine.layout_source`, such as the no-guess boards), the first reveal
     takes the source's layout for (key, first cell) instead.
 
-    Example:
+    Examples:
         >>> board = Board(BoardSpec(9, 9, 10, "opening"), key=7)
         >>> board.reveal(4, 4) > 1  # the opening rule always opens a zero
         True

@@ -7,7 +7,7 @@ import pytest
 
 from mine_env.engine.battle import BattleSpec
 from mine_env.engine.constants import HIDDEN
-from minesweeper_cli.battle_tui import BattleSession, BattleTerminalGame, battle_session
+from minesweeper_cli.apps.battle_tui import BattleSession, BattleTerminalGame, battle_session
 from support import TmuxGame, needs_tmux
 
 SMALL = BattleSpec(8, 8, 11)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mine_env.engine.constants import FLAG
 from mine_env.engine.spec import BoardSpec
-from minesweeper_cli.controls import MovePacer, PlayControls
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.apps.controls import MovePacer, PlayControls
+from minesweeper_cli.apps.session import GameSession
 
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 

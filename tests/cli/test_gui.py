@@ -22,12 +22,12 @@ from mine_env.rendering import (
     hint_colour,
     render_rgb,
 )
-from minesweeper_cli import gui
-from minesweeper_cli.gui import LOST_COLOUR, WON_COLOUR, GameWindow, run_window
-from minesweeper_cli.hints import SAMPLE_CHANCE, percent
+from minesweeper_cli.apps import gui
+from minesweeper_cli.apps.gui import LOST_COLOUR, WON_COLOUR, GameWindow, run_window
+from minesweeper_cli.apps.hints import SAMPLE_CHANCE, percent
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.window_layout import LEGEND_HEIGHT, MARGIN, SCREEN_RESERVE, TEXT_HEIGHT, TITLE_BAR_PX
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.window_layout import LEGEND_HEIGHT, MARGIN, SCREEN_RESERVE, TEXT_HEIGHT, TITLE_BAR_PX
 
 pygame = pytest.importorskip("pygame")
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mine_env.engine.constants import FLAG, HIDDEN
-from minesweeper_cli.hints import Hint, frontier, frontier_hints, hint_kind, percent
+from minesweeper_cli.apps.hints import Hint, frontier, frontier_hints, hint_kind, percent
 
 H, F = HIDDEN, FLAG
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from minesweeper_cli.moves import ASSIST, PLAYER, Move
-from minesweeper_cli.outcome import agent_summary, game_outcome, move_message, who_played
+from minesweeper_cli.apps.moves import ASSIST, PLAYER, Move
+from minesweeper_cli.apps.outcome import agent_summary, game_outcome, move_message, who_played
 
 
 def moves_by(*players: str) -> list[Move]:

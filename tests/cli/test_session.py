@@ -10,8 +10,8 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli.moves import Move
-from minesweeper_cli.session import GameSession
+from minesweeper_cli.apps.moves import Move
+from minesweeper_cli.apps.session import GameSession
 
 SPEC = BoardSpec(6, 6, 5, "safe")
 

@@ -9,10 +9,10 @@ import numpy as np
 from mine_env.engine import compilation
 from mine_env.engine.compilation import notice_sink
 from mine_env.engine.spec import BoardSpec
-from minesweeper_cli.moves import PLAYER
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.solver_warm_up import WAITING, SolverWarmUp
-from minesweeper_cli.tui import TerminalGame
+from minesweeper_cli.apps.moves import PLAYER
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.solver_warm_up import WAITING, SolverWarmUp
+from minesweeper_cli.apps.tui import TerminalGame
 
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 

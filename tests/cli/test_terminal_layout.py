@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minesweeper_cli.terminal_layout import BoardGeometry
+from minesweeper_cli.apps.terminal_layout import BoardGeometry
 
 
 def test_clicks_map_screen_positions_to_cells():

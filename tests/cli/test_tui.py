@@ -19,10 +19,10 @@ from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.rendering import render_ansi
-from minesweeper_cli.hints import Hint
+from minesweeper_cli.apps.hints import Hint
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.tui import TerminalGame, hint_text
 from minesweeper_cli.main import main
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.tui import TerminalGame, hint_text
 from support import TmuxGame, command_env, needs_tmux
 
 REPO = Path(__file__).resolve().parents[2]
@@ -339,7 +339,7 @@ def test_without_curses_the_full_screen_game_is_refused_with_a_message_and_plain
     monkeypatch, capsys
 ):
     monkeypatch.setitem(sys.modules, "curses", None)  # as on Windows without windows-curses
-    for name in ("minesweeper_cli.tui", "minesweeper_cli.curses_screen"):
+    for name in ("minesweeper_cli.apps.tui", "minesweeper_cli.apps.curses_screen"):
         monkeypatch.delitem(sys.modules, name, raising=False)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     with pytest.raises(SystemExit) as exit_info:

@@ -7,8 +7,8 @@ import io
 import numpy as np
 
 from mine_env.engine.spec import BoardSpec
-from minesweeper_cli.session import GameSession
-from minesweeper_cli.watch import watch_plain
+from minesweeper_cli.apps.session import GameSession
+from minesweeper_cli.apps.watch import watch_plain
 
 
 def test_watch_plain_prints_every_move_and_the_result():

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from minesweeper_cli.apps.window_display import check_display, open_display
 from minesweeper_cli.main import main
-from minesweeper_cli.window_display import check_display, open_display
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mine_env.engine.constants import PRESETS
-from minesweeper_cli.window_layout import (
+from minesweeper_cli.apps.window_layout import (
     LEGEND_HEIGHT,
     MARGIN,
     MIN_CELL_PX,

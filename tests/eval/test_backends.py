@@ -88,8 +88,8 @@ def test_the_cli_says_how_to_install_ray_when_it_is_missing(
 
 @pytest.mark.slow
 def test_the_solver_studies_win_the_same_games_on_ray(ray_backend) -> None:
-    """benchmarks/solver_ablation.py's play_setting (first_click.py's too) on both backends."""
-    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+    """studies/solver_ablation.py's play_setting (first_click.py's too) on both backends."""
+    sys.path.insert(0, str(Path(__file__).parents[2] / "studies"))
     try:
         import solver_ablation as studies
     finally:

@@ -1,4 +1,4 @@
-"""benchmarks/loss_anatomy.py: the stages, and the tallies agreeing with the evaluation's avoidable losses."""
+"""studies/loss_anatomy.py: the stages, and the tallies agreeing with the evaluation's avoidable losses."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from eval.suites import get_suite
 from mine_env.engine.constants import HIDDEN
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "studies"))
 import loss_anatomy  # noqa: E402
 
 

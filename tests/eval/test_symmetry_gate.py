@@ -1,4 +1,4 @@
-"""benchmarks/symmetry_gate.py: judging picks on labelled positions, and a run on a small dataset."""
+"""studies/symmetry_gate.py: judging picks on labelled positions, and a run on a small dataset."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "studies"))
 import symmetry_gate  # noqa: E402
 
 

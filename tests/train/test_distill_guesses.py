@@ -197,7 +197,7 @@ def test_guess_agreement_counts_the_network_guessing_as_the_solver(harvest) -> N
 
 
 def test_the_agreement_benchmark_prints_each_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "studies"))
     import guess_agreement
 
     config = distill.DistillConfig(**TINY, seed=3)
