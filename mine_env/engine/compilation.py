@@ -19,8 +19,8 @@ raised, once or twice, and the compile takes a tenth less time. The thresholds a
 
 Where the notice goes: to stderr, wherever it goes (a terminal, a file, a pipe, a notebook's cell, a cluster
 job's log), since a silent wait in a log looks like a hang; stdout stays clean. The environment variable
-``MINESWEEPER_RL_COMPILE_NOTICE=0`` turns it off. A full-screen app, on which a stray stderr line would land in the middle of its drawing, hands the
-notice to its own status line with :func:`show_notices_with`.
+``MINESWEEPER_RL_COMPILE_NOTICE=0`` turns it off. A full-screen app, on which a stray stderr line would land
+in the middle of its drawing, hands the notice to its own status line with :func:`show_notices_with`.
 """
 
 from __future__ import annotations
