@@ -242,6 +242,23 @@ def test_episodes_are_truncated_at_max_steps() -> None:
     assert outcomes == [(False, False), (False, False), (False, True)]
 
 
+def test_stepping_a_truncated_game_warns_once_and_changes_nothing() -> None:
+    """The contract's finished game includes a truncated one: a step after it left the board changing."""
+    env = make_hand_env(flags=True, max_steps=2)
+    *_, last = play(env, [flag(0, 0), flag(1, 1)])
+    assert last[2:4] == (False, True)
+    with pytest.warns(UserWarning, match="already returned truncated = True") as warned:
+        outcomes = [env.step(action) for action in (cell(3, 0), flag(2, 2), flag(0, 0))]
+    assert len(warned) == 1
+    for obs, reward, terminated, truncated, info in outcomes:
+        np.testing.assert_array_equal(obs, last[0])
+        assert (reward, terminated, truncated, info["invalid_action"], info["flags"]) == (0.0, False, True, True, 2)
+    env.reset(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert env.step(cell(3, 0))[2:4] == (False, False)  # a new game, a new count of steps
+
+
 def test_a_winning_step_is_terminated_not_truncated_even_at_the_limit() -> None:
     env = make_hand_env(max_steps=4)
     *_, (_, reward, terminated, truncated, info) = play(env, [cell(3, 0), cell(0, 4), cell(0, 1), cell(0, 2)])
