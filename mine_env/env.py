@@ -158,7 +158,8 @@ class MinesweeperEnv(gym.Env):
 
     ## Arguments
     - ``preset``: "beginner" (9x9, 10 mines), "intermediate" (16x16, 40), "expert" (16x30, 99).
-    - ``rows``, ``cols``, ``mines``: any board (override the preset; beginner if neither is given).
+    - ``rows``, ``cols``, ``mines``: any board; each one given overrides the preset's (``preset="expert",
+      rows=9`` plays 9x30 with 99 mines), and the beginner preset fills in when there is none.
     - ``first_click``: "opening" (default: the first revealed cell and its neighbours are mine-free, so
       it opens a zero), "safe" (the first revealed cell is mine-free), "none" (layout fixed at reset).
     - ``boards``: "random" (default: uniform layouts under the rule) or "no_guess": layouts that logic

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -83,6 +84,17 @@ def test_each_preset_id_has_its_board(env_id: str, shape: tuple[int, int], mines
     obs, info = env.reset(seed=0)
     assert obs.shape == shape and obs.dtype == np.int8 and info["mines"] == mines
     assert env.action_space.n == shape[0] * shape[1]
+
+
+def test_a_size_given_with_a_preset_overrides_it_as_the_docs_say() -> None:
+    """`preset="expert", rows=9` plays 9x30 with 99 mines: said in the env's docstring and the README."""
+    env = gym.make("Minesweeper-v0", preset="expert", rows=9)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (9, 30) and info["mines"] == 99
+    docstring = " ".join((MinesweeperEnv.__doc__ or "").split())
+    assert '``preset="expert", rows=9`` plays 9x30 with 99 mines' in docstring
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert '`preset="expert", rows=9` plays 9x30 with 99 mines' in readme
 
 
 # ----------------------------------------------------------------------------- scripted games
