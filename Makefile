@@ -48,8 +48,18 @@ lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 
-test: install-dev lint
+# The typed public API (py.typed): mine_env, agents and eval's runner, as [tool.mypy] in pyproject.toml lists them.
+.PHONY: typecheck wheel-check
+typecheck: install-dev
+	$(PYTHON) -m mypy
+
+test: install-dev lint typecheck
 	$(PYTHON) -m pytest
+
+# The release: the sdist and the wheel built, the wheel installed into a fresh virtual environment outside the
+# checkout, and the README's snippets, eval with the shipped models, solve and play run from there (.ci/check-wheel).
+wheel-check: install-dev
+	PYTHON=$(PYTHON) .ci/check-wheel
 
 bench: install
 	$(PYTHON) benchmarks/bench_env.py

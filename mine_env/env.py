@@ -183,7 +183,7 @@ class MinesweeperEnv(gym.Env):
     - v0: first release.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}  # type: ignore[misc]  # (an instance variable of gym.Env)
 
     def __init__(
         self,

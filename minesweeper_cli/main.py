@@ -12,12 +12,15 @@ import os
 import sys
 from collections.abc import Sequence
 
+from mine_env import __version__
+
 COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle", "bot")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="minesweeper", description="Minesweeper for reinforcement learning.")
+    parser.add_argument("--version", action="version", version=f"minesweeper-rl {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"minesweeper_cli.{name}").register(subparsers)
