@@ -94,7 +94,7 @@ def _importable(main: types.ModuleType) -> bool:
 def unguarded_line(main: types.ModuleType) -> str | None:
     """``file:line`` of the top-level statement of ``main`` now running when it lies outside an
     ``if __name__ == "__main__":`` block (a worker importing the script would run it again), else None."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     top = None
     while frame is not None:  # the outermost frame that runs main's own top level
         if frame.f_globals is main.__dict__ and frame.f_code.co_name == "<module>":

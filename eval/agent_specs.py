@@ -31,7 +31,7 @@ class PolicyAgent(Agent):
         if not callable(policy):
             raise ValueError(f"a policy must be callable as policy(obs, info), got {type(policy).__name__}")
         self.policy = policy
-        self.name = name or getattr(policy, "__name__", type(policy).__name__)
+        self.name = name or str(getattr(policy, "__name__", type(policy).__name__))
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         return self.policy(obs, info)
