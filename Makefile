@@ -1,17 +1,34 @@
 # The two set-up commands of the README: `make demo` (the main job) and `make test` (the tests).
-PYTHON ?= python3
+# Where things go: into the virtual environment that is active ($$VIRTUAL_ENV), else into .venv in this checkout,
+# made on first use. It sees the system's packages (a torch installed beforehand is used, not fetched again)
+# and installs into itself alone: the interpreter first on PATH is never changed. PYTHON=... picks another.
+VENV = .venv
+ifdef VIRTUAL_ENV
+PYTHON ?= python
+else
+PYTHON ?= $(VENV)/bin/python
+endif
 PIP = $(PYTHON) -m pip
+MINESWEEPER = $(PYTHON) -m minesweeper_cli.main
 
-.PHONY: install install-dev demo test lint bench solver-strength solver-first-click bot-results no-guess
+.PHONY: venv install install-dev demo test lint bench solver-strength solver-first-click bot-results no-guess
+
+venv:
+	@if [ "$(PYTHON)" = "$(VENV)/bin/python" ] && [ ! -x "$(VENV)/bin/python" ]; then \
+	  echo "making the virtual environment $(VENV) (activate one first to install there instead)"; \
+	  python3 -m venv --system-site-packages $(VENV) \
+	    || { echo "python3 -m venv failed: install it (apt-get install python3-venv) or activate a virtual environment"; \
+	         rm -rf $(VENV); exit 1; }; \
+	fi
 
 # Then the solver's kernels are compiled once, so that its first game starts at once (docs/COLD_START.md).
-install:
+install: venv
 	$(PIP) install -q -e .
 	$(PYTHON) -m agents.warm_up
 
 # torch first, pinned, unless one is installed (a CPU or GPU build of the user's choice): the machines carry its
 # CPU build, and an unpinned install pulls GBs of CUDA packages.
-install-dev:
+install-dev: venv
 	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[dev,train,bench,ray,llm]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
@@ -21,7 +38,7 @@ install-dev:
 	  || echo "Xvfb, xdemineur or sgt-mines is not available (apt-get install xvfb xdemineur sgt-puzzles): the screen-bot tests will be skipped"
 
 # The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
-demo:
+demo: venv
 	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[train]"
 	$(PYTHON) -m eval.demo
@@ -29,25 +46,34 @@ demo:
 # ruff, then the layers of docs/ARCHITECTURE.md (import-linter's contracts in pyproject.toml).
 lint:
 	$(PYTHON) -m ruff check .
-	lint-imports
+	$(PYTHON) -c "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
 
-test: install-dev lint
+# The typed public API (py.typed): mine_env, agents and eval's runner, as [tool.mypy] in pyproject.toml lists them.
+.PHONY: typecheck wheel-check
+typecheck: install-dev
+	$(PYTHON) -m mypy
+
+test: install-dev lint typecheck
 	$(PYTHON) -m pytest
 
 # The suite without the slow and statistical tests (under a minute on 2 cores), for the edit-test loop.
 .PHONY: test-fast
-test-fast:
+test-fast: venv
 	$(PYTHON) -m pytest -q -m "not slow and not statistical and not docs"
 
 # The documentation site into site/ (mkdocs-material; the API reference from the docstrings), built with
 # --strict, then its pages opened in headless Chromium (tests/docs; screenshots in site/screenshots/).
 .PHONY: docs
-docs:
+docs: venv
 	$(PYTHON) -c "import mkdocs, material, mkdocstrings" 2>/dev/null || $(PIP) install -q -e ".[docs]"
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 \
 	  || echo "chromium is not available (apt-get install chromium): the rendering checks will be skipped"
 	$(PYTHON) -m mkdocs build --strict
 	$(PYTHON) -m pytest -q -m docs tests/docs
+# The release: the sdist and the wheel built, the wheel installed into a fresh virtual environment outside the
+# checkout, and the README's snippets, eval with the shipped models, solve and play run from there (.ci/check-wheel).
+wheel-check: install-dev
+	PYTHON=$(PYTHON) .ci/check-wheel
 
 bench: install
 	$(PYTHON) benchmarks/bench_env.py
@@ -57,7 +83,7 @@ STRENGTH_DIR = docs/results/solver
 solver-strength: install
 	mkdir -p $(STRENGTH_DIR)
 	for preset in beginner intermediate expert; do for rule in opening safe; do \
-	  minesweeper eval --agent solver --preset $$preset --first-click $$rule --games 100000 --seed 2026 \
+	  $(MINESWEEPER) eval --agent solver --preset $$preset --first-click $$rule --games 100000 --seed 2026 \
 	    --workers 2 --no-oracle --no-progress --json $(STRENGTH_DIR)/$$preset-$$rule.json || exit 1; \
 	done; done
 
@@ -93,7 +119,7 @@ bot-results: install
 	for run in xdemineur:expert xdemineur:intermediate sgt-mines:beginner sgt-mines:intermediate sgt-mines:expert \
 	  sgt-mines:beginner-guess sgt-mines:intermediate-guess sgt-mines:expert-guess; do \
 	  program=$${run%%:*}; preset=$${run#*:}; \
-	  minesweeper bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
+	  $(MINESWEEPER) bot --program $$program --preset $$preset --games 200 --seed 2026 --quiet \
 	    --json $(BOT_DIR)/$$program-$$preset.json || exit 1; \
 	done
 	$(PYTHON) studies/bot_reference.py --rows 16 --cols 30 --mines 99 --games 2000 --seed 2026 \

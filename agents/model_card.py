@@ -19,13 +19,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from agents.shipped_models import shipped_model, shipped_names
+
 REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
 """Keys every card must have."""
 
 
 def model_paths(path: str | Path) -> tuple[Path, Path]:
-    """The ``.zip`` and its card for a model path given with or without the ``.zip`` suffix."""
-    path = Path(path)
+    """The ``.zip`` and its card for a model path given with or without the ``.zip`` suffix, or for the short
+    name of a shipped model (:mod:`agents.shipped_models`)."""
+    path = shipped_model(path) or Path(path)
     archive = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")
     return archive, archive.with_suffix(".json")
 
@@ -139,7 +142,8 @@ class ModelCard:
         if not archive.is_file():
             given = Path(path)
             nor = f", nor {archive}" if given.suffix not in ("", ".zip") else ""
-            raise FileNotFoundError(f"model file {given if nor else archive} does not exist{nor}")
+            raise FileNotFoundError(f"model file {given if nor else archive} does not exist{nor} (the shipped "
+                                    f"models go by name: {shipped_names()})")
         if not card.is_file():
             raise FileNotFoundError(
                 f"model {archive} has no metadata file {card} beside it (the training scripts write one; "

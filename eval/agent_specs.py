@@ -17,6 +17,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import AGENTS, make_agent
+from agents.shipped_models import SHIPPED_MODELS, shipped_names
 from mine_env.engine.spec import BoardSpec
 
 Policy = Callable[[np.ndarray, dict[str, Any]], Any]
@@ -30,7 +31,7 @@ class PolicyAgent(Agent):
         if not callable(policy):
             raise ValueError(f"a policy must be callable as policy(obs, info), got {type(policy).__name__}")
         self.policy = policy
-        self.name = name or getattr(policy, "__name__", type(policy).__name__)
+        self.name = name or str(getattr(policy, "__name__", type(policy).__name__))
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         return self.policy(obs, info)
@@ -109,13 +110,13 @@ def resolve_agent(agent: AgentLike, spec: BoardSpec) -> AgentSpec:
     """
     if isinstance(agent, AgentSpec):
         return agent
-    if isinstance(agent, Path) or (isinstance(agent, str) and agent.endswith(".zip")):
+    if isinstance(agent, Path) or (isinstance(agent, str) and (agent.endswith(".zip") or agent in SHIPPED_MODELS)):
         return AgentSpec.model(agent, spec)
     if isinstance(agent, str):
         if agent not in AGENTS:
             raise ValueError(
-                f"unknown agent {agent!r}; expected one of {', '.join(sorted(AGENTS))}, or a path to a saved "
-                "model (.zip)"
+                f"unknown agent {agent!r}; expected one of {', '.join(sorted(AGENTS))}, a shipped model "
+                f"({shipped_names()}) or a path to a saved model (.zip)"
             )
         return AgentSpec.named(agent)
     if isinstance(agent, Agent) or callable(agent):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -114,11 +113,9 @@ def play_pair(
         tallies = [tally for index in range(len(chunks)) for tally in parts[index]]
     elif workers == 1:
         tallies = _play_boards((spec, agent_a, agent_b, seed, range(boards)))
-    else:
-        chunks = [range(start, boards, workers) for start in range(workers)]
-        jobs = [(spec, agent_a, agent_b, seed, chunk) for chunk in chunks]
-        with ProcessPoolExecutor(workers) as pool:
-            tallies = [t for part in pool.map(_play_boards, jobs) for t in part]
+    else:  # the local pool of spawn workers, which starts from any script, session or notebook (backends.local)
+        with open_backend("local", workers) as pool:
+            return play_pair(spec, agent_a, agent_b, boards, seed, runner=pool)
     wins, mines, draws, seat_0_wins, swept = [0, 0], [0, 0], 0, 0, [0, 0]
     for tally in tallies:
         board_wins = [0, 0]
@@ -199,7 +196,8 @@ def run_tournament(
     names = list(dict.fromkeys(agents))
     results = []
     with ExitStack() as stack:
-        runner = stack.enter_context(open_backend(backend, workers, address)) if backend != "local" else None
+        pooled = backend != "local" or workers > 1
+        runner = stack.enter_context(open_backend(backend, workers, address)) if pooled else None
         for a, b in itertools.combinations(names, 2):
             if frozenset((a, b)) in played:
                 results.append(played[frozenset((a, b))])

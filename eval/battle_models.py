@@ -49,7 +49,7 @@ def load_battle_model(spec_name: str, spec: BattleSpec) -> ModelAgent:
     """
     path = spec_name[len(MODEL_PREFIX) :]
     if not path:
-        raise ValueError("model: needs a path, as in --agent model:models/maskable_ppo_battle_16x16.zip")
+        raise ValueError("model: needs a path or a shipped model's name, as in --agent model:maskable-ppo-battle")
     key = (path, spec.rows, spec.cols)
     if key not in _LOADED:
         board = BoardSpec(spec.rows, spec.cols, min(spec.mines, spec.n_cells - 1), "none")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from agents.registry import AGENTS
@@ -18,15 +17,10 @@ from eval.runner import evaluate
 from eval.suites import Suite, get_suite
 
 DEMO_SUITE = "beginner-opening-1k"
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEMO_AGENTS: tuple[str, ...] = (
-    "solver",
-    "rules",
-    "random",
-    str(MODELS_DIR / "distill_beginner_opening.zip"),
-    str(MODELS_DIR / "dqn_beginner_opening.zip"),
-    str(MODELS_DIR / "maskable_ppo_beginner_opening.zip"),
+    "solver", "rules", "random", "distill-beginner", "dqn-beginner", "maskable-ppo-beginner",
 )
+"""The baselines and the shipped models, by short name (:mod:`agents.shipped_models`: in a wheel too)."""
 
 
 def warm_up(suite: Suite, agents: Sequence[str]) -> float:

@@ -25,6 +25,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.model_card import ModelCard, model_paths
+from agents.shipped_models import shipped_model
 from eval.symmetries import averaged_scores, gated_scores
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
@@ -33,13 +34,16 @@ from mine_env.env import MinesweeperEnv, to_planes
 
 
 def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str:
-    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``), ``+sym8`` when
+    """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``) or the short name
+    of a shipped model (``distill-expert``), ``+sym8`` when
     it plays averaged over 8 symmetries, and ``-sure1e-05`` when only where it is less sure than that.
 
     The folder is kept because training runs save ``best_model`` and ``final_model`` in every run directory.
     """
     archive = model_paths(path)[0]
     label = f"{archive.parent.name}/{archive.stem}" if archive.parent.name else archive.stem
+    if shipped_model(path) is not None:
+        label = str(path)  # a shipped model goes by its short name, wherever it is installed
     if symmetries > 1:
         label += f"+sym{symmetries}"
     return f"{label}-sure{sure:g}" if sure else label

@@ -77,6 +77,7 @@ def play_suite(
     check_chunk_games(chunk_games)
     if backend == "local" and workers > 1:
         _check_picklable(agents)
+        compile_here(suite, agents, oracle)
     with open_backend(backend, workers, address) as runner:
         return play_on(runner, suite, agents, oracle=oracle, progress=progress, chunk_games=chunk_games)
 
@@ -106,6 +107,18 @@ def play_on(
     order = {spec.label: i for i, spec in enumerate(agents)}
     records.sort(key=lambda record: (order[record.agent], record.game))
     return records
+
+
+def compile_here(suite: Suite, agents: Sequence[AgentSpec], oracle: bool) -> None:
+    """Play each agent's first game in this process, and forget it, before local workers start.
+
+    On a fresh install numba compiles the kernels the games need: here once, with one notice, after which the
+    workers load them from the cache in a fraction of a second; else every worker compiles the same kernels at
+    the same time (as many times the CPU, and a notice from each). Once they are cached it costs a game per agent.
+    """
+    player = GamePlayer(suite, tuple(agents), oracle)
+    for agent_index in range(len(agents)):
+        player.play_games(agent_index, range(min(1, suite.games)))
 
 
 def check_chunk_games(chunk_games: int | None) -> None:

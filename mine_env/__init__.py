@@ -14,6 +14,9 @@ from mine_env.vector import MinesweeperVectorEnv
 
 register_envs()
 
+__version__ = "0.1.0"
+"""The version of the distribution minesweeper-rl, said here only (pyproject.toml reads it; CHANGELOG.md)."""
+
 __all__ = [
     "ENV_IDS",
     "FIRST_CLICK_RULES",

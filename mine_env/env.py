@@ -152,7 +152,8 @@ class MinesweeperEnv(gym.Env):
     ## Episode End
     ``terminated`` when every safe cell is revealed (win) or a mine is revealed (loss). ``truncated``
     only when ``max_steps`` steps (valid or not) have been played without an end. Stepping a finished
-    game without a reset is a no-op (reward 0.0, terminated again, ``invalid_action`` True) that logs
+    game (terminated or truncated) without a reset is a no-op (reward 0.0, the same end again,
+    ``invalid_action`` True) that logs
     Gymnasium's warning once per game, as Gymnasium's own envs do (CartPole): a warning rather than
     ``ResetNeeded``, because the step is well defined and raising would break loops that step once more.
 
@@ -163,7 +164,8 @@ class MinesweeperEnv(gym.Env):
 
     ## Arguments
     - ``preset``: "beginner" (9x9, 10 mines), "intermediate" (16x16, 40), "expert" (16x30, 99).
-    - ``rows``, ``cols``, ``mines``: any board (override the preset; beginner if neither is given).
+    - ``rows``, ``cols``, ``mines``: any board; each one given overrides the preset's (``preset="expert",
+      rows=9`` plays 9x30 with 99 mines), and the beginner preset fills in when there is none.
     - ``first_click``: "opening" (default: the first revealed cell and its neighbours are mine-free, so
       it opens a zero), "safe" (the first revealed cell is mine-free), "none" (layout fixed at reset).
     - ``boards``: "random" (default: uniform layouts under the rule) or "no_guess": layouts that logic
@@ -187,7 +189,7 @@ class MinesweeperEnv(gym.Env):
     - v0: first release.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 8}  # type: ignore[misc]  # (an instance variable of gym.Env)
 
     def __init__(
         self,
@@ -259,7 +261,7 @@ class MinesweeperEnv(gym.Env):
         if type(action) is not int or not 0 <= action < self.n_actions:  # the common case in one cheap test
             action = checked_action(action, self.n_actions, self.flags)
         board = self.board
-        if board.is_over:
+        if board.is_over or self._elapsed >= self.max_steps:  # terminated, or truncated at max_steps
             return self._step_after_the_end()
         revealed = board.step(action, self.flags)
         status = board.status_code
@@ -296,15 +298,18 @@ class MinesweeperEnv(gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def _step_after_the_end(self) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """A step on a finished game: nothing changes; Gymnasium's warning, once per game."""
+        """A step on a finished game (terminated, or truncated at ``max_steps``): nothing changes; the end is
+        returned again, with Gymnasium's warning once per game."""
+        terminated = self.board.is_over
         if not self._warned_over:
             self._warned_over = True
+            which = "terminated" if terminated else "truncated"
             logger.warn(
-                "You are calling 'step()' even though this environment has already returned terminated = True. "
-                "You should always call 'reset()' once you receive 'terminated = True': this step changes nothing."
+                f"You are calling 'step()' even though this environment has already returned {which} = True. "
+                f"You should always call 'reset()' once you receive '{which} = True': this step changes nothing."
             )
         obs, info = self._outcome(success=False, invalid=True)
-        return obs, 0.0, True, False, info
+        return obs, 0.0, terminated, not terminated, info
 
     def _outcome(self, success: bool, invalid: bool) -> tuple[Any, dict[str, Any]]:
         """The observation and info of the board as it is now (and the frame, in human mode)."""

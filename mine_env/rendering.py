@@ -222,7 +222,7 @@ class PygameWindow:
                 raise ImportError(
                     "render_mode='human' needs pygame: pip install 'minesweeper-rl[gui]'"
                 ) from error
-            pygame.init()
+            pygame.display.init()  # the display alone: pygame.init() would open the sound device too (ALSA errors)
             pygame.display.set_caption(self.title)
             self._pygame = pygame
             self._clock = pygame.time.Clock()

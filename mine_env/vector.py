@@ -40,7 +40,7 @@ class MinesweeperVectorEnv(VectorEnv):
     ``info["invalid_action"][i]`` (bool (N,), with ``info["_invalid_action"]`` all True, Gymnasium's layout).
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: ClassVar[dict[str, Any]] = {  # type: ignore[misc]  # (an instance variable of VectorEnv)
         "render_modes": ["ansi", "rgb_array"],
         "autoreset_mode": AutoresetMode.SAME_STEP,
     }
@@ -120,7 +120,7 @@ class MinesweeperVectorEnv(VectorEnv):
         """Valid actions, bool (N, n_actions)."""
         return self.engine.action_masks()
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # one board, not a tuple of all
         """The first board, as text or an RGB image."""
         grid = self.engine.grids()[0]
         if self.render_mode == "ansi":

@@ -33,19 +33,24 @@ SCREEN_DELAY = 0.5
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game")
+    parser = subparsers.add_parser("battle", help="two-player battle minesweeper: a tournament of AIs, or a game",
+                                   description="Two-player battle minesweeper (docs/BATTLE.md): the players take turns "
+                                   "and claim the mines they find; more than half of them wins.")
     commands = parser.add_subparsers(dest="battle_command", required=True, metavar="BATTLE_COMMAND")
     tournament = commands.add_parser(
-        "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped"
+        "eval", help="every pair of agents on the same seeded boards, each board twice with seats swapped",
+        description="A seeded tournament of battle AIs: every pair of --agent plays the same --games boards, each "
+        "board twice with the seats swapped; prints a Markdown table of the pairs and the agents' ratings.",
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
                             help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
                             "train.battle); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
-    tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS)
-    tournament.add_argument("--cols", type=int, default=DEFAULT_COLS)
-    tournament.add_argument("--mines", type=int, default=DEFAULT_MINES)
+    tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"board rows (default {DEFAULT_ROWS})")
+    tournament.add_argument("--cols", type=int, default=DEFAULT_COLS, help=f"board columns (default {DEFAULT_COLS})")
+    tournament.add_argument("--mines", type=int, default=DEFAULT_MINES,
+                          help=f"mines on the board (default {DEFAULT_MINES}; an odd number rules out a draw)")
     tournament.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
     tournament.add_argument("--workers", type=int, default=1, help="processes playing boards in parallel")
     add_backend_options(tournament)
@@ -62,9 +67,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "plain text)")  # fmt: skip
     play.add_argument("--plain", action="store_true", help="plain text, line by line, instead of full screen")
     play.add_argument("--seed", type=int, default=0, help="the board: the env's layout after reset(seed=SEED)")
-    play.add_argument("--rows", type=int, default=DEFAULT_ROWS)
-    play.add_argument("--cols", type=int, default=DEFAULT_COLS)
-    play.add_argument("--mines", type=int, default=DEFAULT_MINES)
+    play.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"board rows (default {DEFAULT_ROWS})")
+    play.add_argument("--cols", type=int, default=DEFAULT_COLS, help=f"board columns (default {DEFAULT_COLS})")
+    play.add_argument("--mines", type=int, default=DEFAULT_MINES,
+                          help=f"mines on the board (default {DEFAULT_MINES}; an odd number rules out a draw)")
     play.add_argument("--bomb", action="store_true", help="turn the 5x5 bomb rule on")
     play.set_defaults(func=run_play)
 

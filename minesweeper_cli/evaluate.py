@@ -23,6 +23,7 @@ import argparse
 from collections.abc import Sequence
 
 from agents.registry import AGENTS
+from agents.shipped_models import shipped_names
 from backends import check_backend
 from eval.agent_specs import AgentSpec
 from eval.metrics import GameRecord
@@ -50,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
-                        help="a saved stable-baselines3 model .zip with its .json beside it (repeat)")  # fmt: skip
+                        help="a saved stable-baselines3 model .zip with its .json beside it, or a shipped model by "
+                        f"name ({shipped_names()}) (repeat)")  # fmt: skip
     parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
                         help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "
                              "images, 8 with the quarter turns of a square board, in one batched pass a move; "

@@ -12,16 +12,32 @@ import os
 import sys
 from collections.abc import Sequence
 
+from mine_env import __version__
+
 COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle", "bot")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="minesweeper", description="Minesweeper for reinforcement learning.")
+    parser.add_argument("--version", action="version", version=f"minesweeper-rl {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"minesweeper_cli.{name}").register(subparsers)
+    _describe(subparsers)
     return parser
+
+
+def _describe(subparsers: argparse._SubParsersAction) -> None:
+    """A command without a description of its own shows its one-line help at the top of its ``--help``, and
+    its errors name it in full (``minesweeper battle eval: error: ...``; a nested command's name wins)."""
+    helps = {action.dest: action.help for action in subparsers._choices_actions}
+    for name, command in subparsers.choices.items():
+        command.description = command.description or helps.get(name)
+        command.set_defaults(command_prog=command.prog)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _describe(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except (ValueError, OSError) as error:
-        parser.exit(2, f"minesweeper {args.command}: error: {_one_line(error)}\n")
+        parser.exit(2, f"{args.command_prog}: error: {_one_line(error)}\n")
 
 
 def _one_line(error: Exception) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         name = f"{item.path.relative_to(ROOT).as_posix()}::{getattr(item, 'originalname', item.name)}"
         if name in slow:
             item.add_marker(pytest.mark.slow)
+# The compile notice goes to stderr wherever it goes; which test compiles first depends on the tests chosen, so
+# the tests (and the processes they start) run without it and the notice's own tests ask for it.
+os.environ.setdefault("MINESWEEPER_RL_COMPILE_NOTICE", "0")
 
 
 @pytest.fixture

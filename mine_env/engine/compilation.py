@@ -17,10 +17,10 @@ While one of our kernels compiles, CPython's cyclic garbage collector runs less 
 the default threshold a full collection of the growing heap ran 26 times during the first solver game;
 raised, once or twice, and the compile takes a tenth less time. The thresholds are restored afterwards.
 
-Where the notice goes: to stderr when it is an interactive terminal, so that piped output and tests' captured output
-stay clean; the environment variable ``MINESWEEPER_RL_COMPILE_NOTICE`` overrides that (``1``: always, ``0``:
-never). A full-screen app, on which a stray stderr line would land in the middle of its drawing, hands the
-notice to its own status line with :func:`show_notices_with`.
+Where the notice goes: to stderr, wherever it goes (a terminal, a file, a pipe, a notebook's cell, a cluster
+job's log), since a silent wait in a log looks like a hang; stdout stays clean. The environment variable
+``MINESWEEPER_RL_COMPILE_NOTICE=0`` turns it off. A full-screen app, on which a stray stderr line would land
+in the middle of its drawing, hands the notice to its own status line with :func:`show_notices_with`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import NamedTuple, TextIO
 from numba.core import event
 
 ENV_VAR = "MINESWEEPER_RL_COMPILE_NOTICE"
-"""``1``: show the notice even when stderr is not a terminal; ``0``: never show it."""
+"""``0``: never show the notice (any other value, or none: show it)."""
 
 
 GC_THRESHOLD_WHILE_COMPILING = 20_000
@@ -66,8 +66,8 @@ def announce_compiles(prefix: str, what: str, duration: str) -> None:
 
 
 def show_notices_with(handler: Callable[[str], None] | None) -> None:
-    """Send every notice to ``handler`` (a full-screen app's status line, say) instead of stderr, whether or
-    not stderr is a terminal (``MINESWEEPER_RL_COMPILE_NOTICE=0`` still silences them); None: stderr again.
+    """Send every notice to ``handler`` (a full-screen app's status line, say) instead of stderr
+    (``MINESWEEPER_RL_COMPILE_NOTICE=0`` still silences them); None: stderr again.
 
     The handler runs in the thread that compiles, just before the compile, so a synchronous app can draw the
     line before it waits.
@@ -91,16 +91,12 @@ def notice_sink(
     environ: Mapping[str, str], stream: TextIO, handler: Callable[[str], None] | None
 ) -> Callable[[str], None] | None:
     """Where a notice goes: nowhere (None) when :data:`ENV_VAR` is ``0``, else to ``handler`` when one is set,
-    else to ``stream`` when it is an interactive terminal or :data:`ENV_VAR` is ``1``."""
-    setting = environ.get(ENV_VAR, "").strip()
-    if setting == "0":
+    else to ``stream`` (a terminal or not), one flushed line."""
+    if environ.get(ENV_VAR, "").strip() == "0":
         return None
     if handler is not None:
         return handler
-    isatty = getattr(stream, "isatty", None)
-    if setting == "1" or (isatty is not None and isatty()):
-        return lambda line: print(line, file=stream, flush=True)
-    return None
+    return lambda line: print(line, file=stream, flush=True)
 
 
 def threshold_while_compiling(threshold: tuple[int, ...]) -> tuple[int, ...]:

@@ -11,12 +11,15 @@ Paths in a case are written relative to a folder of bad files (:func:`bad_files`
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from minesweeper_cli.main import build_parser
 from support import run_cli
 
 COMMANDS = ("games", "solve", "eval", "play", "train")
@@ -206,3 +209,26 @@ HELP_PAGES = [
 def test_every_help_page_prints_its_usage(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run_cli(argv, capsys)
     assert status == 0 and out.startswith("usage: minesweeper ") and err == ""
+
+
+def _commands(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                yield command
+                yield from _commands(command)
+
+
+def test_every_command_has_a_description_and_every_option_a_help() -> None:
+    """`minesweeper battle eval --help` had no description and its --rows/--cols/--mines no help."""
+    for command in _commands(build_parser()):
+        assert command.description, command.prog
+        unexplained = [action.dest for action in command._actions
+                       if not action.help and not isinstance(action, argparse._SubParsersAction)]  # fmt: skip
+        assert unexplained == [], (command.prog, unexplained)
+
+
+def test_a_nested_command_names_itself_in_its_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli(["battle", "eval", "--agent", "greedy", "--agent", "random", "--games", "0",
+                              "--seed", "0"], capsys)  # fmt: skip
+    assert (status, err) == (2, "minesweeper battle eval: error: --games must be at least 1, got 0\n")

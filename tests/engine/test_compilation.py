@@ -94,14 +94,15 @@ def test_the_notice_says_what_compiles_how_long_and_that_it_happens_once() -> No
     ("setting", "stream", "shown"),
     [
         (None, _Terminal(), True),
-        (None, io.StringIO(), False),  # piped or captured: silent
+        (None, io.StringIO(), True),  # a file or a pipe (a log, a notebook, a cluster job): shown as well
         ("1", io.StringIO(), True),
         ("0", _Terminal(), False),
-        ("yes", io.StringIO(), False),  # anything else: the terminal decides
-        (" 1 ", io.StringIO(), True),
+        ("0", io.StringIO(), False),
+        (" 0 ", io.StringIO(), False),
+        ("yes", io.StringIO(), True),  # only 0 turns it off
     ],
 )
-def test_notices_go_to_a_terminal_unless_the_environment_variable_says_otherwise(
+def test_notices_go_to_stderr_wherever_it_goes_unless_the_environment_variable_turns_them_off(
     setting: str | None, stream: io.StringIO, shown: bool
 ) -> None:
     environ = {} if setting is None else {ENV_VAR: setting}
@@ -157,9 +158,19 @@ def _compile_one_kernel(cache_dir: Path, setting: str | None, code: str = KERNEL
 
 
 def test_a_cold_cache_prints_one_line_and_a_warm_one_nothing(tmp_path: Path) -> None:
-    assert _compile_one_kernel(tmp_path / "quiet", None) == ("", "")  # stderr is a pipe: no notice by default
-    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", ENGINE_NOTICE + "\n")
-    assert _compile_one_kernel(tmp_path / "cache", "1") == ("", "")  # loaded from the cache: nothing compiles
+    assert _compile_one_kernel(tmp_path / "cache", None) == ("", ENGINE_NOTICE + "\n")  # stderr is a pipe here
+    assert _compile_one_kernel(tmp_path / "cache", None) == ("", "")  # loaded from the cache: nothing compiles
+    assert _compile_one_kernel(tmp_path / "quiet", "0") == ("", "")  # turned off
+
+
+def test_the_notice_reaches_a_file(tmp_path: Path) -> None:
+    """stderr to a file, as in `make demo 2> log`, nohup or a cluster job's log: the line is there."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    env.pop(ENV_VAR, None)
+    log = tmp_path / "log.txt"
+    with log.open("w") as stream:
+        subprocess.run([sys.executable, "-c", KERNEL_CALL], env=env, stderr=stream, check=True)
+    assert log.read_text() == ENGINE_NOTICE + "\n"
 
 
 def test_a_handler_gets_the_notice_instead_of_stderr(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -83,6 +84,17 @@ def test_each_preset_id_has_its_board(env_id: str, shape: tuple[int, int], mines
     obs, info = env.reset(seed=0)
     assert obs.shape == shape and obs.dtype == np.int8 and info["mines"] == mines
     assert env.action_space.n == shape[0] * shape[1]
+
+
+def test_a_size_given_with_a_preset_overrides_it_as_the_docs_say() -> None:
+    """`preset="expert", rows=9` plays 9x30 with 99 mines: said in the env's docstring and the README."""
+    env = gym.make("Minesweeper-v0", preset="expert", rows=9)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (9, 30) and info["mines"] == 99
+    docstring = " ".join((MinesweeperEnv.__doc__ or "").split())
+    assert '``preset="expert", rows=9`` plays 9x30 with 99 mines' in docstring
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    assert '`preset="expert", rows=9` plays 9x30 with 99 mines' in readme
 
 
 # ----------------------------------------------------------------------------- scripted games
@@ -240,6 +252,23 @@ def test_episodes_are_truncated_at_max_steps() -> None:
     env = make_hand_env(flags=True, max_steps=3)
     outcomes = [step[2:4] for step in play(env, [flag(0, 0), flag(0, 0), cell(3, 0)])]
     assert outcomes == [(False, False), (False, False), (False, True)]
+
+
+def test_stepping_a_truncated_game_warns_once_and_changes_nothing() -> None:
+    """The contract's finished game includes a truncated one: a step after it left the board changing."""
+    env = make_hand_env(flags=True, max_steps=2)
+    *_, last = play(env, [flag(0, 0), flag(1, 1)])
+    assert last[2:4] == (False, True)
+    with pytest.warns(UserWarning, match="already returned truncated = True") as warned:
+        outcomes = [env.step(action) for action in (cell(3, 0), flag(2, 2), flag(0, 0))]
+    assert len(warned) == 1
+    for obs, reward, terminated, truncated, info in outcomes:
+        np.testing.assert_array_equal(obs, last[0])
+        assert (reward, terminated, truncated, info["invalid_action"], info["flags"]) == (0.0, False, True, True, 2)
+    env.reset(seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert env.step(cell(3, 0))[2:4] == (False, False)  # a new game, a new count of steps
 
 
 def test_a_winning_step_is_terminated_not_truncated_even_at_the_limit() -> None:

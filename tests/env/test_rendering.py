@@ -84,3 +84,16 @@ def test_human_mode_draws_into_a_headless_window(monkeypatch: pytest.MonkeyPatch
     assert env.render() is None
     env.close()
     assert not pygame.display.get_init()
+
+
+def test_human_mode_opens_no_sound_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window needs no sound: starting pygame's audio printed ALSA and XDG_RUNTIME_DIR errors under check_env."""
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SDL_AUDIODRIVER", "dummy")  # a sound device that always opens, had it been asked for
+    env = make_hand_env(render_mode="human", cell_px=12)
+    env.step(cell(3, 0))
+    try:
+        assert pygame.display.get_init() and not pygame.mixer.get_init()
+    finally:
+        env.close()
