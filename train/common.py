@@ -359,6 +359,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     th.set_num_threads(config.torch_threads)
     algo = algorithm.name
     model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
+    if model.device.type == "cuda":  # a few fixed batch shapes (rollout, minibatch, evaluation): tune each once
+        th.backends.cudnn.benchmark = True
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
     if resume is not None:  # last: nothing may draw from the random states once they are restored
