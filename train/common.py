@@ -1,10 +1,11 @@
-"""What the three training scripts share: the run configuration, its command line, the run directory,
-the periodic win-rate evaluation, model files with their JSON, and the training loop with resume.
+"""What the three training scripts share: the run configuration, its command line, the run directory and
+the training loop with resume (the model files and the periodic evaluation: :mod:`train.evaluation`;
+checkpoints and the limits that stop a run: :mod:`train.checkpoints`).
 
 A run directory (``runs/<run_name>/``) holds ``config.json``, CSV (and TensorBoard) logs under ``logs/``,
 the checkpoint a run resumes from under ``checkpoints/`` (:mod:`train.checkpoints`), and ``best_model.zip`` /
 ``final_model.zip``, each with its model card beside it (:class:`agents.model_card.ModelCard`, the
-``.json`` that ``eval/`` loads; see :func:`model_card`).
+``.json`` that ``eval/`` loads; see :func:`train.evaluation.model_card`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
 from train.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
-from train.evaluation import WinRateCallback, save_model
+from train.evaluation import WinRateCallback, evaluate_win_rate, model_card, save_model  # noqa: F401  (their old home)
 from train.networks import BoardFeatures
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy, load_distilled, network_kwargs
