@@ -149,8 +149,10 @@ class RunKeeper(BaseCallback):
             self.stopping = f"paused at {self.pause_at:,} steps"
         if self.every and (steps >= self.next_checkpoint or self.stopping):
             self.save()
-        if self.stopping:
+        if self.stopping and self.every:
             print(f"step {steps:,}: {self.stopping}; resume with --resume {self.run_dir}", flush=True)
+        elif self.stopping:
+            print(f"step {steps:,}: {self.stopping} (no checkpoint: --checkpoint-every 0)", flush=True)
 
     def _on_step(self) -> bool:
         if not self.stopping:

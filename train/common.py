@@ -1,10 +1,11 @@
-"""What the three training scripts share: the run configuration, its command line, the run directory,
-the periodic win-rate evaluation, model files with their JSON, and the training loop with resume.
+"""What the three training scripts share: the run configuration, its command line, the run directory and
+the training loop with resume (the model files and the periodic evaluation: :mod:`train.evaluation`;
+checkpoints and the limits that stop a run: :mod:`train.checkpoints`).
 
 A run directory (``runs/<run_name>/``) holds ``config.json``, CSV (and TensorBoard) logs under ``logs/``,
 the checkpoint a run resumes from under ``checkpoints/`` (:mod:`train.checkpoints`), and ``best_model.zip`` /
 ``final_model.zip``, each with its model card beside it (:class:`agents.model_card.ModelCard`, the
-``.json`` that ``eval/`` loads; see :func:`model_card`).
+``.json`` that ``eval/`` loads; see :func:`train.evaluation.model_card`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
@@ -27,13 +27,12 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from agents.model_card import ModelCard
-from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import FIRST_CLICK_RULES
 from mine_env.engine.rewards import RewardConfig
 from mine_env.engine.spec import BoardSpec
 from train.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
-from train.networks import BoardFeatures, action_scores
+from train.evaluation import WinRateCallback, evaluate_win_rate, model_card, save_model  # noqa: F401  (their old home)
+from train.networks import BoardFeatures
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy, load_distilled, network_kwargs
 
@@ -303,113 +302,6 @@ def policy_network_kwargs(config: RunConfig) -> dict[str, Any]:
     return network_kwargs(config.init, config.channels, config.layers, config.board_spec().mines)
 
 
-# ---------------------------------------------------------------------- model files
-def model_card(
-    model: BaseAlgorithm, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
-) -> ModelCard:
-    """The card written beside a model: what ``eval/`` needs to rebuild its env and load it, and the run."""
-    spec = config.board_spec()
-    model_class = type(model)
-    return ModelCard(
-        algo=algo,
-        model_class=f"{model_class.__module__}:{model_class.__name__}",
-        env_kwargs={
-            "rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click,
-            "obs_mode": "grid", "flags": False,
-        },
-        config=dataclasses.asdict(config),
-        steps=int(model.num_timesteps),
-        eval=evaluation,
-    )  # fmt: skip
-
-
-def save_model(
-    model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
-) -> None:
-    """Save ``path`` (.zip, SB3) and its model card beside it (same name, .json).
-
-    ``evaluation`` is the evaluation that made it the best model so far: ``{"games", "seed", "win_rate"}``.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
-    model_card(model, algo, config, evaluation).write(path.with_suffix(".json"))
-
-
-# ---------------------------------------------------------------------- evaluation
-def evaluate_win_rate(policy: Any, spec: BoardSpec, games: int, seed: int) -> float:
-    """Win rate of the masked greedy policy on a fixed set of games (board i plays game seed + i).
-
-    Every board plays one game; the best valid action is taken by Q-value or logit, so even an
-    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models.
-    """
-    engine = BatchEngine(spec, games)
-    engine.reset(seed)
-    finished = np.zeros(games, dtype=bool)
-    won = np.zeros(games, dtype=bool)
-    was_training = policy.training
-    policy.set_training_mode(False)
-    while not finished.all():
-        scores = action_scores(policy, engine.grids()).cpu().numpy()
-        actions = np.where(engine.action_masks(), scores, -np.inf).argmax(axis=1)
-        out = engine.step(actions)
-        ended = (out.terminated | out.truncated) & ~finished
-        won[ended] = out.success[ended]
-        finished |= ended
-    policy.set_training_mode(was_training)
-    return float(won.mean())
-
-
-class WinRateCallback(BaseCallback):
-    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate``, keep the best model."""
-
-    def __init__(self, algo: str, config: RunConfig, run_dir: Path) -> None:
-        super().__init__()
-        self.algo = algo
-        self.config = config
-        self.run_dir = run_dir
-        self.spec = config.board_spec()
-        self.best = self._best_so_far(run_dir / "best_model.json")
-        self.next_eval = 0
-        self.last_eval = -1
-
-    @staticmethod
-    def _best_so_far(card_path: Path) -> float:
-        """The win rate of a resumed run's best model (-1.0 before any)."""
-        if not card_path.is_file():
-            return -1.0
-        evaluation = ModelCard.read(card_path).eval
-        if evaluation is None or "win_rate" not in evaluation:
-            raise ValueError(f"model card {card_path} records no evaluation win rate")
-        return float(evaluation["win_rate"])
-
-    def _on_training_start(self) -> None:
-        every = self.config.eval_every  # at whole multiples, so that a resumed run keeps the schedule
-        self.next_eval = (self.num_timesteps // every + 1) * every
-
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_eval:
-            self.next_eval += self.config.eval_every
-            self.evaluate()
-        return True
-
-    def _on_training_end(self) -> None:
-        self.evaluate()
-
-    def evaluate(self) -> None:
-        if self.config.eval_games == 0 or self.last_eval == self.num_timesteps:
-            return
-        self.last_eval = self.num_timesteps
-        win_rate = evaluate_win_rate(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
-        self.logger.record("eval/win_rate", win_rate)
-        self.logger.record("time/total_timesteps", self.num_timesteps)
-        self.logger.dump(self.num_timesteps)
-        print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)
-        if win_rate > self.best:
-            self.best = win_rate
-            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}
-            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)
-
-
 # ---------------------------------------------------------------------- training
 def make_vec_env(config: RunConfig) -> VecEnv:
     """The training env: the batched engine as an SB3 VecEnv, with episode statistics."""
@@ -468,6 +360,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     th.set_num_threads(config.torch_threads)
     algo = algorithm.name
     model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
+    if model.device.type == "cuda":  # a few fixed batch shapes (rollout, minibatch, evaluation): tune each once
+        th.backends.cudnn.benchmark = True
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
     if resume is not None:  # last: nothing may draw from the random states once they are restored

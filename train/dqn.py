@@ -29,6 +29,7 @@ import numpy as np
 import torch as th
 import torch.nn.functional as F
 from stable_baselines3 import DQN
+from stable_baselines3.common.buffers import NStepReplayBuffer
 from stable_baselines3.common.noise import ActionNoise
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
@@ -144,11 +145,15 @@ class DQNConfig(RunConfig):
     exploration_final_eps: float = option(0.02, "Epsilon after the decay.")
     max_grad_norm: float = option(10.0, "Gradient norm clipping.")
     double_q: bool = option(True, "Double DQN: online argmax over valid actions, valued by the target net.")
+    n_step: int = option(
+        1, "Steps of reward summed before bootstrapping (SB3's NStepReplayBuffer; the target's discount is gamma "
+        "to the power of the steps taken, fewer where the game ended): 1 = one-step DQN.",
+    )  # fmt: skip
 
     def validate(self) -> None:
         """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
         super().validate()
-        at_least(self, 1, "buffer_size", "batch_size", "train_freq", "target_update_interval")
+        at_least(self, 1, "buffer_size", "batch_size", "train_freq", "target_update_interval", "n_step")
         at_least(self, 0, "learning_starts")
         at_least(self, -1, "gradient_steps")  # -1: as many gradient steps as transitions collected (SB3)
         within(self, 0.0, 1.0, "gamma", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps")
@@ -165,7 +170,16 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         exploration_initial_eps=config.exploration_initial_eps, exploration_final_eps=config.exploration_final_eps,
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
         policy_kwargs=policy_network_kwargs(config),
+        **n_step_buffer(config),
     )  # fmt: skip
+
+
+def n_step_buffer(config: DQNConfig) -> dict[str, Any]:
+    """The replay buffer's class and settings for ``n_step`` above 1 (SB3's default buffer otherwise)."""
+    if config.n_step == 1:
+        return {}
+    return {"replay_buffer_class": NStepReplayBuffer,
+            "replay_buffer_kwargs": {"n_steps": config.n_step, "gamma": config.gamma}}  # fmt: skip
 
 
 def resumed(model: MaskedDQN, config: DQNConfig) -> None:

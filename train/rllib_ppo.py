@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from agents.episode import play_episode
-from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option
+from train.common import BoardOptions, add_config_arguments, at_least, check_device, config_from_args, option
 from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 
@@ -54,6 +54,8 @@ class RLlibPPOConfig(BoardOptions):
     entropy_coeff: float = option(0.001, "Entropy bonus.")
     reward_progress: float = option(0.01, "Shaping reward per newly revealed safe cell (+1 win, -1 loss).")
     torch_threads: int = option(1, "Torch CPU threads of the learner (this process).")
+    device: str = option("cpu", "Device of the learner: cpu, cuda or auto (CUDA when available); the boards step "
+                                "on the CPU either way.")  # fmt: skip
     channels: int = option(32, "Channels of the convolutional trunk.")
     layers: int = option(3, "3x3 convolutions of the trunk.")
     checkpoint_every: int = option(20, "Iterations between two checkpoints.")
@@ -73,6 +75,7 @@ class RLlibPPOConfig(BoardOptions):
             raise ValueError(f"minibatch_size {self.minibatch_size} exceeds batch_size {self.batch_size}")
         if not self.minutes > 0:
             raise ValueError(f"minutes must be positive, got {self.minutes}")
+        check_device(self.device)
         if self.resume and not Path(self.resume).is_dir():
             raise ValueError(f"--resume {self.resume}: no such checkpoint folder")
 
@@ -152,12 +155,16 @@ def train(config: RLlibPPOConfig) -> dict[str, Any]:
 
 
 def build_algorithm(config: RLlibPPOConfig) -> Any:
+    import torch
+
     ppo = ppo_config(
         config.env_config(), env_runners=config.env_runners, envs_per_runner=config.envs_per_runner,
         batch_size=config.batch_size, minibatch_size=config.minibatch_size, epochs=config.epochs,
         lr=config.learning_rate, model={"channels": config.channels, "layers": config.layers}, seed=config.seed,
     )  # fmt: skip
     ppo.training(gamma=config.gamma, lambda_=config.gae_lambda, entropy_coeff=config.entropy_coeff)
+    if config.device.startswith("cuda") or (config.device == "auto" and torch.cuda.is_available()):
+        ppo.learners(num_gpus_per_learner=1)  # the local learner, in this process, on the GPU
     algorithm = ppo.build_algo()
     if config.resume:
         algorithm.restore_from_path(str(Path(config.resume).resolve()))

@@ -21,7 +21,8 @@ from agents.model_card import ModelCard
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train import dqn, maskable_ppo, ppo
-from train.common import evaluate_win_rate, make_vec_env, planned_steps, save_model, train
+from train.common import make_vec_env, planned_steps, save_model, train
+from train.evaluation import evaluate_win_rate
 from train.networks import action_scores
 
 pytestmark = pytest.mark.train

@@ -71,3 +71,24 @@ def test_masked_dqn_target_takes_the_max_over_valid_actions_only(tmp_path: Path)
     assert (q_values.max(axis=1) > expected).any(), "the test states must have an invalid best action"
     values = model._masked_next_values(obs).detach().numpy()[:, 0]
     np.testing.assert_allclose(values, expected, rtol=1e-6)
+
+
+def test_n_step_returns_sum_the_rewards_before_bootstrapping(tmp_path: Path) -> None:
+    from stable_baselines3.common.buffers import NStepReplayBuffer
+
+    from train.common import make_vec_env, train
+
+    config = tiny_config(tmp_path, n_step=3, gamma=0.9, steps=192, checkpoint_every=0, eval_games=0)
+    model = dqn.build_model(config, make_vec_env(config))
+    assert isinstance(model.replay_buffer, NStepReplayBuffer) and model.replay_buffer.n_steps == 3
+    assert not isinstance(dqn.build_model(tiny_config(tmp_path), make_vec_env(config)).replay_buffer, NStepReplayBuffer)
+    run_dir = train(dqn.ALGORITHM, config)
+    loaded = dqn.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu")
+    assert loaded.num_timesteps == 192
+    model.learn(96)
+    sample = model.replay_buffer.sample(64)
+    discounts = sample.discounts.flatten().numpy()
+    powers = np.isclose(discounts[:, None], [0.9, 0.81, 0.729])  # gamma ** steps taken, fewer where a game ended
+    assert powers.any(axis=1).all() and powers[:, 2].any()
+    with pytest.raises(ValueError, match="n_step must be at least 1"):
+        tiny_config(tmp_path, n_step=0).validate()

@@ -1,0 +1,77 @@
+"""The auxiliary mine head: its labels are the true mines behind each stored observation, its loss reads only
+the hidden cells of games whose mines are placed, and a run with it trains and plays like any other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+
+from mine_env.engine.constants import HIDDEN
+from train import maskable_ppo, ppo
+from train.common import make_vec_env, train
+from train.mine_head import mine_head_loss
+from train.networks import action_scores
+
+pytestmark = pytest.mark.train
+
+TINY = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 6, "n_steps": 24, "batch_size": 36, "channels": 8,
+        "layers": 2, "value_hidden": 8, "eval_games": 0, "checkpoint_every": 0, "progress_bar": False}  # fmt: skip
+
+
+class Nothing(BaseCallback):
+    def _on_step(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("algorithm", [ppo.ALGORITHM, maskable_ppo.ALGORITHM], ids=["ppo", "maskable_ppo"])
+def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_path: Path) -> None:
+    config = algorithm.config_class(**TINY, mine_coef=1.0, runs_dir=str(tmp_path))
+    model = algorithm.build(config, make_vec_env(config))
+    model.set_logger(configure(None, []))
+    model._setup_learn(10_000, None)
+    callback = Nothing()
+    callback.init_callback(model)
+    model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    buffer = model.rollout_buffer
+    grids = buffer.observations.reshape(-1, 5, 5).astype(np.int8)
+    mines = buffer.mines.reshape(-1, 5, 5).astype(int)
+    known = buffer.known.reshape(-1)
+    assert known.mean() > 0.5 and not known.all()  # the first look at a game has no mines yet
+    assert (grids[~known] == HIDDEN).all() and not mines[~known].any()
+    padded = np.pad(mines[known], ((0, 0), (1, 1), (1, 1)))
+    around = sum(padded[:, 1 + dr : 6 + dr, 1 + dc : 6 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    shown = grids[known] >= 0
+    assert shown.any()
+    np.testing.assert_array_equal(grids[known][shown], around[shown])  # every number counts the stored mines
+    assert (mines[known].reshape(known.sum(), -1).sum(axis=1) == 4).all()
+
+
+def test_the_loss_reads_only_hidden_cells_of_games_with_mines() -> None:
+    observations = th.tensor([[HIDDEN, 1, HIDDEN], [HIDDEN, HIDDEN, HIDDEN]], dtype=th.float32)
+    mines = th.tensor([[1, 0, 0], [1, 1, 1]], dtype=th.uint8)
+    logits = th.tensor([[3.0, -50.0, -3.0], [0.0, 0.0, 0.0]])
+    loss = mine_head_loss(logits, observations, mines, th.tensor([True, False]))
+    expected = th.nn.functional.softplus(th.tensor(-3.0))  # both hidden cells of the first game, both right by 3
+    th.testing.assert_close(loss, expected)
+    assert mine_head_loss(logits, observations, mines, th.tensor([False, False])).item() == 0.0
+
+
+def test_a_run_with_the_head_logs_its_loss_and_plays_without_it(tmp_path: Path) -> None:
+    config = maskable_ppo.MaskablePPOConfig(**TINY, mine_coef=0.5, steps=288, runs_dir=str(tmp_path), run_name="m")
+    run_dir = train(maskable_ppo.ALGORITHM, config)
+    header = (run_dir / "logs" / "progress.csv").read_text().splitlines()[0].split(",")
+    assert "train/mine_loss" in header
+    model = maskable_ppo.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu")
+    assert model.policy.mlp_extractor.mine_head is not None
+    grids = np.full((2, 5, 5), HIDDEN, dtype=np.int8)
+    assert action_scores(model.policy, grids).shape == (2, 25)
