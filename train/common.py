@@ -305,7 +305,9 @@ def policy_network_kwargs(config: RunConfig) -> dict[str, Any]:
 # ---------------------------------------------------------------------- training
 def make_vec_env(config: RunConfig) -> VecEnv:
     """The training env: the batched engine as an SB3 VecEnv, with episode statistics."""
-    return VecMonitor(BatchVecEnv(config.board_spec(), config.num_envs, config.reward_config(), config.max_steps))
+    keep_layouts = getattr(config, "mine_coef", 0.0) > 0  # only the mine head reads them
+    return VecMonitor(BatchVecEnv(config.board_spec(), config.num_envs, config.reward_config(), config.max_steps,
+                                  keep_layouts))  # fmt: skip
 
 
 def new_run_dir(algo: str, config: RunConfig) -> Path:

@@ -5,8 +5,9 @@ wants. It follows SB3's conventions: same-step autoreset with ``infos[i]["termin
 ``"TimeLimit.truncated"`` and ``"is_success"`` at episode ends, and ``env_method("action_masks")``
 returning one bool mask per board, which is what sb3-contrib's ``get_action_masks`` stacks for
 MaskablePPO. Observations are the int8 grids (N, rows, cols); the networks one-hot them inside.
-Before each step it keeps the boards' layouts (:meth:`BatchVecEnv.layouts_before_step`): the labels of the
-auxiliary mine head (:mod:`train.mine_head`) for the observations the step acted on, never seen by a policy.
+With ``keep_layouts`` it keeps the boards' layouts before each step (:meth:`BatchVecEnv.layouts_before_step`):
+the labels of the auxiliary mine head (:mod:`train.mine_head`) for the observations the step acted on, never seen
+by a policy; without it a step copies nothing more than it did.
 
 Seeding matches SB3 and the single env: after ``seed(s)`` and ``reset()``, board i plays the games of
 a :class:`~mine_env.env.MinesweeperEnv` reset with seed ``s + i``.
@@ -32,14 +33,16 @@ class BatchVecEnv(VecEnv):
     """N Minesweeper boards (flags off) as one SB3 vector env; see the module docstring."""
 
     def __init__(
-        self, spec: BoardSpec, num_envs: int, rewards: RewardConfig | None = None, max_steps: int | None = None
-    ) -> None:
+        self, spec: BoardSpec, num_envs: int, rewards: RewardConfig | None = None, max_steps: int | None = None,
+        keep_layouts: bool = False,
+    ) -> None:  # fmt: skip
         self.engine = BatchEngine(spec, num_envs, flags=False, rewards=rewards, max_steps=max_steps)
         self.board_spec = spec
         self.render_mode = None
         super().__init__(num_envs, grid_space(spec.rows, spec.cols), gym.spaces.Discrete(spec.n_cells))
         self._actions = np.zeros(num_envs, dtype=np.int64)
-        self._layouts = self.engine.layouts()
+        self.keep_layouts = keep_layouts
+        self._layouts = self.engine.layouts() if keep_layouts else None
 
     def reset(self) -> np.ndarray:
         """New games on every board, seeded by the last :meth:`seed` call if any (then forgotten)."""
@@ -51,7 +54,8 @@ class BatchVecEnv(VecEnv):
         self._actions = np.asarray(actions).reshape(-1)  # checked by the engine: N integer actions in range
 
     def step_wait(self) -> VecEnvStepReturn:
-        self._layouts = self.engine.layouts()
+        if self.keep_layouts:
+            self._layouts = self.engine.layouts()
         out = self.engine.step(self._actions)
         obs = self.engine.grids()
         ended = out.terminated | out.truncated
@@ -68,6 +72,8 @@ class BatchVecEnv(VecEnv):
     def layouts_before_step(self) -> tuple[np.ndarray, np.ndarray]:
         """The mines of the games as they were before the last step (uint8 (N, n_cells)), and which of those
         games had their mines placed (bool (N,)): the true mines behind the observations that step acted on."""
+        if self._layouts is None:
+            raise ValueError("this env keeps no layouts: build it with keep_layouts=True (the mine head's labels)")
         return self._layouts
 
     def action_masks(self) -> np.ndarray:
