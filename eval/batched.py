@@ -115,15 +115,12 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range) -> tuple[np.ndarra
 
 def model_scorer(path: str, device: str, mines: int) -> Scorer:
     """A saved model's scores on ``device``, as ``minesweeper eval --model`` reads them (its action preferences)."""
-    import torch
-
-    from eval.models import _tell_mine_count, load_model_agent
+    from eval.models import load_model_agent, tell_mine_count
 
     agent = load_model_agent(path)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     agent.policy.to(device)
     agent.policy.eval()
-    _tell_mine_count(agent.policy, mines)
+    tell_mine_count(agent.policy, mines)
     return agent.batch_scores
 
 

@@ -208,7 +208,7 @@ class ModelAgent(Agent):
         import torch
 
         if "mines" in info:
-            _tell_mine_count(self.policy, int(info["mines"]))
+            tell_mine_count(self.policy, int(info["mines"]))
         if self.obs_mode == "dict":
             device = self.policy.device
             observation = {"observation": obs, "action_mask": info["action_mask"]}
@@ -236,7 +236,7 @@ class ModelAgent(Agent):
         return int(np.where(info["action_mask"].astype(bool), scores, -np.inf).argmax())
 
 
-def _tell_mine_count(policy: Any, mines: int) -> None:
+def tell_mine_count(policy: Any, mines: int) -> None:
     """Give the game's mine count to every part of the network that reads it (a distilled network's input
     has the remaining-mine density; it declares ``reads_mine_count`` and ``set_mine_count``)."""
     for module in policy.modules():
