@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import json
 import multiprocessing as mp
+import queue
 import sys
 import time
 from collections.abc import Sequence
@@ -358,7 +359,7 @@ def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerP
     while buffer.added * config.reuse < run.samples + config.batch_size:
         try:
             grids, labels = stream.get(timeout=0.0 if buffer.size >= config.batch_size else 5.0)
-        except Exception:  # queue.Empty: the workers are behind; train on what the ring holds
+        except queue.Empty:  # the workers are behind: train on what the ring holds
             return
         buffer.add(grids, labels)
         run.taken += 1
