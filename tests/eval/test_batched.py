@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from eval.agent_specs import AgentSpec
 from eval.batched import main, model_scorer, play_batched
 from eval.player import GamePlayer
 from eval.suites import Suite, get_suite
+from mine_env.engine.constants import FLAG
 
 BEGINNER_MODEL = "models/distill_beginner_opening.zip"
 
@@ -42,3 +44,23 @@ def test_batched_command_line(tmp_path, capsys) -> None:  # type: ignore[no-unty
     assert all(len(line["won"]) == 20 for line in lines)
     assert main(["--model", "no/such.zip", "--suite", "beginner-opening-1k"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_marks_are_shown_to_the_network_and_change_nothing_when_nothing_is_sure() -> None:
+    suite = get_suite("beginner-opening-1k")
+    network = model_scorer(BEGINNER_MODEL, "cpu", suite.mines)
+    seen: list[np.ndarray] = []
+
+    def scorer(grids: np.ndarray) -> np.ndarray:
+        seen.append(grids.copy())
+        return network(grids)
+
+    def unsure(grids: np.ndarray) -> np.ndarray:  # never a mine chance above 0.95
+        return np.maximum(network(grids), -3.0)
+
+    plain = play_batched(unsure, suite, games=40)
+    never = play_batched(unsure, suite, games=40, mark_above=0.99)
+    assert never.won.tolist() == plain.won.tolist() and never.moves.tolist() == plain.moves.tolist()
+    marked = play_batched(scorer, suite, games=40, mark_above=0.99)
+    assert any((grids == FLAG).any() for grids in seen)  # the network read its own marks
+    assert marked.won.size == 40 and (marked.moves > 0).all()
