@@ -5,7 +5,7 @@ A :class:`BattleAgent` plays on what the PettingZoo env ``mine_env.battle`` give
 ``info`` carrying at least ``"mines"`` (the total). It returns an action: a flat cell index to reveal, or ``n +
 cell`` to bomb around ``cell`` where the bomb rule is on (greedy, contest and lookahead bomb by the rule of
 :meth:`BattleAgent._bomb_choice`). They read the position through the exact probability engine
-(:mod:`agents.analysis.probability`): in a battle view every claimed mine is a shown mine, so the exact count of
+(:mod:`mine_env.analysis.probability`): in a battle view every claimed mine is a shown mine, so the exact count of
 the single-player game applies with the global mine count (:func:`mine_env.engine.battle.analysis_grid`).
 
 - :class:`RandomBattleAgent`: a uniformly random valid reveal.
@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.component_store import ComponentStore, new_component_store
 from agents.battle_position import Position
 from agents.battle_search import Board, contest_scores, lookahead_scores
 from agents.battle_values import (
@@ -43,6 +42,7 @@ from agents.battle_values import (
     likeliest,
     opponent_chance,
 )
+from mine_env.analysis.battle.component_store import ComponentStore, new_component_store
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid, bomb_area
 
 BOMB_MARGIN = 2.0
@@ -60,7 +60,7 @@ def positive_int(name: str, value: object) -> int:
 def shared_component_store() -> ComponentStore:
     """The store of counted components shared by every battle agent of this process, made on first use.
 
-    A component's count depends on its local form alone (:mod:`agents.analysis.component_store`), so a store
+    A component's count depends on its local form alone (:mod:`mine_env.analysis.battle.component_store`), so a store
     can serve every game and both players: the components of a game's position recur in the outcomes both
     players count, and small ones recur from game to game. Sharing changes no float, only the speed. Room for
     32,768 components (about 90 MB of address space, touched only as it fills; emptied when full). Not for

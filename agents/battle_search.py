@@ -2,7 +2,7 @@
 
 :mod:`agents.battle_values` defines the values the battle AIs choose by, over :class:`~agents.battle_position.
 Position` objects, in Python: the reference. A look-ahead move counts some fourteen click outcomes
-(:func:`~agents.analysis.outcomes.reveal_counts_stored`), and around each count the Python of those formulas
+(:func:`~mine_env.analysis.battle.outcomes.reveal_counts_stored`), and around each count the Python of those formulas
 (the outcome distribution, the positions, the sums) and the crossing into the kernel cost about as much as the
 count itself. Here the same formulas, in the same order of operations, run in compiled code over plain arrays,
 so a whole move is one call: :func:`contest_scores` (``E[A] - E'[A]`` of each candidate) and
@@ -22,9 +22,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_board
-from agents.analysis.counting_base import STATUS_OK
-from agents.analysis.outcomes import OUTCOMES, reveal_counts_stored
+from mine_env.analysis.battle.outcomes import OUTCOMES, reveal_counts_stored
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.engine.constants import HIDDEN, MINE
 
 TIE_TOLERANCE = 1e-9

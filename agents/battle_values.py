@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.analysis.probability import VALUE_MINE
 from agents.battle_position import Position
 from agents.battle_search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
+from mine_env.analysis.probability import VALUE_MINE
 
 
 def best_chance(analysis: Position) -> float:

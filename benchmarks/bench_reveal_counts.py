@@ -1,6 +1,6 @@
 """Battle minesweeper: the time of one call of the outcome-counting kernel, replayed alone in a compiled loop.
 
-The contest and look-ahead AIs spend most of a game in :func:`agents.analysis.outcomes.reveal_counts_stored`
+The contest and look-ahead AIs spend most of a game in :func:`mine_env.analysis.battle.outcomes.reveal_counts_stored`
 (every outcome of revealing one cell, each counted with a store of components counted before). This records
 every call of seeded games between the public agents (``--agent``, default the look-ahead against itself, on
 ``--games`` boards of 16x16/51, seed ``--seed`` as in benchmarks/bench_battle.py), then replays the calls in one
@@ -8,7 +8,8 @@ compiled loop per component store (each agent's store gets its own calls, in the
 the game), in a child process per checkout, three ways:
 
 - this code, with the store (the agents' path);
-- the plain path, :func:`agents.analysis.outcomes.reveal_counts` (every outcome counted in full: the reference);
+- the plain path, :func:`mine_env.analysis.battle.outcomes.reveal_counts` (every outcome counted in full: the
+  reference);
 - with ``--before TREE``, the store path of another checkout (the code before a change, say
   ``git archive main | tar -x -C TREE``), on the same calls.
 

@@ -1,6 +1,6 @@
 """The exact mine-probability count of a position: the one pipeline every caller goes through.
 
-See :mod:`agents.analysis.probability` for the Python API and docs/PROBABILITY.md for the method. The count
+See :mod:`mine_env.analysis.probability` for the Python API and docs/PROBABILITY.md for the method. The count
 works on *boxes*: hidden cells touched by exactly the same set of revealed numbers are interchangeable, so
 a box of ``size`` cells holding ``k`` mines stands for ``C(size, k)`` layouts. Boxes that share numbers
 form independent *components*. Each component is counted exactly by dynamic programming over an ordering
@@ -12,11 +12,11 @@ over totals with the ``C(unconstrained cells, mines left)`` weights of the cells
 
 :func:`count_board` chains the stages, one module each:
 
-1. :func:`~agents.analysis.frontier.find_frontier`: numbers as constraints, boxes, components;
-2. :func:`~agents.analysis.component.count_components`: each component over a narrow order of its boxes
-   (:mod:`agents.analysis.forward_pass`, :mod:`agents.analysis.state_table`, :mod:`agents.analysis.component`);
-3. :func:`~agents.analysis.combine.combine`: the components against the unconstrained cells, per box;
-4. :func:`~agents.analysis.combine.spread_to_cells`: per cell.
+1. :func:`~mine_env.analysis.frontier.find_frontier`: numbers as constraints, boxes, components;
+2. :func:`~mine_env.analysis.component.count_components`: each component over a narrow order of its boxes
+   (:mod:`mine_env.analysis.forward_pass`, :mod:`mine_env.analysis.state_table`, :mod:`mine_env.analysis.component`);
+3. :func:`~mine_env.analysis.combine.combine`: the components against the unconstrained cells, per box;
+4. :func:`~mine_env.analysis.combine.spread_to_cells`: per cell.
 
 All weights are float64 with explicit power-of-two or logarithmic scale factors, so nothing overflows;
 whether a cell is certainly safe (or a mine) is decided from exact zero / non-zero patterns, never from a
@@ -30,8 +30,8 @@ and booleans they pass to each other are read from arrays or returned by calls, 
 counters started from a constant. And a numba function that calls another links and re-optimises the
 callee's code once more: Python callers and compiled ones alike call :func:`count_board` (or
 :func:`count_position`, inlined into its compiled callers), so the stages are linked into one root, and
-the stages with one caller and much below them (:func:`~agents.analysis.component.count_components`,
-:func:`~agents.analysis.combine.combine`) are inlined into it (docs/COLD_START.md measures what each
+the stages with one caller and much below them (:func:`~mine_env.analysis.component.count_components`,
+:func:`~mine_env.analysis.combine.combine`) are inlined into it (docs/COLD_START.md measures what each
 layer costs).
 
 Speed: numba wraps array-taking helpers inlined into a hot loop in reference counting, so the innermost
@@ -46,10 +46,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
-from agents.analysis.component import ComponentCounts, count_components
-from agents.analysis.counting_base import STATUS_BAD_TOTAL, STATUS_OK
-from agents.analysis.frontier import Frontier, find_frontier
+from mine_env.analysis.combine import Cells, Combined, combine, spread_to_cells
+from mine_env.analysis.component import ComponentCounts, count_components
+from mine_env.analysis.counting_base import STATUS_BAD_TOTAL, STATUS_OK
+from mine_env.analysis.frontier import Frontier, find_frontier
 
 
 class BoardCount(NamedTuple):
