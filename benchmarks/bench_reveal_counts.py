@@ -34,7 +34,7 @@ import tempfile
 
 import numpy as np
 
-import agents.battle_position as battle_position
+import agents.battle.position as battle_position
 from agents.battle import make_battle_agent, play_battle
 from eval.suites import derive_game_seeds
 from mine_env.engine.battle import BattleSpec
@@ -74,7 +74,7 @@ def record_calls(agent_names: tuple[str, str], games: int, seed: int) -> dict[st
         battle_position.reveal_counts_stored = kernel
     if not calls:
         raise RuntimeError("no call of reveal_counts_stored was seen: the agents no longer call it through "
-                           "agents.battle_position; record the calls where they are made now")  # fmt: skip
+                           "agents.battle.position; record the calls where they are made now")  # fmt: skip
     return {
         "store": np.array([c[0] for c in calls], np.int64),
         "flat": np.stack([c[1] for c in calls]),

@@ -1,10 +1,9 @@
 """The kinds of board an env deals (``boards=``): uniform random layouts, or no-guess layouts.
 
 ``random`` is the engine's own placement. ``no_guess`` layouts are made by the generator of
-:mod:`mine_env.analysis.no_guess`, which needs the exact deduction of the analysis: this module is the one
-place where the env reaches the analysis, a dependency declared in docs/ARCHITECTURE.md and allowed, by
-name, in the import contracts of pyproject.toml. The engine below takes the generator as a plain layout
-source (:mod:`mine_env.engine.layout_source`) and knows nothing of it.
+:mod:`mine_env.analysis.no_guess`, which needs the exact deduction of the analysis, the layer of
+:mod:`mine_env` under this one (docs/ARCHITECTURE.md, "No-guess boards"). The engine below takes the generator
+as a plain layout source (:mod:`mine_env.engine.layout_source`) and knows nothing of it.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ the single-player game applies with the global mine count (:func:`mine_env.engin
 - :class:`ContestBattleAgent`: the PTT contest's rule, the highest ``E[A] - E'[A]`` (see its docstring).
 - :class:`LookaheadBattleAgent`: the contest's rule one ply deeper (3-ply expectimax, see its docstring).
 
-The values they choose by are in :mod:`agents.battle_values` (Python, the reference) and, compiled, in
-:mod:`agents.battle_search` (the contest and the look-ahead score a move in one call there, by default).
+The values they choose by are in :mod:`agents.battle.values` (Python, the reference) and, compiled, in
+:mod:`agents.battle.search` (the contest and the look-ahead score a move in one call there, by default).
 
 :func:`play_battle` plays two of them through one game on the engine, without the env (what the tournament runs).
 """
@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.battle_position import Position
-from agents.battle_search import Board, contest_scores, lookahead_scores
-from agents.battle_values import (
+from agents.battle.position import Position
+from agents.battle.search import Board, contest_scores, lookahead_scores
+from agents.battle.values import (
     TIE_TOLERANCE,
     Expansion,
     best_chance,
@@ -89,8 +89,8 @@ class BattleAgent(ABC):
             components counted before from the process's store (:func:`shared_component_store`), so that a
             click costs the dynamic programme of only the components never met; False counts every outcome in
             full (the plain path: the same floats, so the same choices, slower).
-        compiled: with the store, score a move in one compiled call (:mod:`agents.battle_search`); False runs
-            the values of :mod:`agents.battle_values` in Python (the reference: the same floats, slower).
+        compiled: with the store, score a move in one compiled call (:mod:`agents.battle.search`); False runs
+            the values of :mod:`agents.battle.values` in Python (the reference: the same floats, slower).
     """
 
     name: str = "battle-agent"
@@ -160,12 +160,12 @@ class RandomBattleAgent(BattleAgent):
 
 
 def search_inputs(analysis: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A position as :mod:`agents.battle_search` reads it: its flat grid, mine probabilities and certain mines."""
+    """A position as :mod:`agents.battle.search` reads it: its flat grid, mine probabilities and certain mines."""
     return analysis.grid.ravel(), analysis.probabilities.ravel(), analysis.certain_mines.ravel()
 
 
 def board_of(analysis: Position) -> Board:
-    """The board's shape and mine total, as :mod:`agents.battle_search` reads them."""
+    """The board's shape and mine total, as :mod:`agents.battle.search` reads them."""
     rows, cols = analysis.grid.shape
     return Board(rows, cols, analysis.mines)
 
@@ -174,7 +174,7 @@ def position_analysis(
     obs: Mapping[str, np.ndarray], info: Mapping[str, Any], store: ComponentStore | None = None
 ) -> Position:
     """The exact count of the player's position: claimed mines as shown mines, with the game's total mines (its
-    outcomes counted with ``store``, see :class:`~agents.battle_position.Position`)."""
+    outcomes counted with ``store``, see :class:`~agents.battle.position.Position`)."""
     return Position.of(analysis_grid(obs["observation"]), int(info["mines"]), store)
 
 

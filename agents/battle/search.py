@@ -1,6 +1,6 @@
 """The contest's and the look-ahead's scores of a battle move, computed in one compiled call.
 
-:mod:`agents.battle_values` defines the values the battle AIs choose by, over :class:`~agents.battle_position.
+:mod:`agents.battle.values` defines the values the battle AIs choose by, over :class:`~agents.battle.position.
 Position` objects, in Python: the reference. A look-ahead move counts some fourteen click outcomes
 (:func:`~mine_env.analysis.battle.outcomes.reveal_counts_stored`), and around each count the Python of those formulas
 (the outcome distribution, the positions, the sums) and the crossing into the kernel cost about as much as the
@@ -149,7 +149,7 @@ def likeliest(probability, cells, count):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def flooded_chance(after_zero, probability, certain, best, cell, board, store):  # type: ignore[no-untyped-def]
-    """:func:`agents.battle_values.flooded_chance` of the position ``after_zero`` (``cell`` showing 0; its count
+    """:func:`agents.battle.values.flooded_chance` of the position ``after_zero`` (``cell`` showing 0; its count
     ``probability``, ``certain``, ``best``): the best, over the ``FLOOD_NEIGHBOURS`` hidden neighbours with the
     fewest undecided cells around them, of ``sum_w P(N shows w) * m(N shows w)``, and at least ``best``."""
     rows, cols = board.rows, board.cols
@@ -209,7 +209,7 @@ def _gain(ex, j):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, inline="always")
 def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped-def]
-    """``E[A] - E'[A]`` of click ``j`` (:func:`agents.battle_values.contest_value`)."""
+    """``E[A] - E'[A]`` of click ``j`` (:func:`agents.battle.values.contest_value`)."""
     given = 0.0
     for index in range(1, OUTCOMES):
         if ex.consistent[j, index]:
@@ -219,7 +219,7 @@ def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped
 
 @njit(cache=True)
 def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ignore[no-untyped-def]
-    """:func:`agents.battle_values.contest_values`: exact wherever a value can be among the ``rank`` highest
+    """:func:`agents.battle.values.contest_values`: exact wherever a value can be among the ``rank`` highest
     (or within ``tolerance`` of the ``rank``-th), else the bound ``m`` in place of ``m'``."""
     k = ex.cells.shape[0]
     values = np.empty(k)
@@ -244,7 +244,7 @@ def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ig
 
 @njit(cache=True)
 def contest_best(flat, probability, certain, candidates, board, store):  # type: ignore[no-untyped-def]
-    """``V2(X)`` (:func:`agents.battle_values.contest_best`): the highest ``E - E'`` over the ``candidates``
+    """``V2(X)`` (:func:`agents.battle.values.contest_best`): the highest ``E - E'`` over the ``candidates``
     likeliest hidden cells of position ``X``; 0.0 when nothing is hidden."""
     hidden = np.flatnonzero(flat == HIDDEN)
     if hidden.shape[0] == 0:

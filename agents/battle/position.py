@@ -16,7 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.battle_search import Board, outcome_distribution, position_count
+from agents.battle.search import Board, outcome_distribution, position_count
 from mine_env.analysis.battle.component_store import ComponentStore
 from mine_env.analysis.battle.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
 from mine_env.analysis.probability import VALUE_MINE, analyse, checked_grid

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.battle_position import Position
-from agents.battle_search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
+from agents.battle.position import Position
+from agents.battle.search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
 from mine_env.analysis.probability import VALUE_MINE
 
 

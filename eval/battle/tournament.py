@@ -24,7 +24,7 @@ import numpy as np
 
 from agents.battle import BATTLE_AGENTS, play_battle
 from backends import Backend, check_backend, open_backend
-from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
+from eval.battle.models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
 from mine_env.analysis.probability import value_distribution
