@@ -26,6 +26,7 @@ from mine_env.analysis.battle.outcomes import OUTCOMES, reveal_counts_stored
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.engine.constants import HIDDEN, MINE
+from mine_env.engine.geometry import block
 
 TIE_TOLERANCE = 1e-9
 """Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
@@ -157,12 +158,14 @@ def flooded_chance(after_zero, probability, certain, best, cell, board, store): 
     around = np.empty(9, np.int64)
     neighbours = np.empty(9, np.int64)
     found = 0
-    for r in range(max(row - 1, 0), min(row + 2, rows)):
-        for c in range(max(col - 1, 0), min(col + 2, cols)):
+    r0, r1, c0, c1 = block(row, col, rows, cols)
+    for r in range(r0, r1):
+        for c in range(c0, c1):
             if after_zero[r * cols + c] == HIDDEN:
                 undecided = 0
-                for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                s0, s1, t0, t1 = block(r, c, rows, cols)
+                for rr in range(s0, s1):
+                    for cc in range(t0, t1):
                         i = rr * cols + cc
                         p = probability[i]
                         undecided += after_zero[i] == HIDDEN and TIE_TOLERANCE < p < 1.0 - TIE_TOLERANCE

@@ -92,13 +92,22 @@ def count_board(flat: np.ndarray, rows: int, cols: int, trust_flags: bool, mines
     """
     frontier = find_frontier(flat, rows, cols, trust_flags)
     if frontier.status != STATUS_OK:
-        return BoardCount(frontier.status, frontier.bad_cell, frontier, _no_counts(), _no_combination(), _no_cells())
-    counts = count_components(frontier)
+        return BoardCount(frontier.status, frontier.bad_cell, frontier, _no_counts(), no_combination(), no_cells())
+    return counted_board(flat, trust_flags, mines, frontier, count_components(frontier))
+
+
+@njit(cache=True, inline="always")
+def counted_board(flat: np.ndarray, trust_flags: bool, mines: int, frontier: Frontier, counts: ComponentCounts
+                  ) -> BoardCount:  # fmt: skip
+    """The stages after the components' count (a frontier whose numbers fit): the components against the
+    unconstrained cells, then per cell. Shared by :func:`count_board` and the count through a store of
+    components (:func:`mine_env.analysis.battle.stored_counting.count_board_stored`), which differ only in how
+    the components are counted; inlined into both."""
     if counts.status != STATUS_OK:
-        return BoardCount(counts.status, counts.bad_cell, frontier, counts, _no_combination(), _no_cells())
+        return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination(), no_cells())
     combined = combine(frontier, counts, mines)
     if not combined.feasible:
-        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, _no_cells())
+        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, no_cells())
     cells = spread_to_cells(flat, trust_flags, frontier.box_of_cell, combined)
     return BoardCount(STATUS_OK, -1, frontier, counts, combined, cells)
 
@@ -125,13 +134,13 @@ def _no_counts() -> ComponentCounts:
 
 
 @njit(cache=True, inline="always")
-def _no_combination() -> Combined:
+def no_combination() -> Combined:
     """The combination of components that were not all counted: nothing combined."""
     no_flags = np.empty(0, np.bool_)
     return Combined(False, 0, 0, np.empty(0, np.float64), no_flags, no_flags, 0.0, False, False, 0.0)
 
 
 @njit(cache=True, inline="always")
-def _no_cells() -> Cells:
+def no_cells() -> Cells:
     """The cells of a position no layout fits: none."""
     return Cells(np.empty(0, np.float64), np.empty(0, np.bool_), np.empty(0, np.bool_))

@@ -1,8 +1,10 @@
-"""The exact count of a position with a :class:`~mine_env.analysis.battle.component_store.ComponentStore`: the pipeline
-of :func:`~mine_env.analysis.counting.count_board`, with every component found in the store taken from it.
+"""The exact count of a position with a :class:`~mine_env.analysis.battle.component_store.ComponentStore`: the one
+pipeline of :func:`~mine_env.analysis.counting.count_board`, with every component found in the store taken from it.
 
-:func:`count_board_stored` runs the same stages on the same inputs in the same order; only the dynamic programme
-of a component already in the store is skipped, and its stored result is the result the programme gives (the
+:func:`count_board_stored` runs the pipeline's own stages (the frontier, then
+:func:`~mine_env.analysis.counting.counted_board`: the combination and the cells) on the same inputs in the same
+order; only its component stage is this module's, where the dynamic programme of a component already in the
+store is skipped, and its stored result is the result the programme gives (the
 store matches the component's whole local form). So the counts are the same floats as ``count_board``'s
 (tests/analysis/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
 many hypothetical clicks, run the dynamic programme only for the components a click touches.
@@ -22,10 +24,9 @@ from mine_env.analysis.battle.component_store import (
     sized_store,
 )
 from mine_env.analysis.battle.open_number import count_and_store
-from mine_env.analysis.combine import Cells, Combined, combine, spread_to_cells
 from mine_env.analysis.component import ComponentCounts, boxes_by_component, local_component
-from mine_env.analysis.counting import BoardCount
-from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_TOTAL, STATUS_OK, grown, int_array
+from mine_env.analysis.counting import BoardCount, counted_board, no_cells, no_combination
+from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_OK, grown, int_array
 from mine_env.analysis.frontier import Frontier, find_frontier, narrow_order
 
 _UNTRUSTED = np.zeros(1, np.bool_)
@@ -57,18 +58,9 @@ def count_board_stored(flat: np.ndarray, rows: int, cols: int, mines: int, store
     trust_flags = _UNTRUSTED[0]
     frontier = find_frontier(flat, rows, cols, trust_flags)
     counts = count_components_stored(frontier, store)  # a frontier with a bad number has no component
-    no_flags = np.empty(0, np.bool_)
-    no_combination = Combined(False, 0, 0, np.empty(0, np.float64), no_flags, no_flags, 0.0, False, False, 0.0)
-    no_cells = Cells(np.empty(0, np.float64), no_flags, no_flags)
     if frontier.status != STATUS_OK:
-        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination, no_cells)
-    if counts.status != STATUS_OK:
-        return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination, no_cells)
-    combined = combine(frontier, counts, mines)
-    if not combined.feasible:
-        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, no_cells)
-    cells = spread_to_cells(flat, trust_flags, frontier.box_of_cell, combined)
-    return BoardCount(STATUS_OK, -1, frontier, counts, combined, cells)
+        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination(), no_cells())
+    return counted_board(flat, trust_flags, mines, frontier, counts)
 
 
 @njit(cache=True, inline="always")
