@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.frontier import find_frontier
 from agents.base import Agent
 from agents.episode import play_episode
 from eval.models import ModelAgent, load_model_agent
 from eval.suites import get_suite
+from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 from mine_env.env import MinesweeperEnv

@@ -3,7 +3,7 @@
 A revealed number with unknown neighbours is a *constraint*: its unknown neighbours hold exactly its value
 less the known mines around it. Unknown cells touched by exactly the same constraints are interchangeable
 and form a *box*; boxes linked through shared constraints form independent *components*, each counted on
-its own (:mod:`agents.analysis.component`). Unknown cells no number touches are the *interior*.
+its own (:mod:`mine_env.analysis.component`). Unknown cells no number touches are the *interior*.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting_base import SLOTS, STATUS_BAD_NUMBER, STATUS_OK, int_array
+from mine_env.analysis.counting_base import SLOTS, STATUS_BAD_NUMBER, STATUS_OK, int_array
 from mine_env.engine.geometry import block, is_known_mine, is_revealed, is_unknown
 
 

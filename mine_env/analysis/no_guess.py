@@ -4,9 +4,9 @@ A layout is *no-guess* for a first cell when, from the ``opening`` rule's first 
 position until the board is cleared has a hidden cell that is certainly safe given the revealed numbers and
 the total mine count (what a perfect player knows). This module makes such layouts as a pure function of a
 layout key and the first cell, in compiled code, with the deduction rules of the analysis and nothing of its
-own: the solver's certain moves (:func:`agents.analysis.guess.certain_moves`: one or two numbers first,
-:mod:`agents.analysis.deduction`, then the exact count with the global mine count,
-:mod:`agents.analysis.counting`), so a board is no-guess exactly when the solver needs no guess on it.
+own: the solver's certain moves (:func:`mine_env.analysis.guess.certain_moves`: one or two numbers first,
+:mod:`mine_env.analysis.deduction`, then the exact count with the global mine count,
+:mod:`mine_env.analysis.counting`), so a board is no-guess exactly when the solver needs no guess on it.
 
 How a layout is made (:func:`_make_layout`, see docs/NO_GUESS.md):
 
@@ -31,12 +31,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.guess import certain_moves
+from mine_env.analysis.guess import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_OPENING, block, is_revealed, protected_cells, touches_revealed
 from mine_env.engine.layout import count_mines, place_mines
 from mine_env.engine.rng import KEY_LIMIT, draw_below, splitmix64
-from mine_env.engine.rules import META_SAFE_LEFT, META_STATUS, PLAYING, WON, new_game_arrays, reveal
+from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, replay_game, reveal_cell
 from mine_env.engine.spec import BoardSpec
 
 MAX_DENSITY = 0.25
@@ -94,7 +94,7 @@ def check_no_guess_board(rows: int, cols: int, mines: int, first_click: str) -> 
 # ----------------------------------------------------------------------------- play by deduction
 @njit(cache=True)
 def _certain_safe(obs, rows, cols, n_mines):
-    """The solver's certain moves (:func:`agents.analysis.guess.certain_moves`: the hidden cells one number,
+    """The solver's certain moves (:func:`mine_env.analysis.guess.certain_moves`: the hidden cells one number,
     or two, prove safe, else those the exact count proves safe) and the certain mines (bool per cell; all
     False when the moves came without a count)."""
     safe, _, probability, _ = certain_moves(obs, rows, cols, n_mines)
@@ -108,24 +108,15 @@ def _certain_safe(obs, rows, cols, n_mines):
 def _play(game, rows, cols, n_mines):
     """Reveal certainly safe cells until the board is cleared or none is left; returns the certain mines of
     the position it stopped in (meaningful only when it is not won)."""
-    obs, mines, counts, meta, stack = game.obs, game.mines, game.counts, game.meta, game.stack
-    while meta[META_STATUS] == PLAYING:
+    obs = game.obs
+    while game_status(game.meta) == PLAYING:
         safe, certain_mine = _certain_safe(obs, rows, cols, n_mines)
         if safe.shape[0] == 0:
             return certain_mine
         for cell in safe:
             if obs[cell] == HIDDEN:
-                reveal(obs, mines, counts, meta, stack, rows, cols, cell)
+                reveal_cell(game, rows, cols, cell)
     return np.zeros(obs.shape[0], np.bool_)
-
-
-@njit(cache=True)
-def _restart(game, rows, cols, n_mines, first_cell):
-    """Hide every cell and make the first click on the current layout."""
-    game.obs[:] = HIDDEN
-    game.meta[META_STATUS] = PLAYING
-    game.meta[META_SAFE_LEFT] = rows * cols - n_mines
-    reveal(game.obs, game.mines, game.counts, game.meta, game.stack, rows, cols, first_cell)
 
 
 # ----------------------------------------------------------------------------- repair
@@ -149,7 +140,7 @@ def _move_mine(mines, counts, rows, cols, cell, into):
 @njit(cache=True)
 def _settle(game, rows, cols):
     """Show the revealed cells' new numbers after a repair, and open around every revealed zero."""
-    obs, mines, counts, meta, stack = game.obs, game.mines, game.counts, game.meta, game.stack
+    obs, counts = game.obs, game.counts
     n = obs.shape[0]
     for i in range(n):
         if is_revealed(obs[i]):
@@ -160,7 +151,7 @@ def _settle(game, rows, cols):
             for r in range(r0, r1):
                 for c in range(c0, c1):
                     if obs[r * cols + c] == HIDDEN:
-                        reveal(obs, mines, counts, meta, stack, rows, cols, r * cols + c)
+                        reveal_cell(game, rows, cols, r * cols + c)
 
 
 @njit(cache=True)
@@ -312,15 +303,15 @@ def _make_layout(game, rows, cols, n_mines, first_cell, key, repairs_per_attempt
     for _attempt in range(attempts):
         place_mines(game.mines, game.stack, rows, cols, n_mines, RULE_OPENING, first_cell, attempt_key)
         count_mines(game.counts, game.stack, n_mines, rows, cols)
-        _restart(game, rows, cols, n_mines, first_cell)
+        replay_game(game, rows, cols, n_mines, first_cell)
         clean = True  # no repair since the first click: a win now is a win from the first click
         budget = repairs_per_attempt
         while True:
             certain_mine = _play(game, rows, cols, n_mines)
-            if game.meta[META_STATUS] == WON:
+            if game_status(game.meta) == WON:
                 if clean:
                     return True, repairs
-                _restart(game, rows, cols, n_mines, first_cell)
+                replay_game(game, rows, cols, n_mines, first_cell)
                 clean = True
                 continue
             if budget == 0:

@@ -3,7 +3,7 @@
 Every cell's probability is exact under the uniform prior over all layouts with exactly ``mines`` mines that
 agree with every revealed number: no sampling, no time-outs. How it is counted (boxes, components, dynamic
 programming over a narrow box order, combination over mine totals) is described in docs/PROBABILITY.md and
-in :mod:`agents.analysis.counting`.
+in :mod:`mine_env.analysis.counting`.
 
 Observation codes are those of :mod:`mine_env.engine.constants`: -1 hidden, -2 flagged, -3 a shown mine, 0..8 a
 revealed count. Shown mines are mines; flags are hidden cells unless ``trust_flags`` is set.
@@ -16,10 +16,10 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.analysis.combine import Combined
-from agents.analysis.counting import BoardCount, count_board
-from agents.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
-from agents.analysis.frontier import Frontier
+from mine_env.analysis.combine import Combined
+from mine_env.analysis.counting import BoardCount, count_board
+from mine_env.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
+from mine_env.analysis.frontier import Frontier
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.geometry import block
 

@@ -5,7 +5,7 @@ A :class:`BattleAgent` plays on what the PettingZoo env ``mine_env.battle`` give
 ``info`` carrying at least ``"mines"`` (the total). It returns an action: a flat cell index to reveal, or ``n +
 cell`` to bomb around ``cell`` where the bomb rule is on (greedy, contest and lookahead bomb by the rule of
 :meth:`BattleAgent._bomb_choice`). They read the position through the exact probability engine
-(:mod:`agents.analysis.probability`): in a battle view every claimed mine is a shown mine, so the exact count of
+(:mod:`mine_env.analysis.probability`): in a battle view every claimed mine is a shown mine, so the exact count of
 the single-player game applies with the global mine count (:func:`mine_env.engine.battle.analysis_grid`).
 
 - :class:`RandomBattleAgent`: a uniformly random valid reveal.
@@ -13,8 +13,8 @@ the single-player game applies with the global mine count (:func:`mine_env.engin
 - :class:`ContestBattleAgent`: the PTT contest's rule, the highest ``E[A] - E'[A]`` (see its docstring).
 - :class:`LookaheadBattleAgent`: the contest's rule one ply deeper (3-ply expectimax, see its docstring).
 
-The values they choose by are in :mod:`agents.battle_values` (Python, the reference) and, compiled, in
-:mod:`agents.battle_search` (the contest and the look-ahead score a move in one call there, by default).
+The values they choose by are in :mod:`agents.battle.values` (Python, the reference) and, compiled, in
+:mod:`agents.battle.search` (the contest and the look-ahead score a move in one call there, by default).
 
 :func:`play_battle` plays two of them through one game on the engine, without the env (what the tournament runs).
 """
@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.component_store import ComponentStore, new_component_store
-from agents.battle_position import Position
-from agents.battle_search import Board, contest_scores, lookahead_scores
-from agents.battle_values import (
+from agents.battle.position import Position
+from agents.battle.search import Board, contest_scores, lookahead_scores
+from agents.battle.values import (
     TIE_TOLERANCE,
     Expansion,
     best_chance,
@@ -43,6 +42,7 @@ from agents.battle_values import (
     likeliest,
     opponent_chance,
 )
+from mine_env.analysis.battle.component_store import ComponentStore, new_component_store
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid, bomb_area
 
 BOMB_MARGIN = 2.0
@@ -60,7 +60,7 @@ def positive_int(name: str, value: object) -> int:
 def shared_component_store() -> ComponentStore:
     """The store of counted components shared by every battle agent of this process, made on first use.
 
-    A component's count depends on its local form alone (:mod:`agents.analysis.component_store`), so a store
+    A component's count depends on its local form alone (:mod:`mine_env.analysis.battle.component_store`), so a store
     can serve every game and both players: the components of a game's position recur in the outcomes both
     players count, and small ones recur from game to game. Sharing changes no float, only the speed. Room for
     32,768 components (about 90 MB of address space, touched only as it fills; emptied when full). Not for
@@ -89,8 +89,8 @@ class BattleAgent(ABC):
             components counted before from the process's store (:func:`shared_component_store`), so that a
             click costs the dynamic programme of only the components never met; False counts every outcome in
             full (the plain path: the same floats, so the same choices, slower).
-        compiled: with the store, score a move in one compiled call (:mod:`agents.battle_search`); False runs
-            the values of :mod:`agents.battle_values` in Python (the reference: the same floats, slower).
+        compiled: with the store, score a move in one compiled call (:mod:`agents.battle.search`); False runs
+            the values of :mod:`agents.battle.values` in Python (the reference: the same floats, slower).
     """
 
     name: str = "battle-agent"
@@ -160,12 +160,12 @@ class RandomBattleAgent(BattleAgent):
 
 
 def search_inputs(analysis: Position) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A position as :mod:`agents.battle_search` reads it: its flat grid, mine probabilities and certain mines."""
+    """A position as :mod:`agents.battle.search` reads it: its flat grid, mine probabilities and certain mines."""
     return analysis.grid.ravel(), analysis.probabilities.ravel(), analysis.certain_mines.ravel()
 
 
 def board_of(analysis: Position) -> Board:
-    """The board's shape and mine total, as :mod:`agents.battle_search` reads them."""
+    """The board's shape and mine total, as :mod:`agents.battle.search` reads them."""
     rows, cols = analysis.grid.shape
     return Board(rows, cols, analysis.mines)
 
@@ -174,7 +174,7 @@ def position_analysis(
     obs: Mapping[str, np.ndarray], info: Mapping[str, Any], store: ComponentStore | None = None
 ) -> Position:
     """The exact count of the player's position: claimed mines as shown mines, with the game's total mines (its
-    outcomes counted with ``store``, see :class:`~agents.battle_position.Position`)."""
+    outcomes counted with ``store``, see :class:`~agents.battle.position.Position`)."""
     return Position.of(analysis_grid(obs["observation"]), int(info["mines"]), store)
 
 

@@ -1,10 +1,10 @@
 """Every number a clicked cell may show, counted in one dynamic programme and put in the component store.
 
 The positions after "the cell shows v" differ only in the target of the cell's own number, so the component
-holding that number is a new component for each v (:func:`~agents.analysis.outcomes.reveal_counts_stored`
+holding that number is a new component for each v (:func:`~mine_env.analysis.battle.outcomes.reveal_counts_stored`
 found it new for 61% of the numbers it tried, on look-ahead self-play games): counted apart, it costs one
 dynamic programme per number. :func:`count_and_store`, the store's one counting site, runs the forward pass once
-with that target left open (:func:`~agents.analysis.forward_pass.forward_pass`: its sum stays in the states to
+with that target left open (:func:`~mine_env.analysis.forward_pass.forward_pass`: its sum stays in the states to
 the end, so the last cut has one state per number) and the backward pass and per-box sums once per number, from
 that number's last state.
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.component import unsolvable_count, weigh
-from agents.analysis.component_store import ComponentStore, find_component, key_hash, store_component
-from agents.analysis.forward_pass import LocalComponent, forward_pass
-from agents.analysis.state_table import ROW
+from mine_env.analysis.battle.component_store import ComponentStore, find_component, key_hash, store_component
+from mine_env.analysis.component import unsolvable_count, weigh
+from mine_env.analysis.forward_pass import LocalComponent, forward_pass
+from mine_env.analysis.state_table import ROW
 
 _NO_OPEN = np.full(1, -1, np.int64)
 """-1 (no open number) typed as a plain integer read from an array: a literal would compile the pass once more."""

@@ -1,8 +1,8 @@
 """The contest's and the look-ahead's scores of a battle move, computed in one compiled call.
 
-:mod:`agents.battle_values` defines the values the battle AIs choose by, over :class:`~agents.battle_position.
+:mod:`agents.battle.values` defines the values the battle AIs choose by, over :class:`~agents.battle.position.
 Position` objects, in Python: the reference. A look-ahead move counts some fourteen click outcomes
-(:func:`~agents.analysis.outcomes.reveal_counts_stored`), and around each count the Python of those formulas
+(:func:`~mine_env.analysis.battle.outcomes.reveal_counts_stored`), and around each count the Python of those formulas
 (the outcome distribution, the positions, the sums) and the crossing into the kernel cost about as much as the
 count itself. Here the same formulas, in the same order of operations, run in compiled code over plain arrays,
 so a whole move is one call: :func:`contest_scores` (``E[A] - E'[A]`` of each candidate) and
@@ -22,10 +22,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_board
-from agents.analysis.counting_base import STATUS_OK
-from agents.analysis.outcomes import OUTCOMES, reveal_counts_stored
+from mine_env.analysis.battle.outcomes import OUTCOMES, reveal_counts_stored
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.engine.constants import HIDDEN, MINE
+from mine_env.engine.geometry import block
 
 TIE_TOLERANCE = 1e-9
 """Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
@@ -149,7 +150,7 @@ def likeliest(probability, cells, count):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def flooded_chance(after_zero, probability, certain, best, cell, board, store):  # type: ignore[no-untyped-def]
-    """:func:`agents.battle_values.flooded_chance` of the position ``after_zero`` (``cell`` showing 0; its count
+    """:func:`agents.battle.values.flooded_chance` of the position ``after_zero`` (``cell`` showing 0; its count
     ``probability``, ``certain``, ``best``): the best, over the ``FLOOD_NEIGHBOURS`` hidden neighbours with the
     fewest undecided cells around them, of ``sum_w P(N shows w) * m(N shows w)``, and at least ``best``."""
     rows, cols = board.rows, board.cols
@@ -157,12 +158,14 @@ def flooded_chance(after_zero, probability, certain, best, cell, board, store): 
     around = np.empty(9, np.int64)
     neighbours = np.empty(9, np.int64)
     found = 0
-    for r in range(max(row - 1, 0), min(row + 2, rows)):
-        for c in range(max(col - 1, 0), min(col + 2, cols)):
+    r0, r1, c0, c1 = block(row, col, rows, cols)
+    for r in range(r0, r1):
+        for c in range(c0, c1):
             if after_zero[r * cols + c] == HIDDEN:
                 undecided = 0
-                for rr in range(max(r - 1, 0), min(r + 2, rows)):
-                    for cc in range(max(c - 1, 0), min(c + 2, cols)):
+                s0, s1, t0, t1 = block(r, c, rows, cols)
+                for rr in range(s0, s1):
+                    for cc in range(t0, t1):
                         i = rr * cols + cc
                         p = probability[i]
                         undecided += after_zero[i] == HIDDEN and TIE_TOLERANCE < p < 1.0 - TIE_TOLERANCE
@@ -209,7 +212,7 @@ def _gain(ex, j):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, inline="always")
 def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped-def]
-    """``E[A] - E'[A]`` of click ``j`` (:func:`agents.battle_values.contest_value`)."""
+    """``E[A] - E'[A]`` of click ``j`` (:func:`agents.battle.values.contest_value`)."""
     given = 0.0
     for index in range(1, OUTCOMES):
         if ex.consistent[j, index]:
@@ -219,7 +222,7 @@ def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped
 
 @njit(cache=True)
 def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ignore[no-untyped-def]
-    """:func:`agents.battle_values.contest_values`: exact wherever a value can be among the ``rank`` highest
+    """:func:`agents.battle.values.contest_values`: exact wherever a value can be among the ``rank`` highest
     (or within ``tolerance`` of the ``rank``-th), else the bound ``m`` in place of ``m'``."""
     k = ex.cells.shape[0]
     values = np.empty(k)
@@ -244,7 +247,7 @@ def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ig
 
 @njit(cache=True)
 def contest_best(flat, probability, certain, candidates, board, store):  # type: ignore[no-untyped-def]
-    """``V2(X)`` (:func:`agents.battle_values.contest_best`): the highest ``E - E'`` over the ``candidates``
+    """``V2(X)`` (:func:`agents.battle.values.contest_best`): the highest ``E - E'`` over the ``candidates``
     likeliest hidden cells of position ``X``; 0.0 when nothing is hidden."""
     hidden = np.flatnonzero(flat == HIDDEN)
     if hidden.shape[0] == 0:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting_base import SLOTS
+from mine_env.analysis.counting_base import SLOTS
 
 # Columns of the state table.
 ROW = 0

@@ -12,9 +12,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.analysis.probability import VALUE_MINE
-from agents.battle_position import Position
-from agents.battle_search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
+from agents.battle.position import Position
+from agents.battle.search import FLOOD_MIN_SHARE, FLOOD_NEIGHBOURS, TIE_TOLERANCE
+from mine_env.analysis.probability import VALUE_MINE
+from mine_env.engine.geometry import neighbours
 
 
 def best_chance(analysis: Position) -> float:
@@ -69,13 +70,13 @@ def _flooded_chance(after_zero: Position, cell: tuple[int, int]) -> float:
     undecided = (hidden & (probabilities > TIE_TOLERANCE) & (probabilities < 1.0 - TIE_TOLERANCE)).tolist()
     hidden = hidden.tolist()
     telling = []
-    for r in range(max(cell[0] - 1, 0), min(cell[0] + 2, rows)):
-        for c in range(max(cell[1] - 1, 0), min(cell[1] + 2, cols)):
-            if hidden[r - r0][c - c0]:
-                around = sum(undecided[rr - r0][cc - c0] for rr in range(max(r - 1, 0), min(r + 2, rows))
-                             for cc in range(max(c - 1, 0), min(c + 2, cols)))  # fmt: skip
-                if around:
-                    telling.append((around, r, c))
+    for neighbour in neighbours(cell[0] * cols + cell[1], rows, cols):  # the cell itself shows 0: not hidden
+        r, c = divmod(neighbour, cols)
+        if hidden[r - r0][c - c0]:
+            block = [divmod(i, cols) for i in (neighbour, *neighbours(neighbour, rows, cols))]
+            around = sum(undecided[rr - r0][cc - c0] for rr, cc in block)
+            if around:
+                telling.append((around, r, c))
     best = best_chance(after_zero)
     for _, r, c in sorted(telling)[:FLOOD_NEIGHBOURS]:
         distribution, outcomes = after_zero.reveal_outcomes((r, c))

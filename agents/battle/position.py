@@ -1,13 +1,13 @@
 """A battle position as the battle agents read it: its exact count, and its outcomes in one compiled call.
 
-:class:`Position` carries the fields of :class:`~agents.analysis.probability.BoardAnalysis` the battle agents
+:class:`Position` carries the fields of :class:`~mine_env.analysis.probability.BoardAnalysis` the battle agents
 use (the grid, the mine total, every cell's exact mine probability, the certain mines, the hidden cells) and
 :meth:`Position.reveal_outcomes`, whose results equal ``BoardAnalysis.reveal_outcomes`` float for float, but
-with every count of a cell done by :func:`agents.analysis.outcomes.reveal_counts` in one call (a count then costs
-the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it). With a
-:class:`~agents.analysis.component_store.ComponentStore` (an agent keeps one for its games) the counts go through
-:func:`agents.analysis.outcomes.reveal_counts_stored`, which takes from the store every component a click leaves
-as it was: the same floats, the dynamic programme run only for what the click changes.
+with every count of a cell done by :func:`mine_env.analysis.battle.outcomes.reveal_counts` in one call (a count
+then costs the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it). With
+a :class:`~mine_env.analysis.battle.component_store.ComponentStore` (an agent keeps one for its games) the counts
+go through :func:`mine_env.analysis.battle.outcomes.reveal_counts_stored`, which takes from the store every
+component a click leaves as it was: the same floats, the dynamic programme run only for what the click changes.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from functools import cached_property
 
 import numpy as np
 
-from agents.analysis.component_store import ComponentStore
-from agents.analysis.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
-from agents.analysis.probability import VALUE_MINE, analyse, checked_grid
-from agents.battle_search import Board, outcome_distribution, position_count
+from agents.battle.search import Board, outcome_distribution, position_count
+from mine_env.analysis.battle.component_store import ComponentStore
+from mine_env.analysis.battle.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
+from mine_env.analysis.probability import VALUE_MINE, analyse, checked_grid
 from mine_env.engine.constants import HIDDEN, MINE
 
 
@@ -81,7 +81,7 @@ class Position:
     @classmethod
     def of(cls, grid: np.ndarray, mines: int, store: ComponentStore | None = None) -> Position:
         """Count ``grid`` exactly (``count_board``, keeping only what the agents read: the floats of
-        :func:`~agents.analysis.probability.analyse`, with its checks and clear errors); its outcomes' counts will
+        :func:`~mine_env.analysis.probability.analyse`, with its checks and clear errors); its outcomes' counts will
         take components from ``store``."""
         board = checked_grid(grid, mines)
         fits, probability, certain = position_count(board.ravel(), Board(*board.shape, int(mines)))

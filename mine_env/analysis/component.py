@@ -1,7 +1,7 @@
 """Counting components exactly: the backward pass, the weights per mine total, and every component of a
 position in turn.
 
-After the forward pass (:mod:`agents.analysis.forward_pass`) every state of every cut has the weights of
+After the forward pass (:mod:`mine_env.analysis.forward_pass`) every state of every cut has the weights of
 the prefixes reaching it; the backward pass adds the weights of its completions. Their products give the
 component's weight by mine total and, per box, the weighted mine (and safe) count by mine total.
 """
@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting_base import SLOTS, STATUS_BAD_COMPONENT, STATUS_OK, grown, int_array
-from agents.analysis.forward_pass import (
+from mine_env.analysis.counting_base import SLOTS, STATUS_BAD_COMPONENT, STATUS_OK, grown, int_array
+from mine_env.analysis.forward_pass import (
     SCALE_LIMIT,
     ForwardPass,
     LocalComponent,
@@ -23,8 +23,8 @@ from agents.analysis.forward_pass import (
     forward_pass,
     scale_down,
 )
-from agents.analysis.frontier import Frontier, narrow_order
-from agents.analysis.state_table import BWD_AT, BWD_LEN, BWD_LO, FWD_AT, FWD_LEN, FWD_LO, ROW, STEP
+from mine_env.analysis.frontier import Frontier, narrow_order
+from mine_env.analysis.state_table import BWD_AT, BWD_LEN, BWD_LO, FWD_AT, FWD_LEN, FWD_LO, ROW, STEP
 
 _LOG_SCALE_LIMIT = 100.0 * math.log(2.0)
 """log(SCALE_LIMIT): a rescaling step in a weight's logarithm."""
@@ -137,7 +137,7 @@ def weigh(sizes: np.ndarray, forward: ForwardPass, final: int) -> ComponentCount
     Per box i, the sums over all layouts of its mines and its safe cells, by total: the transitions into
     each state t of cut i + 1 are first summed into t's own mine- and safe-weighted forward polynomials, so
     each state needs one product with its backward polynomial, not one per incoming transition. (Written
-    out in one loop for the reason :func:`~agents.analysis.forward_pass.forward_pass` gives.)
+    out in one loop for the reason :func:`~mine_env.analysis.forward_pass.forward_pass` gives.)
     """
     table, cut_start, fwd, fwd_scale = forward.table, forward.cut_start, forward.fwd, forward.fwd_scale
     n_boxes = sizes.shape[0]
@@ -223,7 +223,7 @@ class ComponentCounts(NamedTuple):
     weight_start: np.ndarray
     """Components + 1 entries: where each component's ``span`` weights start in ``weights`` (one after the
     other, the last entry their end; a count taken from a component store has the store's arrays here instead:
-    see :func:`~agents.analysis.stored_counting.resolved_counts`)."""
+    see :func:`~mine_env.analysis.battle.stored_counting.resolved_counts`)."""
     weights: np.ndarray
     box_row_start: np.ndarray
     """Per box: where its ``span`` mine (and safe) sums start in ``mine_sums`` (and ``safe_sums``)."""
@@ -237,7 +237,7 @@ class ComponentCounts(NamedTuple):
 def count_components(frontier: Frontier) -> ComponentCounts:
     """Count every component of the frontier, each over a narrow order of its boxes.
 
-    Inlined into :func:`agents.analysis.counting.count_board`, its one caller (a layer less to link).
+    Inlined into :func:`mine_env.analysis.counting.count_board`, its one caller (a layer less to link).
     """
     n_boxes = frontier.box_size.shape[0]
     n_comp = frontier.n_components
@@ -253,7 +253,7 @@ def count_components(frontier: Frontier) -> ComponentCounts:
     weights = np.empty(16, np.float64)
     mine_sums = np.empty(16, np.float64)
     safe_sums = np.empty(16, np.float64)
-    total_rows = comp_weight_start[0]  # 0, read from an array (see the style note of agents.analysis.counting)
+    total_rows = comp_weight_start[0]  # 0, read from an array (see the style note of mine_env.analysis.counting)
     status = STATUS_OK
     bad_cell = -1
     for comp in range(n_comp):

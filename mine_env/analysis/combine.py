@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.component import ComponentCounts
-from agents.analysis.frontier import Frontier
+from mine_env.analysis.component import ComponentCounts
+from mine_env.analysis.frontier import Frontier
 from mine_env.engine.geometry import is_known_mine, is_unknown
 
 
@@ -91,7 +91,7 @@ class _InteriorSummary(NamedTuple):
 def combine(frontier: Frontier, counts: ComponentCounts, mines: int) -> Combined:
     """Weigh every component total against the rest of the board (``mines`` in all); probabilities per box.
 
-    Inlined into :func:`agents.analysis.counting.count_board`, its one caller (a layer less to link).
+    Inlined into :func:`mine_env.analysis.counting.count_board`, its one caller (a layer less to link).
     """
     mines_left = mines - frontier.n_known
     interior = frontier.interior

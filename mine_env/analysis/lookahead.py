@@ -1,7 +1,7 @@
 """What a guess leads to: exact recounts of each number a cell may show, and forced 50/50s.
 
 :func:`look_ahead` adds each number a hidden cell may show to the position and counts it again exactly;
-the guess policy (:mod:`agents.analysis.guess`) scores its candidates by the :class:`Outlook` it returns.
+the guess policy (:mod:`mine_env.analysis.guess`) scores its candidates by the :class:`Outlook` it returns.
 :func:`forced_fifty_fifty` finds two neighbouring cells, one of them a mine, that no later reveal can tell
 apart: they must be guessed some day, so ``strong`` guesses them at once.
 """
@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_position
+from mine_env.analysis.counting import count_position
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import adjacent, block, count_around, is_covered, is_known_mine, is_revealed, shared_block
 

@@ -1,9 +1,9 @@
 """The forward pass of the dynamic programme that counts one component of the frontier.
 
-The boxes are placed one by one in a narrow order (:func:`agents.analysis.frontier.narrow_order`). After
+The boxes are placed one by one in a narrow order (:func:`mine_env.analysis.frontier.narrow_order`). After
 each box the state is the row of partial sums of the numbers still open (see
-:mod:`agents.analysis.state_table`), and every state carries a polynomial in the number of mines placed so
-far, built here from the first box on; :mod:`agents.analysis.component` adds the backward pass and the
+:mod:`mine_env.analysis.state_table`), and every state carries a polynomial in the number of mines placed so
+far, built here from the first box on; :mod:`mine_env.analysis.component` adds the backward pass and the
 weights. A box of ``size`` cells holding ``k`` mines stands for ``C(size, k)`` layouts.
 
 Weights are float64, divided by :data:`SCALE_LIMIT` (a power of two, so exactly) whenever a cut's weights
@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting_base import SLOTS, grown, int_array
-from agents.analysis.state_table import (
+from mine_env.analysis.counting_base import SLOTS, grown, int_array
+from mine_env.analysis.state_table import (
     COLUMNS,
     FWD_AT,
     FWD_LEN,
@@ -56,7 +56,7 @@ class ForwardPass(NamedTuple):
     """The states of every cut (rows of the state table), their transitions and forward polynomials."""
 
     table: np.ndarray
-    """The state table (columns: see agents.analysis.state_table), one row per state of every cut."""
+    """The state table (columns: see mine_env.analysis.state_table), one row per state of every cut."""
     cut_start: np.ndarray
     """First state of each cut (boxes + 2 entries: the states of cut i are cut_start[i]..cut_start[i + 1])."""
     fwd: np.ndarray
@@ -170,7 +170,7 @@ def forward_pass(component: LocalComponent, low: np.ndarray, open_number: int) -
                         for q in range(width):
                             if next_active[q] == con:
                                 row[q] = values[j]
-                # The state with these partial sums (see agents.analysis.state_table), new if there is none.
+                # The state with these partial sums (see mine_env.analysis.state_table), new if there is none.
                 h = row_hash(row, width, mask)
                 t = index[h]
                 while t >= 0 and not same_row(rows_buffer, table[t, ROW], row, width):

@@ -1,17 +1,17 @@
 """Every outcome of revealing one cell, counted exactly in one compiled call.
 
-:meth:`~agents.analysis.probability.BoardAnalysis.reveal_outcomes` recounts the position once per number the
-cell may show, each through :func:`~agents.analysis.probability.analyse` from Python: per count it pays the
-kernel (~20 us on 16x16), boxing the whole :class:`~agents.analysis.counting.BoardCount` into Python objects
+:meth:`~mine_env.analysis.probability.BoardAnalysis.reveal_outcomes` recounts the position once per number the
+cell may show, each through :func:`~mine_env.analysis.probability.analyse` from Python: per count it pays the
+kernel (~20 us on 16x16), boxing the whole :class:`~mine_env.analysis.counting.BoardCount` into Python objects
 (~10 us) and the checks and wrapping of ``analyse`` (~5 us). The battle agents (:mod:`agents.battle`) count
 thousands of outcomes per game; :func:`reveal_counts` does all the counts of one cell in one call and returns
 only what they read, so a count costs the kernel alone. The numbers are the same floats: it is the same
-:func:`~agents.analysis.counting.count_board` on the same grids.
+:func:`~mine_env.analysis.counting.count_board` on the same grids.
 
-:func:`reveal_counts_stored` is the same with a :class:`~agents.analysis.component_store.ComponentStore`
-(:func:`~agents.analysis.stored_counting.count_board_stored`): the components a click leaves untouched come from
-the store, so the dynamic programme runs only for the ones it changes. Same floats again; :func:`reveal_counts`
-stays as the plain path it is checked against.
+:func:`reveal_counts_stored` is the same with a :class:`~mine_env.analysis.battle.component_store.ComponentStore`
+(:func:`~mine_env.analysis.battle.stored_counting.count_board_stored`): the components a click leaves untouched
+come from the store, so the dynamic programme runs only for the ones it changes. Same floats again;
+:func:`reveal_counts` stays as the plain path it is checked against.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.combine import Cells, combine
-from agents.analysis.component_store import key_hash
-from agents.analysis.counting import count_board
-from agents.analysis.counting_base import STATUS_OK, int_array
-from agents.analysis.frontier import find_frontier
-from agents.analysis.lookahead import hidden_neighbours
-from agents.analysis.stored_counting import OpenNumber, gather_buffers, prepare_components, resolved_counts
+from mine_env.analysis.battle.component_store import key_hash
+from mine_env.analysis.battle.stored_counting import OpenNumber, gather_buffers, prepare_components, resolved_counts
+from mine_env.analysis.combine import Cells, combine
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import STATUS_OK, int_array
+from mine_env.analysis.frontier import find_frontier
+from mine_env.analysis.lookahead import hidden_neighbours
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
 
@@ -156,7 +156,7 @@ def _possible_numbers(work, rows, cols, cell, probability, known):  # type: igno
 def _own_number(frontier, prepared, cell):  # type: ignore[no-untyped-def]
     """The constraint of the number at ``cell`` and where its target sits in the prepared keys ((-1, -1) when
     the cell has no hidden neighbour, so no constraint). Local numbers are numbered in order of first use over
-    the component's boxes in their narrow order, as :func:`~agents.analysis.component.local_component` does."""
+    the component's boxes in their narrow order, as :func:`~mine_env.analysis.component.local_component` does."""
     own = -1
     for con in range(frontier.constraint_cell.shape[0]):
         if frontier.constraint_cell[con] == cell:
@@ -222,7 +222,7 @@ def _record(counts: RevealCounts, index: int, work: np.ndarray, log_layouts: flo
 @njit(cache=True, inline="always")
 def _record_combined(counts: RevealCounts, index: int, work: np.ndarray, frontier, combined) -> None:  # type: ignore[no-untyped-def]
     """:func:`_record` of a count's combination, when some layout fits: each cell's probability and certainty
-    read from its box (or the interior), as :func:`~agents.analysis.combine.spread_to_cells` spreads them (flags
+    read from its box (or the interior), as :func:`~mine_env.analysis.combine.spread_to_cells` spreads them (flags
     untrusted), without making the per-cell arrays first."""
     if not combined.feasible:
         return

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.probability import value_distribution
 from agents.battle import BATTLE_AGENTS, play_battle
 from backends import Backend, check_backend, open_backend
-from eval.battle_models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
+from eval.battle.models import MODEL_PREFIX, battle_player, is_known_agent, load_battle_model
 from eval.stats import binomial_two_sided_p, wilson_interval
 from eval.suites import SEEDING, derive_game_seeds
+from mine_env.analysis.probability import value_distribution
 from mine_env.engine.battle import DRAW, BattleSpec
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rng import layout_key
@@ -249,7 +249,7 @@ def markdown_table(report: dict[str, Any]) -> str:
 
 def first_move_table(spec: BattleSpec) -> dict[str, list[float]]:
     """For a first click on the empty board in a corner, on an edge and inside: ``[P(mine), P(0), ..., P(8)]``,
-    exact, from the probability engine's :func:`~agents.analysis.probability.value_distribution`."""
+    exact, from the probability engine's :func:`~mine_env.analysis.probability.value_distribution`."""
     if spec.rows < 3 or spec.cols < 3:
         raise ValueError(f"the first-move table needs a board of at least 3x3, got {spec.rows}x{spec.cols}")
     empty = np.full((spec.rows, spec.cols), HIDDEN, dtype=np.int8)

@@ -1,11 +1,11 @@
 """A store of counted components, so that a component met again is not counted again.
 
-The count of a component (:func:`~agents.analysis.component.count_component`) depends on nothing but the
+The count of a component (:func:`~mine_env.analysis.component.count_component`) depends on nothing but the
 component as the dynamic programme reads it: its boxes' sizes in their narrow order, the numbers touching each
-box and each number's target (:class:`~agents.analysis.forward_pass.LocalComponent`). A hypothetical click
+box and each number's target (:class:`~mine_env.analysis.forward_pass.LocalComponent`). A hypothetical click
 changes the numbers around one cell, so every other component of the position after it is one the position
 before it had, with the same local form, and its count is the same floats. The battle agents count thousands of
-such positions per game (:mod:`agents.analysis.outcomes`); with a store they run the dynamic programme only for
+such positions per game (:mod:`mine_env.analysis.battle.outcomes`); with a store they run the dynamic programme only for
 the components a click touches, and find the rest here.
 
 The store is a hash table over the local form (its *key*: every integer of the ``LocalComponent``), kept in

@@ -1,7 +1,7 @@
 """Long-term risk: how often a hidden cell ends up in a 50/50 that no later reveal can settle.
 
 A guess that reveals such a cell now, while it can still be told apart from its partner, may spare a blind
-50/50 later. The ``strong`` guess of :mod:`agents.analysis.guess` raises a candidate's score by this risk
+50/50 later. The ``strong`` guess of :mod:`mine_env.analysis.guess` raises a candidate's score by this risk
 (an idea of DavidNHill's JSMinesweeper solver; the code here is our own).
 
 Two shapes are looked for, each by one exact recount of the position with the cells the shape needs set
@@ -18,7 +18,7 @@ a pair through it (summed over its four pairs) plus the largest such share over 
 at its chance of being a mine and of being safe.
 
 Compile time: every function here that recounts (:func:`fifty_fifty_risk` and the shares below it) is
-inlined into its caller, so the recounts' kernel (:func:`agents.analysis.counting.count_board`) is linked
+inlined into its caller, so the recounts' kernel (:func:`mine_env.analysis.counting.count_board`) is linked
 into the guess's compiled code once, not re-linked and re-optimised at each of four levels (see
 docs/COLD_START.md).
 """
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_position
+from mine_env.analysis.counting import count_position
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import is_known_mine, is_revealed
 

@@ -10,7 +10,8 @@ move, and a move asked for earlier waits only for the rest of the compile (numba
 compile twice).
 
 ``python -m agents.warm_up`` does it from the command line (for an install step, say), for the battle
-AIs' kernels too (path ``battle``: the contest and look-ahead agents, the bomb rule on).
+AIs' kernels too (:func:`agents.battle.warm_up.warm_up_battle`, run by this package's ``__main__``, the one
+place where it meets battle: single-player code never imports battle).
 """
 
 from __future__ import annotations
@@ -21,24 +22,19 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from agents.battle import make_battle_agent, play_battle
 from agents.solver import SolverAgent
-from mine_env.engine.battle import BattleSpec
 from mine_env.engine.constants import HIDDEN
 
 PATHS = ("env", "compiled")
 """``env``: the kernels :meth:`SolverAgent.act` calls; ``compiled``: those of :meth:`SolverAgent.play_compiled`."""
 
-ALL_PATHS = (*PATHS, "battle")
-"""The solver's paths and ``battle``: the kernels of the battle AIs (:mod:`agents.battle`)."""
-
 
 def warm_up(paths: Iterable[str] = PATHS) -> float:
-    """Compile (or load from the cache) the kernels of ``paths`` (some of :data:`ALL_PATHS`); returns the seconds
-    it took."""
+    """Compile (or load from the cache) the kernels of ``paths`` (some of :data:`PATHS`); returns the seconds it
+    took."""
     paths = set(paths)
-    if not paths <= set(ALL_PATHS):
-        raise ValueError(f"unknown paths {sorted(paths - set(ALL_PATHS))}; expected some of {', '.join(ALL_PATHS)}")
+    if not paths <= set(PATHS):
+        raise ValueError(f"unknown paths {sorted(paths - set(PATHS))}; expected some of {', '.join(PATHS)}")
     start = time.perf_counter()
     agent = SolverAgent(seed=0)
     if "compiled" in paths:
@@ -47,9 +43,6 @@ def warm_up(paths: Iterable[str] = PATHS) -> float:
         grid = np.full((3, 3), HIDDEN, np.int8)
         grid[1, 1] = 1
         agent.plan(grid, {"mines": 1}, np.flatnonzero(grid.ravel() == HIDDEN))
-    if "battle" in paths:  # a whole small game, bomb rule on, between the two AIs that count outcomes
-        players = (make_battle_agent("lookahead", 0), make_battle_agent("contest", 0))
-        play_battle(BattleSpec(6, 6, 9, bomb=True), 0, players)
     return time.perf_counter() - start
 
 
@@ -59,6 +52,3 @@ def warm_up_in_background(paths: Iterable[str] = PATHS) -> threading.Thread:
     thread.start()
     return thread
 
-
-if __name__ == "__main__":
-    print(f"the solver's and the battle AIs' kernels are compiled and cached ({warm_up(ALL_PATHS):.1f} s)")

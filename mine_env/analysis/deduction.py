@@ -1,6 +1,6 @@
 """Deduction without counting: the hidden cells that one number, or else two numbers together, prove safe.
 
-The solver tries :func:`local_safe` before any exact count (:func:`agents.analysis.guess.decide`): safe
+The solver tries :func:`local_safe` before any exact count (:func:`mine_env.analysis.guess.decide`): safe
 cells revealed in any order lead to the same position before the next guess, so the shortcut changes no
 game, and it spares most counts that would only find safe cells. Two stages, each one pass:
 

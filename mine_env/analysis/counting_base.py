@@ -1,6 +1,6 @@
 """What every kernel of the exact count shares: the status codes, the slot bound and two array helpers.
 
-See :mod:`agents.analysis.counting` for the pipeline these serve and for the style note on compile time
+See :mod:`mine_env.analysis.counting` for the pipeline these serve and for the style note on compile time
 that the helpers follow (they are inlined, so no constant-argument copies of them are compiled).
 """
 

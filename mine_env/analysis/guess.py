@@ -14,15 +14,15 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
 * ``standard``: among the equally safe cells (at most ``max_candidates`` of them, fewest hidden neighbours
   first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
   number the cell may show is added to the position and the position recounted exactly
-  (:func:`agents.analysis.lookahead.look_ahead`).
+  (:func:`mine_env.analysis.lookahead.look_ahead`).
 * ``strong``: once at most ``endgame_layouts`` layouts fit the position, the exact endgame search of
-  :mod:`agents.analysis.endgame` chooses (when it finishes within its work budget). Else a forced 50/50
+  :mod:`mine_env.analysis.endgame` chooses (when it finishes within its work budget). Else a forced 50/50
   (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed at once when
   ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess elsewhere. Else the
   candidates are all cells whose safety is within ``margin`` (relative) of the safest, scored in the manner
   of DavidNHill's solver by what they lead to (:func:`_blended_plan`): each next position by
   (4 x best + second best safety) / 5, a certainly safe cell counting as 1, raised for a cell that may end
-  up in a future 50/50 (:mod:`agents.analysis.long_term_risk`), with two swaps after the choice. Dead cells
+  up in a future 50/50 (:mod:`mine_env.analysis.long_term_risk`), with two swaps after the choice. Dead cells
   (that can show only one number, so teach nothing) come last, and ties go to progress.
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
@@ -37,11 +37,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_position
-from agents.analysis.deduction import local_safe
-from agents.analysis.endgame import best_endgame_guess
-from agents.analysis.long_term_risk import fifty_fifty_risk
-from agents.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_neighbours, look_ahead
+from mine_env.analysis.counting import count_position
+from mine_env.analysis.deduction import local_safe
+from mine_env.analysis.endgame import best_endgame_guess
+from mine_env.analysis.long_term_risk import fifty_fifty_risk
+from mine_env.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_neighbours, look_ahead
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import touches_revealed
 from mine_env.engine.rules import splitmix64
@@ -157,8 +157,8 @@ def _kept(candidates, scores_by_rank):
 
 @njit(cache=True)
 def _outlook(flat, rows, cols, mines, probability, log_layouts, cell, with_risk):
-    """The :class:`~agents.analysis.lookahead.Outlook` of revealing ``cell`` and, when ``with_risk``, its
-    long-term 50/50 risk (:func:`~agents.analysis.long_term_risk.fifty_fifty_risk`; else 0.0).
+    """The :class:`~mine_env.analysis.lookahead.Outlook` of revealing ``cell`` and, when ``with_risk``, its
+    long-term 50/50 risk (:func:`~mine_env.analysis.long_term_risk.fifty_fifty_risk`; else 0.0).
 
     Every recount of a guess goes through here, with the look-ahead and the risk inlined, so the count is
     linked into one compiled layer below :func:`decide` rather than two (docs/COLD_START.md). Callers pass
@@ -173,8 +173,8 @@ def _outlook(flat, rows, cols, mines, probability, log_layouts, cell, with_risk)
 def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates):
     """``strong``'s plan among its candidates: which of them it rates equal, and the cell it plays for each.
 
-    Score: blended survival (:class:`agents.analysis.lookahead.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
-    x the cell's long-term 50/50 risk over its safety (:func:`agents.analysis.long_term_risk.fifty_fifty_risk`);
+    Score: blended survival (:class:`mine_env.analysis.lookahead.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
+    x the cell's long-term 50/50 risk over its safety (:func:`mine_env.analysis.long_term_risk.fifty_fifty_risk`);
     alive cells first, ties to progress. The drawn candidate is then swapped: to a candidate at least
     :data:`SAFER_BY` safer that it would always prove safe, else to the candidate that would be the single safest
     cell whatever it shows, when that is safer (it would be played next anyway). Returns (keep, plays).
@@ -302,7 +302,7 @@ def certain_moves(flat, rows, cols, mines):
     """The hidden cells a position proves safe, and the count a guess needs when there are none.
 
     Returns (cells, consistent, probability, log_layouts): the hidden cells one number, or two together,
-    prove safe when there are any (:func:`agents.analysis.deduction.local_safe`, no count needed: then
+    prove safe when there are any (:func:`mine_env.analysis.deduction.local_safe`, no count needed: then
     ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
     ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
     position fits, :func:`choose_guess` guesses from ``probability`` and ``log_layouts``. Inlined into
@@ -322,7 +322,7 @@ def decide(flat, rows, cols, mines, settings, state):
     """The solver's next move(s) in a position after the first click, by ``settings``.
 
     Returns (cells, new state): the hidden cells one number, or two together, prove safe when there are any
-    (:func:`agents.analysis.deduction.local_safe`, no count needed), else every certainly safe hidden cell of
+    (:func:`mine_env.analysis.deduction.local_safe`, no count needed), else every certainly safe hidden cell of
     the exact count, else the single guess; all in increasing order, and empty when no layout fits the
     position. Revealing certainly safe cells in any order reaches the same position once none is left, so
     the shortcut changes no guess, only the order of the free reveals.

@@ -1,8 +1,10 @@
-"""The exact count of a position with a :class:`~agents.analysis.component_store.ComponentStore`: the pipeline
-of :func:`~agents.analysis.counting.count_board`, with every component found in the store taken from it.
+"""The exact count of a position with a :class:`~mine_env.analysis.battle.component_store.ComponentStore`: the one
+pipeline of :func:`~mine_env.analysis.counting.count_board`, with every component found in the store taken from it.
 
-:func:`count_board_stored` runs the same stages on the same inputs in the same order; only the dynamic programme
-of a component already in the store is skipped, and its stored result is the result the programme gives (the
+:func:`count_board_stored` runs the pipeline's own stages (the frontier, then
+:func:`~mine_env.analysis.counting.counted_board`: the combination and the cells) on the same inputs in the same
+order; only its component stage is this module's, where the dynamic programme of a component already in the
+store is skipped, and its stored result is the result the programme gives (the
 store matches the component's whole local form). So the counts are the same floats as ``count_board``'s
 (tests/analysis/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
 many hypothetical clicks, run the dynamic programme only for the components a click touches.
@@ -15,28 +17,27 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
-from agents.analysis.component import ComponentCounts, boxes_by_component, local_component
-from agents.analysis.component_store import (
+from mine_env.analysis.battle.component_store import (
     ComponentStore,
     find_component,
     key_hash,
     sized_store,
 )
-from agents.analysis.counting import BoardCount
-from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_TOTAL, STATUS_OK, grown, int_array
-from agents.analysis.frontier import Frontier, find_frontier, narrow_order
-from agents.analysis.open_number import count_and_store
+from mine_env.analysis.battle.open_number import count_and_store
+from mine_env.analysis.component import ComponentCounts, boxes_by_component, local_component
+from mine_env.analysis.counting import BoardCount, counted_board, no_cells, no_combination
+from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_OK, grown, int_array
+from mine_env.analysis.frontier import Frontier, find_frontier, narrow_order
 
 _UNTRUSTED = np.zeros(1, np.bool_)
-"""False typed as a plain bool read from an array (see the style note of :mod:`agents.analysis.counting`)."""
+"""False typed as a plain bool read from an array (see the style note of :mod:`mine_env.analysis.counting`)."""
 _NONE = np.full(1, -1, np.int64)
 """-1 (no component) typed as a plain integer, likewise."""
 
 
 class OpenNumber(NamedTuple):
     """A component whose key holds the target of the clicked cell's own number, which may be any of
-    ``low..high`` (see :func:`~agents.analysis.open_number.count_and_store`)."""
+    ``low..high`` (see :func:`~mine_env.analysis.battle.open_number.count_and_store`)."""
 
     comp: int
     """The component (-1: none)."""
@@ -52,28 +53,19 @@ CLOSED = OpenNumber(-1, -1, 0, 0)
 
 @njit(cache=True)
 def count_board_stored(flat: np.ndarray, rows: int, cols: int, mines: int, store: ComponentStore) -> BoardCount:
-    """:func:`~agents.analysis.counting.count_board` (flags untrusted), components taken from and added to
+    """:func:`~mine_env.analysis.counting.count_board` (flags untrusted), components taken from and added to
     ``store``. On a failed stage the later stages' results are empty (not partial, as count_board's may be)."""
     trust_flags = _UNTRUSTED[0]
     frontier = find_frontier(flat, rows, cols, trust_flags)
     counts = count_components_stored(frontier, store)  # a frontier with a bad number has no component
-    no_flags = np.empty(0, np.bool_)
-    no_combination = Combined(False, 0, 0, np.empty(0, np.float64), no_flags, no_flags, 0.0, False, False, 0.0)
-    no_cells = Cells(np.empty(0, np.float64), no_flags, no_flags)
     if frontier.status != STATUS_OK:
-        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination, no_cells)
-    if counts.status != STATUS_OK:
-        return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination, no_cells)
-    combined = combine(frontier, counts, mines)
-    if not combined.feasible:
-        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, no_cells)
-    cells = spread_to_cells(flat, trust_flags, frontier.box_of_cell, combined)
-    return BoardCount(STATUS_OK, -1, frontier, counts, combined, cells)
+        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination(), no_cells())
+    return counted_board(flat, trust_flags, mines, frontier, counts)
 
 
 @njit(cache=True, inline="always")
 def count_components_stored(frontier: Frontier, store: ComponentStore) -> ComponentCounts:
-    """:func:`~agents.analysis.component.count_components` with the store: each component is looked up by its
+    """:func:`~mine_env.analysis.component.count_components` with the store: each component is looked up by its
     local form and counted (and stored) only when the store does not hold it; then the flat arrays are filled
     from the store. A frontier with a bad number has no components, so nothing is counted."""
     prepared = prepare_components(frontier)
@@ -128,7 +120,7 @@ def prepare_components(frontier: Frontier) -> PreparedComponents:
 def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_of_con: np.ndarray, keys: np.ndarray,
                at: int) -> tuple[np.ndarray, int]:  # fmt: skip
     """Write at ``keys[at:]`` (grown when short) the key of the component of ``boxes`` in ``order``: every integer
-    of its :func:`~agents.analysis.component.local_component` (boxes, numbers, each box's size and number count,
+    of its :func:`~mine_env.analysis.component.local_component` (boxes, numbers, each box's size and number count,
     the numbers of each box, the targets), read from the frontier directly (making the local component first cost
     its arrays, for every component of every count). Returns (the buffer, the key's length); ``local_of_con`` is
     all -1 again afterwards."""

@@ -1,6 +1,6 @@
 """The exact mine-probability count of a position: the one pipeline every caller goes through.
 
-See :mod:`agents.analysis.probability` for the Python API and docs/PROBABILITY.md for the method. The count
+See :mod:`mine_env.analysis.probability` for the Python API and docs/PROBABILITY.md for the method. The count
 works on *boxes*: hidden cells touched by exactly the same set of revealed numbers are interchangeable, so
 a box of ``size`` cells holding ``k`` mines stands for ``C(size, k)`` layouts. Boxes that share numbers
 form independent *components*. Each component is counted exactly by dynamic programming over an ordering
@@ -12,11 +12,11 @@ over totals with the ``C(unconstrained cells, mines left)`` weights of the cells
 
 :func:`count_board` chains the stages, one module each:
 
-1. :func:`~agents.analysis.frontier.find_frontier`: numbers as constraints, boxes, components;
-2. :func:`~agents.analysis.component.count_components`: each component over a narrow order of its boxes
-   (:mod:`agents.analysis.forward_pass`, :mod:`agents.analysis.state_table`, :mod:`agents.analysis.component`);
-3. :func:`~agents.analysis.combine.combine`: the components against the unconstrained cells, per box;
-4. :func:`~agents.analysis.combine.spread_to_cells`: per cell.
+1. :func:`~mine_env.analysis.frontier.find_frontier`: numbers as constraints, boxes, components;
+2. :func:`~mine_env.analysis.component.count_components`: each component over a narrow order of its boxes
+   (:mod:`mine_env.analysis.forward_pass`, :mod:`mine_env.analysis.state_table`, :mod:`mine_env.analysis.component`);
+3. :func:`~mine_env.analysis.combine.combine`: the components against the unconstrained cells, per box;
+4. :func:`~mine_env.analysis.combine.spread_to_cells`: per cell.
 
 All weights are float64 with explicit power-of-two or logarithmic scale factors, so nothing overflows;
 whether a cell is certainly safe (or a mine) is decided from exact zero / non-zero patterns, never from a
@@ -30,8 +30,8 @@ and booleans they pass to each other are read from arrays or returned by calls, 
 counters started from a constant. And a numba function that calls another links and re-optimises the
 callee's code once more: Python callers and compiled ones alike call :func:`count_board` (or
 :func:`count_position`, inlined into its compiled callers), so the stages are linked into one root, and
-the stages with one caller and much below them (:func:`~agents.analysis.component.count_components`,
-:func:`~agents.analysis.combine.combine`) are inlined into it (docs/COLD_START.md measures what each
+the stages with one caller and much below them (:func:`~mine_env.analysis.component.count_components`,
+:func:`~mine_env.analysis.combine.combine`) are inlined into it (docs/COLD_START.md measures what each
 layer costs).
 
 Speed: numba wraps array-taking helpers inlined into a hot loop in reference counting, so the innermost
@@ -46,10 +46,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.analysis.combine import Cells, Combined, combine, spread_to_cells
-from agents.analysis.component import ComponentCounts, count_components
-from agents.analysis.counting_base import STATUS_BAD_TOTAL, STATUS_OK
-from agents.analysis.frontier import Frontier, find_frontier
+from mine_env.analysis.combine import Cells, Combined, combine, spread_to_cells
+from mine_env.analysis.component import ComponentCounts, count_components
+from mine_env.analysis.counting_base import STATUS_BAD_TOTAL, STATUS_OK
+from mine_env.analysis.frontier import Frontier, find_frontier
 
 
 class BoardCount(NamedTuple):
@@ -92,13 +92,22 @@ def count_board(flat: np.ndarray, rows: int, cols: int, trust_flags: bool, mines
     """
     frontier = find_frontier(flat, rows, cols, trust_flags)
     if frontier.status != STATUS_OK:
-        return BoardCount(frontier.status, frontier.bad_cell, frontier, _no_counts(), _no_combination(), _no_cells())
-    counts = count_components(frontier)
+        return BoardCount(frontier.status, frontier.bad_cell, frontier, _no_counts(), no_combination(), no_cells())
+    return counted_board(flat, trust_flags, mines, frontier, count_components(frontier))
+
+
+@njit(cache=True, inline="always")
+def counted_board(flat: np.ndarray, trust_flags: bool, mines: int, frontier: Frontier, counts: ComponentCounts
+                  ) -> BoardCount:  # fmt: skip
+    """The stages after the components' count (a frontier whose numbers fit): the components against the
+    unconstrained cells, then per cell. Shared by :func:`count_board` and the count through a store of
+    components (:func:`mine_env.analysis.battle.stored_counting.count_board_stored`), which differ only in how
+    the components are counted; inlined into both."""
     if counts.status != STATUS_OK:
-        return BoardCount(counts.status, counts.bad_cell, frontier, counts, _no_combination(), _no_cells())
+        return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination(), no_cells())
     combined = combine(frontier, counts, mines)
     if not combined.feasible:
-        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, _no_cells())
+        return BoardCount(STATUS_BAD_TOTAL, -1, frontier, counts, combined, no_cells())
     cells = spread_to_cells(flat, trust_flags, frontier.box_of_cell, combined)
     return BoardCount(STATUS_OK, -1, frontier, counts, combined, cells)
 
@@ -125,13 +134,13 @@ def _no_counts() -> ComponentCounts:
 
 
 @njit(cache=True, inline="always")
-def _no_combination() -> Combined:
+def no_combination() -> Combined:
     """The combination of components that were not all counted: nothing combined."""
     no_flags = np.empty(0, np.bool_)
     return Combined(False, 0, 0, np.empty(0, np.float64), no_flags, no_flags, 0.0, False, False, 0.0)
 
 
 @njit(cache=True, inline="always")
-def _no_cells() -> Cells:
+def no_cells() -> Cells:
     """The cells of a position no layout fits: none."""
     return Cells(np.empty(0, np.float64), np.empty(0, np.bool_), np.empty(0, np.bool_))
