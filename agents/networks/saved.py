@@ -9,6 +9,7 @@ does not read them. The weights file is a plain dict of tensors (``torch.save``)
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 from typing import Any
 
@@ -77,10 +78,15 @@ def file_sha256(path: Path) -> str:
 
 
 def save_weights(network: CellScorer, path: Path) -> str:
-    """Write ``network``'s weights to ``path`` as a plain dict of CPU tensors; returns the file's SHA-256."""
+    """Write ``network``'s weights to ``path`` as a plain dict of CPU tensors; returns the file's SHA-256.
+
+    Saved through a buffer: torch names the archive inside after a file it writes, so the same weights give the
+    same bytes under any file name."""
     state = {key: value.detach().cpu().contiguous().clone() for key, value in network.state_dict().items()}
+    buffer = io.BytesIO()
+    th.save(state, buffer)
     path.parent.mkdir(parents=True, exist_ok=True)
-    th.save(state, path)
+    path.write_bytes(buffer.getvalue())
     return file_sha256(path)
 
 

@@ -61,8 +61,9 @@ class NetworkSpec:
         if self.head not in HEADS:
             raise ValueError(f"network head {self.head!r} is none of {', '.join(HEADS)}")
         if not isinstance(self.weights, str) or "/" in self.weights or not self.weights.endswith(WEIGHTS_SUFFIX):
-            raise ValueError(f"network weights must be a {WEIGHTS_SUFFIX} file name beside the card, "
-                             f"got {self.weights!r}")
+            raise ValueError(
+                f"network weights must be a {WEIGHTS_SUFFIX} file name beside the card, got {self.weights!r}"
+            )
         if not isinstance(self.sha256, str) or len(self.sha256) != 64:
             raise ValueError(f"network sha256 must be the weights file's 64 hex digits, got {self.sha256!r}")
         if isinstance(self.preference_bound, bool) or not isinstance(self.preference_bound, (int, float)):
