@@ -174,12 +174,15 @@ def check_model_path(path: str | Path) -> None:
     (a run folder, the model card, any other file) told as such rather than as a missing ``<path>.zip``."""
     path = Path(path)
     if path.is_dir():
-        models = sorted(str(item) for item in path.glob("*.zip"))
+        stems = {item.with_suffix("") for item in [*path.glob("*.zip"), *path.glob(f"*{WEIGHTS_SUFFIX}")]}
+        models = sorted(str(stem) for stem in stems)
         hint = f"; the models in it: {', '.join(models)}" if models else ""
-        raise ValueError(f"{path} is a folder, not a model file: give a model's .zip{hint}")
+        raise ValueError(f"{path} is a folder, not a model file: give a model (its .zip, its {WEIGHTS_SUFFIX} or "
+                         f"their stem){hint}")  # fmt: skip
     if path.is_file() and path.suffix not in (".zip", WEIGHTS_SUFFIX):
         archive = path.with_suffix(".zip")
-        hint = f"; the model beside it is {archive}" if path.suffix == ".json" and archive.is_file() else ""
+        beside = path.suffix == ".json" and (archive.is_file() or path.with_suffix(WEIGHTS_SUFFIX).is_file())
+        hint = f"; the model beside it is {path.with_suffix('')}" if beside else ""
         raise ValueError(
             f"{path} is not a model file: a model is a stable-baselines3 .zip with its .json model card beside "
             f"it (and its {WEIGHTS_SUFFIX} weights){hint}"
