@@ -184,6 +184,6 @@ def check_model_path(path: str | Path) -> None:
         beside = path.suffix == ".json" and (archive.is_file() or path.with_suffix(WEIGHTS_SUFFIX).is_file())
         hint = f"; the model beside it is {path.with_suffix('')}" if beside else ""
         raise ValueError(
-            f"{path} is not a model file: a model is a stable-baselines3 .zip with its .json model card beside "
-            f"it (and its {WEIGHTS_SUFFIX} weights){hint}"
+            f"{path} is not a model file: a model is a .json model card with its {WEIGHTS_SUFFIX} weights (and the "
+            f"training .zip) beside it; give the .zip, the {WEIGHTS_SUFFIX} or their stem{hint}"
         )

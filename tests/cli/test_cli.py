@@ -77,7 +77,7 @@ EVAL = [
     (["eval", "--agent", "random", *EVAL_QUICK, "--plot", "/no/such/dir/win.png"],
      "--plot /no/such/dir/win.png: the folder /no/such/dir does not exist"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/notes.md"],
-     "{dir}/notes.md is not a model file: a model is a stable-baselines3 .zip with its .json model card"),
+     "{dir}/notes.md is not a model file: a model is a .json model card with its .pt weights (and the training .zip)"),
     (["eval", *EVAL_QUICK, "--model", "{dir}"],
      "{dir} is a folder, not a model file: give a model (its .zip, its .pt or their stem); the models in it: "
      "{dir}/bad-card, {dir}/flags"),
