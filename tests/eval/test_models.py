@@ -58,6 +58,9 @@ def test_a_model_goes_by_its_stem_its_zip_or_its_weights(tmp_path: Path) -> None
     save_tiny_model(tmp_path, "tiny")
     for given in ("tiny", "tiny.zip", "tiny.pt"):
         assert load_model_agent(tmp_path / given).name == f"{tmp_path.name}/tiny"
+    report = evaluate([str(tmp_path / "tiny.pt")], Suite("tiny", 4, 4, 2, "opening", games=1, base_seed=0), workers=1,
+                      oracle=False, progress=False)  # fmt: skip
+    assert report.agents == (f"{tmp_path.name}/tiny",)
 
 
 @pytest.mark.parametrize(
