@@ -21,9 +21,11 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.marks import mark_cells, show_marks, sure_logit
 from agents.model_card import ModelCard, model_paths
 from agents.shipped_models import shipped_model
 from eval.symmetries import averaged_scores, gated_scores
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import check_symmetries
 from mine_env.env import MinesweeperEnv
@@ -99,6 +101,9 @@ def load_model_agent(
     # Parallel evaluation comes from the runner's processes.
     torch.set_num_threads(1)
     agent = ModelAgent(load_network(network_spec, card_path.parent), model_label(archive, symmetries, sure))
+    mark_above = (card.config or {}).get("mark_above")
+    if mark_above:
+        agent.use_marks(float(mark_above))
     if symmetries != 1:
         rows, cols = card.board if spec is None else (spec.rows, spec.cols)
         agent.use_symmetries(symmetries, rows, cols, sure)
@@ -132,6 +137,17 @@ class ModelAgent(Agent):
         self.name = name
         self.symmetries = 1
         self.sure = 0.0
+        self.mark_above: float | None = None
+        self.marks: np.ndarray | None = None
+
+    def reset(self) -> None:
+        self.marks = None
+
+    def use_marks(self, mark_above: float) -> None:
+        """Play with marks (:mod:`agents.marks`) from now on: the cells the network gives a mine chance above
+        ``mark_above`` are kept, shown to it as flags and not revealed while another cell is hidden."""
+        sure_logit(mark_above)
+        self.mark_above = mark_above
 
     def use_symmetries(self, count: int, rows: int, cols: int, sure: float = 0.0) -> None:
         """Average the scores over ``count`` symmetries of the ``rows`` x ``cols`` board from now on, only where
@@ -165,8 +181,17 @@ class ModelAgent(Agent):
             return self.network(torch.as_tensor(grids, device=device)).cpu().numpy()
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
-        scores = self.action_scores(obs, info)
-        return int(np.where(info["action_mask"].astype(bool), scores, -np.inf).argmax())
+        valid = info["action_mask"].astype(bool)
+        if self.mark_above is None:
+            scores = self.action_scores(obs, info)
+        else:
+            hidden = obs.reshape(1, -1) == HIDDEN
+            if self.marks is None or self.marks.shape != hidden.shape:
+                self.marks = np.zeros_like(hidden)
+            scores = self.action_scores(show_marks(obs[None], self.marks)[0], info)
+            self.marks, playable = mark_cells(scores[None], hidden, self.marks, self.mark_above)
+            valid = valid & playable[0] if (valid & playable[0]).any() else valid
+        return int(np.where(valid, scores, -np.inf).argmax())
 
 
 def tell_mine_count(network: Any, mines: int) -> None:
