@@ -1,7 +1,7 @@
 """The model card: the JSON file beside a saved model that says how it was trained.
 
 A saved model is a ``.zip`` (stable-baselines3) with its card of the same stem beside it (``models/foo.zip``
-+ ``models/foo.json``). The training scripts (:mod:`train.common`) write the card and the evaluation
++ ``models/foo.json``). The training scripts (:mod:`train.sb3_training`) write the card and the evaluation
 (:mod:`eval.models`) reads it, both through :class:`ModelCard`::
 
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
