@@ -7,9 +7,9 @@ env does after ``reset(seed=game_seeds(i).env)``, so a game here is the game ``m
 (the same first cell, the same moves, up to the rounding of the scores on another device). A network on a GPU
 plays expert-opening-10k in seconds where the per-game runner takes hours on a CPU.
 
-Run: ``python -m eval.batched --model models/distill_expert_opening.zip --suite expert-opening-10k --device cuda``
+Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``
 (``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`). A model whose card gives a mark threshold
-(``mark_above``) plays with marks (:mod:`agents.marks`), as the per-game agent does; ``--mark-above`` overrides it.
+(``mark_above``) plays with marks (:mod:`agents.marks`); ``--mark-above`` overrides it.
 """
 
 from __future__ import annotations
@@ -130,9 +130,8 @@ def model_scorer(path: str, device: str, mines: int) -> Scorer:
     from eval.models import load_model_agent, tell_mine_count
 
     agent = load_model_agent(path)
-    agent.policy.to(device)
-    agent.policy.eval()
-    tell_mine_count(agent.policy, mines)
+    agent.network.to(device)
+    tell_mine_count(agent.network, mines)
     return agent.batch_scores
 
 
@@ -143,8 +142,8 @@ def card_mark_above(model: str) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.batched", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, action="append", help="A saved model (.zip with its .json card); "
-                        "repeat for several.")  # fmt: skip
+    parser.add_argument("--model", required=True, action="append", help="A saved model (its card and weights, or a "
+                        "shipped model's name); repeat for several.")  # fmt: skip
     parser.add_argument("--suite", required=True, help="A named suite (minesweeper eval --list-suites).")
     parser.add_argument("--start", action="append", choices=STARTS, help="How each game starts (see STARTS); "
                         "repeat for several (default: agent).")  # fmt: skip

@@ -136,7 +136,7 @@ def set_refine_passes(model: ModelAgent, passes: int, path: str) -> None:
     Raises:
         ValueError: ``passes`` is below 1, or the network has no count refinement.
     """
-    extractor = model.policy.features_extractor
+    extractor = model.network.trunk
     if passes < 1:
         raise ValueError(f"--refine-passes must be 1 or more, got {passes}")
     if getattr(extractor, "refinement", None) is None:

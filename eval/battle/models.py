@@ -1,6 +1,6 @@
 """Saved models as battle players: the tournament's ``model:PATH`` agents.
 
-A battle model is a stable-baselines3 ``.zip`` with its card (:class:`agents.model_card.ModelCard`) whose policy
+A battle model is a saved model (:mod:`eval.models`: its card and the weights of the model format) whose network
 reads the single-player ``grid`` observation, as :mod:`train.battle` trains and saves them: the battle view is
 shown to it as a single-player grid (:func:`mine_env.engine.battle.analysis_grid`, every claimed mine a shown
 mine), and it plays the hidden cell it prefers most (:class:`eval.models.ModelAgent`, greedy over the valid
