@@ -3,8 +3,8 @@
 A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
 weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
 and the stable-baselines3 training zip (``models/foo.zip``, which only training reads: to resume or fine-tune). The
-training scripts (:mod:`train.common`) write the card and the evaluation (:mod:`eval.models`) reads it, both through
-:class:`ModelCard`::
+training scripts (:mod:`train.sb3_training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
+through :class:`ModelCard`::
 
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},

@@ -36,7 +36,7 @@ from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
 from train import dqn, maskable_ppo, ppo
 from train.checkpoints import RunKeeper
-from train.common import make_vec_env
+from train.sb3_training import make_vec_env
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "dqn": {"num_envs": 16, "batch_size": 64, "gradient_steps": 1, "train_freq": 1, "learning_starts": 1024,

@@ -24,8 +24,10 @@ import torch as th
 
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import HELD_OUT_SOLVER_GAMES, DistillConfig, play_scores
+from train.distill import HELD_OUT_SOLVER_GAMES
+from train.distill_config import DistillConfig
 from train.distill_guesses import SAFEST_TOLERANCE, GuessPositions, guess_report
+from train.distill_network import play_scores
 from train.guess_preference import held_out_positions
 from train.warm_start import distilled_policy
 

@@ -27,9 +27,9 @@ import torch as th
 from eval.symmetries import is_sure
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import SYMMETRY_COUNTS, board_symmetries
-from train.distill import play_scores
 from train.distill_data import Dataset
 from train.distill_guesses import SAFEST_TOLERANCE
+from train.distill_network import play_scores
 from train.warm_start import distilled_policy
 
 BATCH = 64

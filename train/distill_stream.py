@@ -40,11 +40,16 @@ from sb3_contrib import MaskablePPO
 from agents.marks import sure_logit
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option, report_run, save_model
-from train.distill import DistillConfig, distill_loss, log_row, new_model, progress_line, start_from
+from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill_config import DistillConfig
 from train.distill_data import Dataset
+from train.distill_losses import distill_loss
+from train.distill_network import new_model, start_from
+from train.evaluation import save_model
 from train.iterated_trunk import IteratedFeatures
 from train.networks import MaskableConvActorCriticPolicy
+from train.options import BoardOptions, at_least, option
+from train.progress_log import log_row, progress_line
 from train.stream_data import LearnerPlay, PositionBuffer, produce
 from train.vec_env import BatchVecEnv
 

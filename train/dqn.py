@@ -35,8 +35,10 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
 from mine_env.engine.constants import HIDDEN
-from train.common import Algorithm, RunConfig, at_least, option, policy_network_kwargs, script_main, within
 from train.networks import MaskedDQNPolicy, action_scores, hidden_cells, masked_argmax
+from train.options import at_least, option, within
+from train.run_config import RunConfig, policy_network_kwargs
+from train.sb3_training import Algorithm, script_main
 
 
 def random_valid_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -129,7 +131,7 @@ class MaskedDQN(DQN):
 
 @dataclass
 class DQNConfig(RunConfig):
-    """DQN settings on top of :class:`~train.common.RunConfig`."""
+    """DQN settings on top of :class:`~train.run_config.RunConfig`."""
 
     num_envs: int = option(16, "Boards stepped together (each env step adds num_envs transitions).")
     learning_rate: float = option(1e-4, "Adam learning rate (constant).")

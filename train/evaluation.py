@@ -1,5 +1,5 @@
 """The model files of a run and its periodic evaluation: the model card written beside each model, and the
-win rate on a fixed set of games that decides the run's best model (used by :func:`train.common.train`)."""
+win rate on a fixed set of games that decides the run's best model (used by :func:`train.sb3_training.train`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from train.export import export_model
 from train.networks import action_scores
 
 if TYPE_CHECKING:
-    from train.common import RunConfig
+    from train.run_config import RunConfig
 
 
 # ---------------------------------------------------------------------- model files

@@ -11,7 +11,7 @@ added beside them: a bonus of at most ``--bound`` on each cell's safety logit, f
 cell's gap to the safest logit, trained with the cross-entropy of the solver's guess under the softmax of the
 logits plus the bonus, on the true-guess positions of the solver's own games (:func:`harvest_guesses`). Only the
 head learns, so a run costs the trunk's forward passes: minutes, not hours. The head changes the play, never
-the chances (:func:`train.distill.learner_scores` reads them without it), and a bound well under the gap between
+the chances (:func:`train.distill_network.learner_scores` reads them without it), and a bound well under the gap between
 a certainly safe cell and a risky one keeps it to the near-ties.
 
 Run: ``python -m train.guess_preference --model models/distill_intermediate_opening.zip --preset intermediate
@@ -39,19 +39,16 @@ from sb3_contrib import MaskablePPO
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train.common import (
-    BoardOptions,
-    add_config_arguments,
-    at_least,
-    config_from_args,
-    option,
-    report_run,
-    save_model,
-)
-from train.distill import adam_step, cosine_rate, log_row, play_scores, progress_line, seed_of_round
+from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill import seed_of_round
 from train.distill_guesses import GuessPositions, guess_report, harvest_guesses
 from train.distill_labels import label_positions
+from train.distill_losses import adam_step, cosine_rate
+from train.distill_network import play_scores
+from train.evaluation import save_model
 from train.networks import MaskableConvActorCriticPolicy, set_mine_count
+from train.options import BoardOptions, at_least, option
+from train.progress_log import log_row, progress_line
 from train.vec_env import BatchVecEnv
 from train.warm_start import distilled_policy
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from stable_baselines3.common.vec_env import VecEnv
 
-from train.common import Algorithm, option, script_main
 from train.mine_head import MineMaskablePPO
 from train.networks import MaskableConvActorCriticPolicy
+from train.options import option
 from train.ppo import PPOConfig, damped, ppo_callbacks, ppo_kwargs
+from train.sb3_training import Algorithm, script_main
 
 
 @dataclass

@@ -17,14 +17,16 @@ import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from train.common import Algorithm, RunConfig, at_least, option, policy_network_kwargs, script_main, within
 from train.mine_head import MinePPO
 from train.networks import BoardFeatures, ConvActorCriticPolicy
+from train.options import at_least, option, within
+from train.run_config import RunConfig, policy_network_kwargs
+from train.sb3_training import Algorithm, script_main
 
 
 @dataclass
 class PPOConfig(RunConfig):
-    """PPO settings on top of :class:`~train.common.RunConfig` (also used by MaskablePPO)."""
+    """PPO settings on top of :class:`~train.run_config.RunConfig` (also used by MaskablePPO)."""
 
     reward_invalid: float = option(-0.1, "Reward for revealing a revealed cell (PPO has no masks to avoid it).")
     n_steps: int = option(64, "Steps per board per rollout; a rollout holds num_envs * n_steps steps.")

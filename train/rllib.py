@@ -1,23 +1,19 @@
-"""The envs under RLlib: registration, an action-masking network, PPO configurations, a trained policy as an agent.
+"""The single-player env under RLlib: registration, an action-masking network, a PPO configuration, a trained
+policy as an agent (the battle env's: :mod:`train.rllib_battle`, on the same network).
 
 RLlib (Ray's RL library, the optional ``ray`` extra with ``train``) builds envs from a name and a config
-dict on its env runners. :func:`register_envs` registers two names with ``tune.register_env``:
+dict on its env runners. :func:`register_envs` registers ``"minesweeper"`` (:data:`ENV_NAME`) with
+``tune.register_env``: the single-player env, :func:`make_env`; its config takes the env's kwargs (``preset``,
+``rows``, ``first_click``, ``rewards``, ...), and an ``env_id`` (default ``Minesweeper-v0``). The observation is
+the env's ``obs_mode="dict"``: ``{"observation": int8 grid, "action_mask": int8}``. The Gymnasium id works as
+well, without registering: ``config.environment("mine_env:Minesweeper-v0", env_config={"obs_mode": "dict"})``.
 
-- ``"minesweeper"`` (:data:`ENV_NAME`): the single-player env, :func:`make_env`; its config takes the env's
-  kwargs (``preset``, ``rows``, ``first_click``, ``rewards``, ...), and an ``env_id`` (default
-  ``Minesweeper-v0``). The observation is the env's ``obs_mode="dict"``: ``{"observation": int8 grid,
-  "action_mask": int8}``. The Gymnasium id works as well, without registering: ``config.environment(
-  "mine_env:Minesweeper-v0", env_config={"obs_mode": "dict"})``.
-- ``"battle-minesweeper"`` (:data:`BATTLE_ENV_NAME`): the two-player PettingZoo AEC env of
-  :mod:`mine_env.battle` through RLlib's ``PettingZooEnv`` wrapper, :func:`make_battle_env`; both seats
-  share one policy (self-play). Its observations have the same two keys.
-
-:class:`MaskedCellModule` is the network for both: the int8 grid one-hot inside, 3x3 convolutions (the
-trunk of :mod:`train.networks`), one logit per cell from a 1x1 convolution, invalid cells' logits pushed to
-RLlib's ``FLOAT_MIN`` so that neither sampling nor the greedy action ever picks a revealed cell, and a value
-from mean- and max-pooled features. Its weights fit any board. :func:`ppo_config` and
-:func:`battle_ppo_config` put it into an RLlib ``PPOConfig`` (the new API stack). :class:`RLlibAgent` plays
-a trained module as an :class:`agents.base.Agent`, so ``eval`` judges it on the same suites as every agent.
+:class:`MaskedCellModule` is the network: the int8 grid one-hot inside, 3x3 convolutions (the trunk of
+:mod:`train.networks`), one logit per cell from a 1x1 convolution, invalid cells' logits pushed to RLlib's
+``FLOAT_MIN`` so that neither sampling nor the greedy action ever picks a revealed cell, and a value from mean-
+and max-pooled features. Its weights fit any board. :func:`ppo_config` puts it into an RLlib ``PPOConfig`` (the
+new API stack). :class:`RLlibAgent` plays a trained module as an :class:`agents.base.Agent`, so ``eval`` judges
+it on the same suites as every agent.
 """
 
 from __future__ import annotations
@@ -32,7 +28,6 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
@@ -44,9 +39,6 @@ from agents.base import Agent
 from train.networks import CellFeatures, CellLogits, PooledValue
 
 ENV_NAME = "minesweeper"
-BATTLE_ENV_NAME = "battle-minesweeper"
-SHARED_POLICY = "shared"
-"""The one policy both battle seats play (self-play)."""
 WIN_RATE = "win_rate"
 WIN_RATE_WINDOW = 1000
 """Finished games the env runners' ``win_rate`` is averaged over."""
@@ -68,20 +60,10 @@ def make_env(config: dict[str, Any] | None = None) -> gym.Env:
     return gym.make(env_id, **kwargs)
 
 
-def make_battle_env(config: dict[str, Any] | None = None) -> Any:
-    """The battle env (:func:`mine_env.battle.env`, kwargs from ``config``) as an RLlib multi-agent env."""
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    from mine_env import battle
-
-    return PettingZooEnv(battle.env(**dict(config or {})))
-
-
 def register_envs() -> None:
-    """Register :data:`ENV_NAME` and :data:`BATTLE_ENV_NAME` with ``tune.register_env`` (in this process;
-    RLlib carries the registration to its env runners)."""
+    """Register :data:`ENV_NAME` with ``tune.register_env`` (in this process; RLlib carries the registration to
+    its env runners)."""
     register_env(ENV_NAME, make_env)
-    register_env(BATTLE_ENV_NAME, make_battle_env)
 
 
 class MaskedCellModule(TorchRLModule, ValueFunctionAPI):
@@ -167,35 +149,6 @@ def ppo_config(
         .callbacks(WinRateMetric)
         .debugging(seed=seed)
     )
-
-
-def battle_ppo_config(
-    env_config: dict[str, Any] | None = None,
-    *,
-    env_runners: int = 0,
-    batch_size: int = 1024,
-    minibatch_size: int = 256,
-    epochs: int = 4,
-    lr: float = 3e-4,
-    model: dict[str, Any] | None = None,
-    seed: int = 0,
-) -> PPOConfig:
-    """RLlib PPO on the battle env: both seats map to one shared masking policy (self-play)."""
-    register_envs()
-    return (
-        PPOConfig()
-        .environment(BATTLE_ENV_NAME, env_config=dict(env_config or {}))
-        .env_runners(num_env_runners=env_runners)
-        .multi_agent(policies={SHARED_POLICY}, policy_mapping_fn=share_policy)
-        .training(train_batch_size_per_learner=batch_size, minibatch_size=minibatch_size, num_epochs=epochs, lr=lr)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={SHARED_POLICY: module_spec(model)}))
-        .debugging(seed=seed)
-    )
-
-
-def share_policy(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    """Both battle seats play the shared policy."""
-    return SHARED_POLICY
 
 
 class RLlibAgent(Agent):

@@ -30,7 +30,8 @@ import gymnasium as gym
 import numpy as np
 
 from agents.episode import play_episode
-from train.common import BoardOptions, add_config_arguments, at_least, check_device, config_from_args, option
+from train.command_line import add_config_arguments, config_from_args
+from train.options import BoardOptions, at_least, check_device, option
 from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 
 
@@ -38,7 +39,7 @@ from train.rllib import WIN_RATE, RLlibAgent, ppo_config
 class RLlibPPOConfig(BoardOptions):
     """Settings of one RLlib PPO run (the defaults are the MaskablePPO run of
     docs/lab/2026-11-21-rl-from-scratch-beginner.md where they apply);
-    the board options come first, shared with the stable-baselines3 scripts (:class:`train.common.BoardOptions`)."""
+    the board options come first, shared with the stable-baselines3 scripts (:class:`train.options.BoardOptions`)."""
 
     minutes: float = option(25.0, "Wall-clock budget of the training iterations.")
     max_steps: int = option(20_000_000, "Stop after this many environment steps even within the budget.")

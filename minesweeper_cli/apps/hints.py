@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN
+from mine_env.engine.geometry import touches_revealed
 
 
 class Hint(Enum):
@@ -57,13 +58,12 @@ def hint_kind(chance: float) -> Hint:
 
 def frontier(grid: np.ndarray) -> np.ndarray:
     """Unrevealed cells (hidden or flagged) next to a revealed number: where the numbers give evidence."""
-    revealed = np.pad(grid >= 0, 1)
     rows, cols = grid.shape
-    near = np.zeros((rows, cols), dtype=bool)
-    for dr in (0, 1, 2):
-        for dc in (0, 1, 2):
-            near |= revealed[dr : dr + rows, dc : dc + cols]
-    return near & ((grid == HIDDEN) | (grid == FLAG))
+    flat = np.ascontiguousarray(grid).reshape(-1)
+    near = np.zeros(rows * cols, dtype=bool)
+    for cell in np.flatnonzero((flat == HIDDEN) | (flat == FLAG)).tolist():
+        near[cell] = touches_revealed(flat, rows, cols, cell)
+    return near.reshape(rows, cols)
 
 
 def frontier_hints(grid: np.ndarray, probabilities: np.ndarray) -> FrontierHints:

@@ -22,7 +22,8 @@ from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
 from train import dqn, maskable_ppo, ppo
 from train.checkpoints import LATEST, ContinuedCSV, checkpoint_file
-from train.common import check_device, train
+from train.options import check_device
+from train.sb3_training import train
 
 pytestmark = pytest.mark.train
 

@@ -16,17 +16,23 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
 import torch as th
+from sb3_contrib import MaskablePPO
 
 from agents.model_card import ModelCard
 from agents.probability import mine_probabilities
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train import distill, dqn, maskable_ppo, ppo
-from train.common import save_model
+from train import dqn, maskable_ppo, ppo
+from train.distill_config import DistillConfig
 from train.distill_data import Dataset, PositionCollector
 from train.distill_labels import Labeller, first_click_images, label_positions
+from train.distill_losses import choice_loss, count_loss, distill_loss
+from train.distill_network import new_model, safety_logits
+from train.distill_trainer import Trainer
+from train.evaluation import save_model
 from train.networks import BoardFeatures, action_scores
+from train.vec_env import BatchVecEnv
 from train.warm_start import DQN_Q_SCALE, load_distilled
 
 pytestmark = pytest.mark.train
@@ -53,9 +59,9 @@ def played_positions(spec: BoardSpec, boards: int = 16, steps: int = 6, seed: in
 @pytest.fixture(scope="module")
 def distilled_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A distilled model (untrained weights, seeded) saved the way the script saves one, with its card."""
-    config = distill.DistillConfig(**TINY, seed=5)
+    config = DistillConfig(**TINY, seed=5)
     th.manual_seed(5)
-    model = distill.new_model(config, SPEC)
+    model = new_model(config, SPEC)
     path = tmp_path_factory.mktemp("distilled") / "model.zip"
     save_model(model, path, "distill", config)
     return path
@@ -75,7 +81,7 @@ def test_untouched_board_marks_the_first_click_and_its_mirror_images() -> None:
     assert {tuple(cell) for cell in np.argwhere(labels == 0.0)} == {(2, 2), (2, 6), (6, 2), (6, 6)}
     assert labels[0, 0] == pytest.approx(10 / 81)
     for index in range(8):  # the label of the mirrored board is the mirrored label
-        mirrored = distill.Trainer.symmetry(th.as_tensor(labels[None]), index)[0].numpy()
+        mirrored = Trainer.symmetry(th.as_tensor(labels[None]), index)[0].numpy()
         np.testing.assert_array_equal(mirrored, labels)
 
 
@@ -150,7 +156,7 @@ def test_collector_mixes_policies_and_labels_every_position() -> None:
 
 def test_network_sees_density_and_edge_and_any_board() -> None:
     th.manual_seed(0)
-    features = BoardFeatures(distill.BatchVecEnv(SPEC, 1).observation_space, channels=4, dilations=(1, 2), mines=5)
+    features = BoardFeatures(BatchVecEnv(SPEC, 1).observation_space, channels=4, dilations=(1, 2), mines=5)
     grid = th.full((1, 9, 9), HIDDEN, dtype=th.int8)
     planes = features.input_planes(grid)
     assert planes.shape == (1, 14, 9, 9)
@@ -203,13 +209,13 @@ def test_init_starts_from_the_distilled_choices(algo: str, distilled_model: Path
     config = module.ALGORITHM.config_class(rows=5, cols=6, mines=5, num_envs=4, init=str(distilled_model),
                                            runs_dir=str(tmp_path), progress_bar=False, **extra)  # fmt: skip
     config.validate()
-    env = distill.BatchVecEnv(SPEC, 4)
+    env = BatchVecEnv(SPEC, 4)
     model = module.ALGORITHM.build(config, env)
     load_distilled(model, config.init, SPEC.mines)
-    source = distill.MaskablePPO.load(distilled_model, device="cpu").policy
+    source = MaskablePPO.load(distilled_model, device="cpu").policy
     grids = played_positions(SPEC)
     with th.no_grad():
-        expected = distill.safety_logits(source, source.features_extractor.input_planes(th.as_tensor(grids)))
+        expected = safety_logits(source, source.features_extractor.input_planes(th.as_tensor(grids)))
     scores = action_scores(model.policy, grids)
     if algo == "dqn":
         th.testing.assert_close(scores, DQN_Q_SCALE * expected)
@@ -268,12 +274,12 @@ def test_choice_loss_rewards_mass_on_the_safest_cells() -> None:
     candidates = th.tensor([[True, True, True, False], [True, True, True, True]])
     right = th.tensor([[5.0, 5.0, -5.0, 9.0], [5.0, 0.0, 0.0, -5.0]])  # the 9 is not a candidate: ignored
     wrong = th.tensor([[-5.0, -5.0, 5.0, 9.0], [-5.0, 5.0, 0.0, 5.0]])
-    assert distill.choice_loss(right, labels, candidates) < 0.01
-    assert distill.choice_loss(wrong, labels, candidates) > 9.0
+    assert choice_loss(right, labels, candidates) < 0.01
+    assert choice_loss(wrong, labels, candidates) > 9.0
     one_safe_cell = th.tensor([[20.0, -20.0, -5.0, 0.0]])  # all the mass on one of two safe cells is enough
-    assert distill.choice_loss(one_safe_cell, labels[:1], candidates[:1]) < 1e-6
+    assert choice_loss(one_safe_cell, labels[:1], candidates[:1]) < 1e-6
     none = th.zeros_like(candidates)
-    assert distill.choice_loss(right, labels, none) == 0.0
+    assert choice_loss(right, labels, none) == 0.0
 
 
 @pytest.mark.parametrize("term", ["choice", "count"])
@@ -281,33 +287,33 @@ def test_each_weight_adds_its_loss(term: str) -> None:
     grids = th.full((1, 4), HIDDEN, dtype=th.int8)
     labels, logits = th.tensor([[0.0, 0.5, 0.5, 0.5]]), th.tensor([[-1.0, 1.0, 1.0, 1.0]])
     weight = th.ones_like(labels)
-    plain = distill.distill_loss(logits, grids, labels, weight, 0.1)
-    both = distill.distill_loss(logits, grids, labels, weight, 0.1, **{f"{term}_weight": 0.5})
+    plain = distill_loss(logits, grids, labels, weight, 0.1)
+    both = distill_loss(logits, grids, labels, weight, 0.1, **{f"{term}_weight": 0.5})
     hidden = grids == HIDDEN
-    term_loss = (distill.choice_loss(logits, labels, hidden) if term == "choice"
-                 else distill.count_loss(logits, labels, hidden.float()))  # fmt: skip
+    term_loss = (choice_loss(logits, labels, hidden) if term == "choice"
+                 else count_loss(logits, labels, hidden.float()))  # fmt: skip
     assert th.isclose(both, plain + 0.5 * term_loss)
     with pytest.raises(ValueError, match=f"{term}_weight must be 0 or more"):
-        distill.DistillConfig(**TINY, **{f"{term}_weight": -1.0}).validate()
+        DistillConfig(**TINY, **{f"{term}_weight": -1.0}).validate()
 
 
 def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
     labels = th.tensor([[0.0, 0.5, 0.5, 1.0], [0.25, 0.25, 0.25, 0.25]])
     hidden = th.tensor([[1.0, 1.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]])  # the 1.0 label is on a revealed cell
     exact = th.log((1 - labels) / labels.clamp(min=1e-6)).clamp(-30, 30)  # safety logits of the labels
-    assert distill.count_loss(exact, labels, hidden) < 1e-8
+    assert count_loss(exact, labels, hidden) < 1e-8
     # each cell a little off the same way: cell-wise small, but the second board is 0.4 of a mine off in total
     off = exact.clone()
     off[1] = th.log(th.tensor(0.65 / 0.35))  # mine chance 0.35 instead of 0.25 on all four cells
-    assert th.isclose(distill.count_loss(off, labels, hidden), th.tensor(0.4**2 / 2))
+    assert th.isclose(count_loss(off, labels, hidden), th.tensor(0.4**2 / 2))
     # errors that cancel in the sum cost nothing: the cell-wise loss is there for those
     swapped = exact.clone()
     swapped[0, 1], swapped[0, 2] = th.log(th.tensor(0.6 / 0.4)), th.log(th.tensor(0.4 / 0.6))
-    assert distill.count_loss(swapped, labels, hidden) < 1e-8
+    assert count_loss(swapped, labels, hidden) < 1e-8
 
 
 def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
-    from train.common import train
+    from train.sb3_training import train
 
     def trained(warmup: int, name: str) -> tuple[dict[str, th.Tensor], dict[str, th.Tensor]]:
         config = maskable_ppo.MaskablePPOConfig(
@@ -315,10 +321,10 @@ def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: 
             checkpoint_every=0, init=str(distilled_model), critic_warmup=warmup, runs_dir=str(tmp_path),
             run_name=name, progress_bar=False,
         )  # fmt: skip
-        policy = distill.MaskablePPO.load(train(maskable_ppo.ALGORITHM, config) / "final_model.zip").policy
+        policy = MaskablePPO.load(train(maskable_ppo.ALGORITHM, config) / "final_model.zip").policy
         return policy.pi_features_extractor.state_dict(), policy.vf_features_extractor.state_dict()
 
-    start = distill.MaskablePPO.load(distilled_model).policy.features_extractor.state_dict()
+    start = MaskablePPO.load(distilled_model).policy.features_extractor.state_dict()
     actor, critic = trained(64, "warm")  # one rollout of 64 steps, all of it warm-up
     for name, value in start.items():
         th.testing.assert_close(actor[name], value)
@@ -333,14 +339,14 @@ def test_a_crop_is_seen_with_the_board_around_it() -> None:
     """The loss covers the window; the input adds the network's receptive radius of board on each side where the
     board has it, so no cell of the loss takes a window side for the board's edge."""
     spec = BoardSpec(6, 20, 15, "opening")
-    config = distill.DistillConfig(rows=6, cols=20, mines=15, channels=4, dilations="1,2", crop_rows=6, crop_cols=4,
+    config = DistillConfig(rows=6, cols=20, mines=15, channels=4, dilations="1,2", crop_rows=6, crop_cols=4,
                                    batch_size=2)  # fmt: skip
     reach = config.receptive_radius()
     assert reach == 4
     columns = np.broadcast_to(np.arange(20, dtype=np.float16) / 64, (3, 6, 20))  # each label names its column
     dataset = Dataset(spec, np.full((3, 6, 20), HIDDEN, np.int8), columns.copy())
-    policy = distill.new_model(config, spec).policy
-    trainer = distill.Trainer(config, policy, total_steps=1)
+    policy = new_model(config, spec).policy
+    trainer = Trainer(config, policy, total_steps=1)
     lefts = set()
     for _ in range(60):
         grids, labels, weight, *_ = trainer.batch(dataset)
@@ -360,8 +366,8 @@ def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> N
     grids = played_positions(SPEC)
     touched = grids[[not (grid == HIDDEN).all() for grid in grids]]
     dataset = Dataset(SPEC, touched, label_positions(touched, SPEC.mines, "opening").astype(np.float16))
-    config = distill.DistillConfig(**TINY, augment=True, batch_size=4)
-    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    config = DistillConfig(**TINY, augment=True, batch_size=4)
+    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
     shapes = set()
     for _ in range(12):
         batch_grids, labels, weight, *_ = trainer.batch(dataset)
@@ -371,7 +377,7 @@ def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> N
             np.testing.assert_allclose(label, mine_probabilities(grid, SPEC.mines), atol=1e-3)
     assert shapes == {(5, 6), (6, 5)}  # transposed images come too
     board = th.arange(30).view(1, 5, 6)
-    images = {distill.Trainer.symmetry(board, index).numpy().tobytes() for index in range(8)}
+    images = {Trainer.symmetry(board, index).numpy().tobytes() for index in range(8)}
     assert len(images) == 8
 
 
@@ -384,13 +390,13 @@ def test_late_share_draws_that_share_of_each_minibatch_from_the_endgame() -> Non
     grids[1:, 1, 1:4] = HIDDEN  # 8 hidden: 3 safe ones hidden, not late
     dataset = Dataset(spec, grids, np.zeros(grids.shape, np.float16))
     np.testing.assert_array_equal(dataset.late_positions(), [0])
-    config = distill.DistillConfig(**TINY, late_share=0.25, batch_size=8)
-    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    config = DistillConfig(**TINY, late_share=0.25, batch_size=8)
+    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
     index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
     assert len(index) == 8 and (index[-2:] == 0).all()
     assert len(trainer.positions(len(dataset), [(0.25, np.array([], np.int64))])) == 8
     with pytest.raises(ValueError, match="late_share must be between 0 and 1"):
-        distill.DistillConfig(**TINY, late_share=1.5).validate()
+        DistillConfig(**TINY, late_share=1.5).validate()
 
 
 def test_guess_share_draws_from_the_positions_without_a_safe_cell() -> None:
@@ -403,9 +409,9 @@ def test_guess_share_draws_from_the_positions_without_a_safe_cell() -> None:
     grids[1:, 0, 0] = 1  # positions 1-3 started, 0 is the untouched board
     dataset = Dataset(spec, grids, labels)
     np.testing.assert_array_equal(dataset.guess_positions(), [1, 3])
-    config = distill.DistillConfig(**TINY, guess_share=0.5, batch_size=8)
-    trainer = distill.Trainer(config, distill.new_model(config, SPEC).policy, total_steps=1)
+    config = DistillConfig(**TINY, guess_share=0.5, batch_size=8)
+    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
     index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
     assert len(index) == 8 and set(index[-4:].tolist()) <= {1, 3}
     with pytest.raises(ValueError, match="guess_share must be between 0 and 1 - late_share"):
-        distill.DistillConfig(**TINY, late_share=0.6, guess_share=0.5).validate()
+        DistillConfig(**TINY, late_share=0.6, guess_share=0.5).validate()

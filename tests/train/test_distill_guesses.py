@@ -20,10 +20,14 @@ from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train import distill
-from train.common import save_model
+from train.distill_config import DistillConfig
 from train.distill_data import Dataset
 from train.distill_guesses import NO_CHOICE, GuessPositions, harvest_guesses, solver_choices
 from train.distill_labels import label_positions
+from train.distill_losses import choice_loss
+from train.distill_network import guess_agreement, learner_scores, new_model
+from train.distill_trainer import Trainer
+from train.evaluation import save_model
 
 pytestmark = pytest.mark.train
 
@@ -135,9 +139,9 @@ def test_choice_loss_teaches_the_target_where_there_is_one() -> None:
     targets = th.tensor([[False, True, False, False], [False, False, False, False]])  # row 2: no target
     on_target = th.tensor([[0.0, 9.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0]])
     on_safest = th.tensor([[9.0, 0.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0]])
-    assert distill.choice_loss(on_target, labels, candidates, targets) < 0.01
-    assert distill.choice_loss(on_safest, labels, candidates, targets) > 4.0
-    assert distill.choice_loss(on_safest, labels, candidates) < 0.01  # without targets: the safest cell
+    assert choice_loss(on_target, labels, candidates, targets) < 0.01
+    assert choice_loss(on_safest, labels, candidates, targets) > 4.0
+    assert choice_loss(on_safest, labels, candidates) < 0.01  # without targets: the safest cell
 
 
 @pytest.mark.parametrize("augment", [False, True])
@@ -145,8 +149,8 @@ def test_minibatch_targets_move_with_their_grids(harvest, augment: bool) -> None
     grids, labels, choices = harvest
     dataset = Dataset(BEGINNER, grids, labels.astype(np.float16))
     dataset.choices[:] = choices
-    config = distill.DistillConfig(**TINY, augment=augment, batch_size=16, guess_target="solver", choice_weight=1.0)
-    trainer = distill.Trainer(config, distill.new_model(config, BEGINNER).policy, total_steps=1)
+    config = DistillConfig(**TINY, augment=augment, batch_size=16, guess_target="solver", choice_weight=1.0)
+    trainer = Trainer(config, new_model(config, BEGINNER).policy, total_steps=1)
     for _ in range(8):
         batch = trainer.batch(dataset)
         targets = batch.targets.flatten(1)
@@ -154,23 +158,23 @@ def test_minibatch_targets_move_with_their_grids(harvest, augment: bool) -> None
         assert (batch.grids.flatten(1)[targets] == HIDDEN).all()
         chosen = batch.labels.flatten(1)[targets].numpy()
         assert np.isin(chosen.round(3), labels.reshape(len(grids), -1)[np.arange(len(grids)), choices].round(3)).all()
-    plain = distill.Trainer(distill.DistillConfig(**TINY, batch_size=16), trainer.policy, total_steps=1)
+    plain = Trainer(DistillConfig(**TINY, batch_size=16), trainer.policy, total_steps=1)
     assert plain.batch(dataset).targets is None  # the safest cells stay the target by default
 
 
 def test_guess_target_options_are_checked() -> None:
     with pytest.raises(ValueError, match="unknown guess_target 'oracle'"):
-        distill.DistillConfig(**TINY, guess_target="oracle", choice_weight=1.0).validate()
+        DistillConfig(**TINY, guess_target="oracle", choice_weight=1.0).validate()
     with pytest.raises(ValueError, match="needs --guess-target solver"):
-        distill.DistillConfig(**TINY, solver_games=10).validate()
+        DistillConfig(**TINY, solver_games=10).validate()
     with pytest.raises(ValueError, match="give --choice-weight above 0"):
-        distill.DistillConfig(**TINY, guess_target="solver").validate()
+        DistillConfig(**TINY, guess_target="solver").validate()
     with pytest.raises(ValueError, match="solver_games must be at least 0"):
-        distill.DistillConfig(**TINY, guess_target="solver", choice_weight=1.0, solver_games=-1).validate()
+        DistillConfig(**TINY, guess_target="solver", choice_weight=1.0, solver_games=-1).validate()
 
 
 def test_a_run_adds_the_solver_guesses_to_its_dataset(tmp_path: Path) -> None:
-    config = distill.DistillConfig(**TINY, rounds=2, positions=200, boards=16, samples=64, batch_size=32,
+    config = DistillConfig(**TINY, rounds=2, positions=200, boards=16, samples=64, batch_size=32,
                                    eval_games=0, label_workers=1, guess_target="solver", choice_weight=0.5,
                                    solver_games=200, runs_dir=str(tmp_path), run_name="run",
                                    save_dataset=str(tmp_path / "data.npz"), progress_bar=False)  # fmt: skip
@@ -186,22 +190,22 @@ def test_a_run_adds_the_solver_guesses_to_its_dataset(tmp_path: Path) -> None:
 
 def test_guess_agreement_counts_the_network_guessing_as_the_solver(harvest) -> None:
     grids, _, choices = harvest
-    config = distill.DistillConfig(**TINY)
-    policy = distill.new_model(config, BEGINNER).policy
-    scores = distill.learner_scores(policy)(grids)
+    config = DistillConfig(**TINY)
+    policy = new_model(config, BEGINNER).policy
+    scores = learner_scores(policy)(grids)
     hidden = grids.reshape(len(grids), -1) == HIDDEN
     moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
-    assert distill.guess_agreement(policy, grids, moves) == 1.0
-    assert distill.guess_agreement(policy, grids, np.where(moves == choices, moves, -1)) == (moves == choices).mean()
-    assert np.isnan(distill.guess_agreement(policy, grids[:0], choices[:0]))
+    assert guess_agreement(policy, grids, moves) == 1.0
+    assert guess_agreement(policy, grids, np.where(moves == choices, moves, -1)) == (moves == choices).mean()
+    assert np.isnan(guess_agreement(policy, grids[:0], choices[:0]))
 
 
 def test_the_agreement_benchmark_prints_each_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "studies"))
     import guess_agreement
 
-    config = distill.DistillConfig(**TINY, seed=3)
-    save_model(distill.new_model(config, BEGINNER), tmp_path / "model.zip", "distill", config)
+    config = DistillConfig(**TINY, seed=3)
+    save_model(new_model(config, BEGINNER), tmp_path / "model.zip", "distill", config)
     assert guess_agreement.main(["--preset", "beginner", "--games", "300", "--model", str(tmp_path / "model.zip")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "true-guess positions of 300 solver games" in lines[0]

@@ -19,10 +19,10 @@ from eval.models import load_model_agent
 from mine_env.env import MinesweeperEnv
 from support import random_position
 from train import maskable_ppo
-from train.common import make_vec_env
 from train.evaluation import model_card
 from train.export import main
 from train.networks import action_scores
+from train.sb3_training import make_vec_env
 
 pytestmark = pytest.mark.train
 

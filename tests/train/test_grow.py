@@ -13,9 +13,11 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from mine_env.engine.spec import BoardSpec
-from train import distill
-from train.common import save_model
+from train.distill_config import DistillConfig
+from train.distill_network import new_model, safety_logits, start_from
+from train.evaluation import save_model
 from train.grow import match_blocks
+from train.networks import MaskableConvActorCriticPolicy
 
 pytestmark = pytest.mark.train
 
@@ -29,16 +31,16 @@ def random_positions(count: int, seed: int) -> th.Tensor:
     return th.as_tensor(np.where(rng.random(codes.shape) < 0.5, -1, codes).astype(np.int8))
 
 
-def logits(policy: distill.MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
+def logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
     with th.no_grad():
-        return distill.safety_logits(policy, policy.features_extractor.input_planes(grids))
+        return safety_logits(policy, policy.features_extractor.input_planes(grids))
 
 
 @pytest.fixture(scope="module")
 def small_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", seed=2)
+    config = DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", seed=2)
     th.manual_seed(2)
-    model = distill.new_model(config, SPEC)
+    model = new_model(config, SPEC)
     path = tmp_path_factory.mktemp("small") / "model.zip"
     save_model(model, path, "distill", config)
     return path
@@ -46,19 +48,19 @@ def small_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("channels, dilations", [(6, "1,2,4,1"), (10, "1,2,1"), (9, "1,1,2,3,1,1")])
 def test_grown_network_gives_the_same_logits_and_can_learn(small_model: Path, channels: int, dilations: str) -> None:
-    small = distill.new_model(distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1"), SPEC)
-    distill.start_from(small.policy, str(small_model), SPEC.mines)
-    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations, seed=9)
+    small = new_model(DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1"), SPEC)
+    start_from(small.policy, str(small_model), SPEC.mines)
+    config = DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations, seed=9)
     th.manual_seed(9)
-    large = distill.new_model(config, SPEC)
+    large = new_model(config, SPEC)
     grids = random_positions(32, seed=4)
     before = logits(large.policy, grids)
-    distill.start_from(large.policy, str(small_model), SPEC.mines)
+    start_from(large.policy, str(small_model), SPEC.mines)
     after = logits(large.policy, grids)
     assert not th.allclose(before, after)
     assert th.allclose(after, logits(small.policy, grids), atol=1e-5)
     # every weight of the grown network gets a gradient path: the new parts are not dead
-    loss = distill.safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
+    loss = safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
     loss.backward()
     assert all(parameter.grad is not None and parameter.grad.abs().sum() > 0
                for parameter in large.policy.mlp_extractor.policy_head.parameters())  # fmt: skip
@@ -72,10 +74,10 @@ def test_grown_network_gives_the_same_logits_and_can_learn(small_model: Path, ch
 def test_a_network_that_cannot_hold_the_start_is_refused(
     small_model: Path, channels: int, dilations: str, message: str
 ) -> None:
-    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations)
-    large = distill.new_model(config, SPEC)
+    config = DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations)
+    large = new_model(config, SPEC)
     with pytest.raises(ValueError, match=message):
-        distill.start_from(large.policy, str(small_model), SPEC.mines)
+        start_from(large.policy, str(small_model), SPEC.mines)
 
 
 def test_blocks_are_matched_in_order() -> None:
@@ -85,9 +87,9 @@ def test_blocks_are_matched_in_order() -> None:
 
 def pooled_model(tmp_path: Path, pooled: str) -> Path:
     """A small network whose global-pooling biases have random (non-zero) weights, saved."""
-    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", pooled=pooled, seed=3)
+    config = DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", pooled=pooled, seed=3)
     th.manual_seed(3)
-    model = distill.new_model(config, SPEC)
+    model = new_model(config, SPEC)
     with th.no_grad():
         for bias in model.policy.features_extractor.global_biases.values():
             bias.linear.weight.normal_(0, 0.3)
@@ -103,15 +105,15 @@ def test_global_pooling_is_added_or_kept_with_the_same_logits(
 ) -> None:
     grids = random_positions(32, seed=5)
     for start in (small_model, pooled_model(tmp_path, "1")):  # block 1 of the start is block 1 or 2 after growth
-        source = distill.new_model(distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1",
+        source = new_model(DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1",
                                                          pooled="1" if start != small_model else ""), SPEC)  # fmt: skip
-        distill.start_from(source.policy, str(start), SPEC.mines)
-        config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations,
+        start_from(source.policy, str(start), SPEC.mines)
+        config = DistillConfig(rows=6, cols=7, mines=6, channels=channels, dilations=dilations,
                                        pooled=pooled, seed=9)  # fmt: skip
-        large = distill.new_model(config, SPEC)
-        distill.start_from(large.policy, str(start), SPEC.mines)
+        large = new_model(config, SPEC)
+        start_from(large.policy, str(start), SPEC.mines)
         assert th.allclose(logits(large.policy, grids), logits(source.policy, grids), atol=1e-5)
-    loss = distill.safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
+    loss = safety_logits(large.policy, large.policy.features_extractor.input_planes(grids)).square().mean()
     loss.backward()
     biases = large.policy.features_extractor.global_biases.values()
     assert all(bias.linear.weight.grad.abs().sum() > 0 for bias in biases)
@@ -120,15 +122,15 @@ def test_global_pooling_is_added_or_kept_with_the_same_logits(
 def test_growth_that_would_drop_global_pooling_is_refused(tmp_path: Path) -> None:
     start = pooled_model(tmp_path, "1")
     for dilations, pooled in (("1,2,1", ""), ("1,2,1", "0"), ("1,1,2,1", "1")):
-        config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations=dilations, pooled=pooled)
+        config = DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations=dilations, pooled=pooled)
         with pytest.raises(ValueError, match="global pooling"):
-            distill.start_from(distill.new_model(config, SPEC).policy, str(start), SPEC.mines)
+            start_from(new_model(config, SPEC).policy, str(start), SPEC.mines)
 
 
 def test_global_pooling_sees_beyond_the_receptive_field(tmp_path: Path) -> None:
     """One 3x3 block reaches 2 cells; with a pooled bias, a cell far away changes the corner's logit."""
-    config = distill.DistillConfig(rows=6, cols=7, mines=6, channels=4, dilations="1", pooled="0", seed=1)
-    policy = distill.new_model(config, SPEC).policy
+    config = DistillConfig(rows=6, cols=7, mines=6, channels=4, dilations="1", pooled="0", seed=1)
+    policy = new_model(config, SPEC).policy
     grids = th.full((2, 6, 7), -1, dtype=th.int8)
     grids[1, 5, 6] = 0  # a revealed cell far from (0, 0)
     planes = policy.features_extractor.input_planes(grids, th.full((2,), 0.2))  # the same density: only the cell
@@ -137,7 +139,7 @@ def test_global_pooling_sees_beyond_the_receptive_field(tmp_path: Path) -> None:
 
     def corner_logits() -> th.Tensor:
         with th.no_grad():
-            return distill.safety_logits(policy, planes)[:, 0]
+            return safety_logits(policy, planes)[:, 0]
 
     plain = corner_logits()
     assert plain[0] == plain[1]  # zero pooling weights: only the receptive field counts
@@ -146,6 +148,6 @@ def test_global_pooling_sees_beyond_the_receptive_field(tmp_path: Path) -> None:
     pooled = corner_logits()
     assert pooled[0] != pooled[1]
     with pytest.raises(ValueError, match="pooled must name distinct blocks 0 to 0"):
-        distill.DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="1").validate()
+        DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="1").validate()
     with pytest.raises(ValueError, match="--pooled and --crop-rows"):
-        distill.DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="0", crop_rows=4).validate()
+        DistillConfig(rows=6, cols=7, mines=6, dilations="1", pooled="0", crop_rows=4).validate()

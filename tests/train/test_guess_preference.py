@@ -20,9 +20,11 @@ from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train import distill, guess_preference
-from train.common import save_model
+from train import guess_preference
+from train.distill_config import DistillConfig
 from train.distill_guesses import GuessPositions, guess_report, harvest_guesses
+from train.distill_network import learner_scores, new_model, play_scores, start_from
+from train.evaluation import save_model
 from train.networks import GuessPreference
 from train.warm_start import distilled_policy
 
@@ -43,8 +45,8 @@ def one_torch_thread() -> None:
 def distilled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small distilled beginner model on disk (random weights: the head's tests need a trunk, not a good one)."""
     path = tmp_path_factory.mktemp("distilled") / "model.zip"
-    config = distill.DistillConfig(**TINY, seed=5)
-    save_model(distill.new_model(config, BEGINNER), path, "distill", config)
+    config = DistillConfig(**TINY, seed=5)
+    save_model(new_model(config, BEGINNER), path, "distill", config)
     return path
 
 
@@ -61,14 +63,14 @@ def config(distilled: Path, tmp_path: Path, **options: object) -> guess_preferen
 
 def test_a_new_head_plays_as_the_model_did_and_never_changes_the_chances(distilled: Path, guesses) -> None:
     model = guess_preference.with_preference(str(distilled), BEGINNER, bound=0.4, seed=0)
-    before = distill.learner_scores(distilled_policy(distilled, BEGINNER.mines))(guesses.grids)
-    np.testing.assert_allclose(distill.play_scores(model.policy)(guesses.grids), before, atol=1e-5)
+    before = learner_scores(distilled_policy(distilled, BEGINNER.mines))(guesses.grids)
+    np.testing.assert_allclose(play_scores(model.policy)(guesses.grids), before, atol=1e-5)
     head = model.policy.mlp_extractor.preference
     with th.no_grad():
         for parameter in head.parameters():
             parameter.normal_(0.0, 5.0)
-    played = distill.play_scores(model.policy)(guesses.grids)
-    np.testing.assert_allclose(distill.learner_scores(model.policy)(guesses.grids), before, atol=1e-5)
+    played = play_scores(model.policy)(guesses.grids)
+    np.testing.assert_allclose(learner_scores(model.policy)(guesses.grids), before, atol=1e-5)
     bonus = played - before
     assert np.abs(bonus).max() <= 0.4 + 1e-5
     assert np.abs(bonus).max() > 0.3  # the trained-looking head does move the play, by up to its bound
@@ -99,13 +101,13 @@ def test_training_the_head_teaches_the_solver_guesses(distilled: Path, guesses, 
     model = guess_preference.with_preference(str(distilled), BEGINNER, bound=2.0, seed=0)
     settings = config(distilled, tmp_path, samples=300 * 64, batch_size=64, learning_rate=3e-3, bound=2.0)
     trainer = guess_preference.PreferenceTrainer(settings, model.policy)
-    safety = distill.learner_scores(model.policy)(guesses.grids)
-    before = guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
+    safety = learner_scores(model.policy)(guesses.grids)
+    before = guess_report(play_scores(model.policy)(guesses.grids), guesses)
     losses = [trainer.step(guesses) for _ in range(trainer.steps)]
-    after = guess_report(distill.play_scores(model.policy)(guesses.grids), guesses)
+    after = guess_report(play_scores(model.policy)(guesses.grids), guesses)
     assert np.mean(losses[-30:]) < np.mean(losses[:30])
     assert after["solver_agree"] > before["solver_agree"] + 0.1
-    np.testing.assert_allclose(distill.learner_scores(model.policy)(guesses.grids), safety, atol=1e-5)
+    np.testing.assert_allclose(learner_scores(model.policy)(guesses.grids), safety, atol=1e-5)
 
 
 def test_guess_report_counts_agreement_safest_cells_and_excess_risk() -> None:
@@ -133,11 +135,11 @@ def test_a_run_logs_and_saves_a_model_that_eval_plays_and_distill_loads(distille
     assert policy.mlp_extractor.preference is not None and policy.mlp_extractor.preference.bound == 0.4
     agent = load_model_agent(saved, BEGINNER)
     grid = np.full((9, 9), HIDDEN, np.int8)
-    scores = distill.play_scores(policy)(grid[None])[0]
+    scores = play_scores(policy)(grid[None])[0]
     assert agent.act(grid, {"action_mask": np.ones(81, np.int8), "mines": 10}) == int(scores.argmax())
-    grown = distill.new_model(distill.DistillConfig(**TINY), BEGINNER).policy
-    distill.start_from(grown, str(saved), BEGINNER.mines)  # --init: the trunk loads, the head stays behind
-    np.testing.assert_allclose(distill.learner_scores(grown)(grid[None]), distill.learner_scores(policy)(grid[None]),
+    grown = new_model(DistillConfig(**TINY), BEGINNER).policy
+    start_from(grown, str(saved), BEGINNER.mines)  # --init: the trunk loads, the head stays behind
+    np.testing.assert_allclose(learner_scores(grown)(grid[None]), learner_scores(policy)(grid[None]),
                                atol=1e-5)  # fmt: skip
 
 

@@ -18,9 +18,9 @@ from stable_baselines3.common.logger import configure
 
 from mine_env.engine.constants import HIDDEN
 from train import maskable_ppo, ppo
-from train.common import make_vec_env, train
 from train.mine_head import mine_head_loss
 from train.networks import action_scores
+from train.sb3_training import make_vec_env, train
 
 pytestmark = pytest.mark.train
 

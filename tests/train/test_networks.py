@@ -12,9 +12,9 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
 from train import maskable_ppo
-from train.common import make_vec_env
 from train.maskable_ppo import MaskablePPOConfig
 from train.networks import action_scores
+from train.sb3_training import make_vec_env
 
 pytestmark = pytest.mark.train
 

@@ -14,12 +14,16 @@ pytest.importorskip("sb3_contrib")
 
 import gymnasium as gym
 import torch as th
+from sb3_contrib import MaskablePPO
 
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from train import distill, maskable_ppo
-from train.common import save_model
-from train.networks import BoardFeatures, CountRefinement, action_scores
+from train.distill_config import DistillConfig
+from train.distill_network import new_model, safety_logits, start_from
+from train.evaluation import save_model
+from train.networks import BoardFeatures, CountRefinement, MaskableConvActorCriticPolicy, action_scores
+from train.vec_env import BatchVecEnv
 from train.warm_start import load_distilled
 
 pytestmark = pytest.mark.train
@@ -59,16 +63,16 @@ def random_positions(count: int, seed: int) -> th.Tensor:
     return th.as_tensor(np.where(rng.random(codes.shape) < 0.5, HIDDEN, codes).astype(np.int8))
 
 
-def logits(policy: distill.MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
+def logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
     with th.no_grad():
-        return distill.safety_logits(policy, policy.features_extractor.input_planes(grids))
+        return safety_logits(policy, policy.features_extractor.input_planes(grids))
 
 
 def saved(tmp_path: Path, name: str, seed: int = 2, **options: object) -> Path:
     """A distilled model of random (seeded) weights, saved with its card."""
-    config = distill.DistillConfig(**{**SHAPE, **options}, seed=seed)
+    config = DistillConfig(**{**SHAPE, **options}, seed=seed)
     th.manual_seed(seed)
-    model = distill.new_model(config, SPEC)
+    model = new_model(config, SPEC)
     path = tmp_path / f"{name}.zip"
     save_model(model, path, "distill", config)
     return path
@@ -79,46 +83,46 @@ def test_a_plain_network_grown_into_refinement_gives_the_same_logits(
     tmp_path: Path, channels: int, refine: int
 ) -> None:
     plain = saved(tmp_path, "plain")
-    source = distill.new_model(distill.DistillConfig(**SHAPE), SPEC)
-    distill.start_from(source.policy, str(plain), SPEC.mines)
-    config = distill.DistillConfig(**{**SHAPE, "channels": channels}, refine=refine, seed=9)
-    refined = distill.new_model(config, SPEC)
-    distill.start_from(refined.policy, str(plain), SPEC.mines)
+    source = new_model(DistillConfig(**SHAPE), SPEC)
+    start_from(source.policy, str(plain), SPEC.mines)
+    config = DistillConfig(**{**SHAPE, "channels": channels}, refine=refine, seed=9)
+    refined = new_model(config, SPEC)
+    start_from(refined.policy, str(plain), SPEC.mines)
     grids = random_positions(32, seed=4)
     th.testing.assert_close(logits(refined.policy, grids), logits(source.policy, grids), atol=1e-5, rtol=0)
     # the update starts at zero and is the first part to learn: it gets a gradient
-    loss = distill.safety_logits(refined.policy, refined.policy.features_extractor.input_planes(grids)).square().mean()
+    loss = safety_logits(refined.policy, refined.policy.features_extractor.input_planes(grids)).square().mean()
     loss.backward()
     assert refined.policy.features_extractor.refinement.update.weight.grad.abs().sum() > 0
 
 
 def test_refinement_weights_load_for_any_number_of_passes_but_do_not_grow(tmp_path: Path) -> None:
     start = saved(tmp_path, "refined", refine=2)
-    policy = distill.new_model(distill.DistillConfig(**SHAPE, refine=2), SPEC).policy
-    distill.start_from(policy, str(start), SPEC.mines)
-    three = distill.new_model(distill.DistillConfig(**SHAPE, refine=3), SPEC).policy
-    distill.start_from(three, str(start), SPEC.mines)
+    policy = new_model(DistillConfig(**SHAPE, refine=2), SPEC).policy
+    start_from(policy, str(start), SPEC.mines)
+    three = new_model(DistillConfig(**SHAPE, refine=3), SPEC).policy
+    start_from(three, str(start), SPEC.mines)
     assert th.equal(three.features_extractor.refinement.mix.weight, policy.features_extractor.refinement.mix.weight)
-    wider = distill.new_model(distill.DistillConfig(**{**SHAPE, "channels": 8}, refine=2), SPEC).policy
+    wider = new_model(DistillConfig(**{**SHAPE, "channels": 8}, refine=2), SPEC).policy
     with pytest.raises(ValueError, match="count refinement passes grows into nothing else"):
-        distill.start_from(wider, str(start), SPEC.mines)
-    plain = distill.new_model(distill.DistillConfig(**SHAPE), SPEC).policy
+        start_from(wider, str(start), SPEC.mines)
+    plain = new_model(DistillConfig(**SHAPE), SPEC).policy
     with pytest.raises(ValueError, match="--refine 1 or more"):
-        distill.start_from(plain, str(start), SPEC.mines)
+        start_from(plain, str(start), SPEC.mines)
 
 
 def test_refinement_reads_the_board_s_count_beyond_the_receptive_field() -> None:
     """Two boards that differ only in a cell beyond the corner's reach (radius 2 + 3): with the update at zero the
     corner's logit is the same, with a trained update the board's residual carries the difference to it."""
-    config = distill.DistillConfig(**{**SHAPE, "dilations": "1"}, refine=1, seed=1)
-    policy = distill.new_model(config, SPEC).policy
+    config = DistillConfig(**{**SHAPE, "dilations": "1"}, refine=1, seed=1)
+    policy = new_model(config, SPEC).policy
     grids = th.full((2, SPEC.rows, SPEC.cols), HIDDEN, dtype=th.int8)
     grids[1, 5, 6] = 1
     planes = policy.features_extractor.input_planes(grids, th.full((2,), 0.2))  # the same density: only the cell
 
     def corner_logits() -> th.Tensor:
         with th.no_grad():
-            return distill.safety_logits(policy, planes)[:, 0]
+            return safety_logits(policy, planes)[:, 0]
 
     update = policy.features_extractor.refinement.update
     with th.no_grad():
@@ -134,13 +138,13 @@ def test_refinement_reads_the_board_s_count_beyond_the_receptive_field() -> None
 
 def test_init_from_a_refining_network_keeps_its_choices(tmp_path: Path) -> None:
     start = saved(tmp_path, "refined", refine=2)
-    source = distill.MaskablePPO.load(start, device="cpu").policy
+    source = MaskablePPO.load(start, device="cpu").policy
     config = maskable_ppo.ALGORITHM.config_class(
         **{key: SHAPE[key] for key in ("rows", "cols", "mines")}, num_envs=4, n_steps=16, batch_size=32,
         init=str(start), runs_dir=str(tmp_path), progress_bar=False,
     )  # fmt: skip
     config.validate()
-    model = maskable_ppo.ALGORITHM.build(config, distill.BatchVecEnv(SPEC, 4))
+    model = maskable_ppo.ALGORITHM.build(config, BatchVecEnv(SPEC, 4))
     load_distilled(model, config.init, SPEC.mines)
     assert model.policy.features_extractor.refine == 2
     grids = random_positions(16, seed=6).numpy()
@@ -155,14 +159,14 @@ def test_init_from_a_refining_network_keeps_its_choices(tmp_path: Path) -> None:
 ])  # fmt: skip
 def test_bad_refinement_settings_are_refused(options: dict[str, int], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        distill.DistillConfig(**SHAPE, **options).validate()
+        DistillConfig(**SHAPE, **options).validate()
 
 
 def test_a_run_with_refinement_trains_and_saves(tmp_path: Path) -> None:
-    config = distill.DistillConfig(**SHAPE, refine=2, rounds=1, positions=200, boards=16, samples=64, batch_size=32,
+    config = DistillConfig(**SHAPE, refine=2, rounds=1, positions=200, boards=16, samples=64, batch_size=32,
                                    eval_games=4, label_workers=1, runs_dir=str(tmp_path), run_name="run",
                                    progress_bar=False)  # fmt: skip
     run_dir = distill.run(config)
-    policy = distill.MaskablePPO.load(run_dir / "final_model.zip", device="cpu").policy
+    policy = MaskablePPO.load(run_dir / "final_model.zip", device="cpu").policy
     assert policy.features_extractor.refine == 2
     assert policy.features_extractor.refinement.update.weight.abs().sum() > 0  # trained away from its zero start

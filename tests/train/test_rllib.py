@@ -1,5 +1,6 @@
-"""The envs under RLlib: registered by name and by Gymnasium id, the mask honoured by the network, one PPO
-iteration on the single-player env and one on the battle env, a trained module played as an agent."""
+"""The single-player env under RLlib: registered by name and by Gymnasium id, the mask honoured by the network,
+one PPO iteration, a trained module played as an agent, the training script (the battle env's:
+test_rllib_battle.py)."""
 
 from __future__ import annotations
 
@@ -19,18 +20,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from agents.episode import play_episode
-from train.rllib import (
-    BATTLE_ENV_NAME,
-    ENV_NAME,
-    WIN_RATE,
-    MaskedCellModule,
-    RLlibAgent,
-    battle_ppo_config,
-    make_battle_env,
-    make_env,
-    module_spec,
-    ppo_config,
-)
+from train.rllib import ENV_NAME, WIN_RATE, MaskedCellModule, RLlibAgent, make_env, module_spec, ppo_config
 
 pytestmark = pytest.mark.train
 TINY_MODEL = {"channels": 8, "layers": 2, "value_hidden": 8}
@@ -78,16 +68,6 @@ def test_the_network_refuses_flag_actions() -> None:
         tiny_module(make_env({**SMALL_BOARD, "flags": True}))
 
 
-@pytest.fixture(scope="module")
-def ray_instance():
-    import ray
-
-    ray.init(address="local", num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2,
-             configure_logging=False, log_to_driver=False)  # fmt: skip
-    yield ray
-    ray.shutdown()
-
-
 def tiny_ppo(config):
     """An RLlib PPOConfig cut to a tiny batch: one iteration takes seconds."""
     return config.training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
@@ -125,30 +105,6 @@ def test_rllib_builds_the_env_from_its_gymnasium_id(ray_instance) -> None:
     assert sum(len(episode) for episode in episodes) >= 40
     observations = [episode.get_observations(0) for episode in episodes]
     assert all(obs["observation"].shape == (9, 9) for obs in observations)
-
-
-def test_the_battle_env_under_rllibs_pettingzoo_wrapper() -> None:
-    pytest.importorskip("pettingzoo")
-    env = make_battle_env(SMALL_BOARD | {"mines": 5})
-    obs, _ = env.reset(seed=1)
-    assert list(obs) == ["player_0"] and set(obs["player_0"]) == {"observation", "action_mask"}
-    valid = int(np.flatnonzero(obs["player_0"]["action_mask"])[0])
-    obs, _, terminated, _, _ = env.step({"player_0": valid})
-    assert set(obs) <= {"player_0", "player_1"} and not terminated["__all__"]
-
-
-@pytest.mark.slow
-def test_one_ppo_iteration_on_the_battle_env(ray_instance) -> None:
-    pytest.importorskip("pettingzoo")
-    config = tiny_ppo(battle_ppo_config(SMALL_BOARD | {"mines": 5}, model=TINY_MODEL))
-    assert config.env == BATTLE_ENV_NAME
-    algorithm = config.build_algo()
-    try:
-        result = algorithm.train()
-    finally:
-        algorithm.stop()
-    assert result["env_runners"]["num_env_steps_sampled"] >= 64 and result["env_runners"]["num_episodes"] > 0
-    assert "shared" in result["learners"]
 
 
 @pytest.mark.parametrize(("argv", "message"), [

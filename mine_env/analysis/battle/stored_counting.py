@@ -6,7 +6,7 @@ pipeline of :func:`~mine_env.analysis.counting.count_board`, with every componen
 order; only its component stage is this module's, where the dynamic programme of a component already in the
 store is skipped, and its stored result is the result the programme gives (the
 store matches the component's whole local form). So the counts are the same floats as ``count_board``'s
-(tests/analysis/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
+(tests/analysis/battle/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
 many hypothetical clicks, run the dynamic programme only for the components a click touches.
 """
 

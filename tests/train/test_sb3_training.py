@@ -22,10 +22,10 @@ from eval.models import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train import dqn, maskable_ppo, ppo
-from train.common import make_vec_env, planned_steps, save_model, train
-from train.evaluation import evaluate_win_rate
+from train.evaluation import evaluate_win_rate, save_model
 from train.export import export_model
 from train.networks import action_scores
+from train.sb3_training import make_vec_env, planned_steps, train
 
 pytestmark = pytest.mark.train
 
