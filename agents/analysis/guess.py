@@ -45,6 +45,7 @@ from agents.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import touches_revealed
 from mine_env.engine.rules import splitmix64
+from mine_env.engine.sorting import stable_argsort
 
 FAST, STANDARD, STRONG = 0, 1, 2
 STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRONG}
@@ -120,12 +121,12 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, sta
             cells[m] = i
             keys[m] = hidden_neighbours(flat, rows, cols, i) + noise
             m += 1
-    order = np.argsort(keys[:m], kind="mergesort")
+    order = stable_argsort(keys[:m])
     if by_probability:
         ranked = np.empty(m, np.float64)
         for j in range(m):
             ranked[j] = probability[cells[order[j]]]
-        order = order[np.argsort(ranked, kind="mergesort")]
+        order = order[stable_argsort(ranked)]
     chosen = np.empty(min(m, limit), np.int64)
     taken = interior = 0
     for j in range(m):
