@@ -11,7 +11,7 @@ Policy, move by move:
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
    move with the best win chance by exhaustive search (:mod:`agents.analysis.endgame`).
 
-The counting and the guess run in compiled code (:func:`agents.analysis.guess.certain_moves`, then
+The counting and the guess run in compiled code (the steps of :func:`agents.analysis.guess.certain_moves`, then
 :func:`agents.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
 without a guess never compiles the guess; every setting in one :class:`agents.analysis.guess.SolverSettings`
 record); whole games can be played there too (:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`,
@@ -31,12 +31,12 @@ import numpy as np
 
 from agents.analysis.counting import count_board
 from agents.analysis.counting_base import STATUS_OK
+from agents.analysis.deduction import local_safe
 from agents.analysis.guess import (
     ENDGAME_LAYOUTS,
     MARGIN,
     MAX_CANDIDATES,
     SolverSettings,
-    certain_moves,
     choose_guess,
 )
 from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
@@ -230,8 +230,15 @@ class SolverAgent(PlannedMovesAgent):
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        # decide's two steps, the guess's kernels compiled only when a first guess is needed
-        cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, mines)
+        # decide's two steps: certain_moves' (from kernels compiled anyway: certain_moves called from here would
+        # compile a library of its own on a cold start), then choose_guess, compiled only when a guess is needed
+        cells = local_safe(flat, rows, cols)
+        consistent = True
+        if cells.size == 0:
+            counted = count_board(flat, rows, cols, False, mines)
+            consistent = counted.status == STATUS_OK
+            probability, log_layouts = counted.cells.probability, counted.combined.log_layouts
+            cells = np.flatnonzero(counted.cells.safe & (flat == HIDDEN)) if consistent else cells
         if cells.size == 0 and consistent:
             cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
             self._state = np.uint64(state)  # numba hands a uint64 back as a Python int

@@ -2,9 +2,9 @@
 
 :func:`agents.solver_games.play_games` calls :func:`decide` once per position in whole games played without
 leaving compiled code; :class:`agents.solver.SolverAgent` makes the same two steps from Python,
-:func:`certain_moves` and, only when no cell is certainly safe, :func:`choose_guess` (so the guess's kernels
-compile only when a game first needs a guess). A game played move by move through the env and the same
-game played in compiled code make the same moves (tested).
+:func:`certain_moves` (from the kernels it calls, compiled anyway) and, only when no cell is certainly safe,
+:func:`choose_guess` (so the guess's kernels compile only when a game first needs a guess). A game played move
+by move through the env and the same game played in compiled code make the same moves (tested).
 Every setting travels as one :class:`SolverSettings` record.
 
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
@@ -307,7 +307,10 @@ def certain_moves(flat, rows, cols, mines):
     ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
     ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
     position fits, :func:`choose_guess` guesses from ``probability`` and ``log_layouts``. Inlined into
-    :func:`decide`; called from Python by :class:`agents.solver.SolverAgent`.
+    :func:`decide`; :class:`agents.solver.SolverAgent` makes the same steps from Python with
+    :func:`~agents.analysis.deduction.local_safe` and :func:`~agents.analysis.counting.count_board`, which it
+    compiles anyway, since this kernel called from Python would compile (and link the count into) a library of
+    its own on a cold start.
     """
     cells = local_safe(flat, rows, cols)
     if cells.shape[0]:
