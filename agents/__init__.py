@@ -1,12 +1,20 @@
-"""Minesweeper policies: the shared :class:`Agent` interface and the three baselines.
+"""Minesweeper policies: the shared :class:`Agent` interface and the agents that play through it.
 
 ``RandomAgent`` (uniform valid reveals), ``RuleAgent`` (the classic hand rules) and ``SolverAgent`` (exact
-mine probabilities, :mod:`agents.analysis.probability`).
+mine probabilities, :mod:`mine_env.analysis.probability`); the oracle that judges a move and its env
+wrappers; the battle AIs in :mod:`agents.battle`. What a position means (the exact analysis) lies below,
+in :mod:`mine_env.analysis`.
 """
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.rules import RuleAgent
 from agents.solver import SolverAgent
+from mine_env.engine.compilation import announce_compiles
+
+# The first compile of the agents' own kernels says so on stderr (the analysis announces its own groups).
+announce_compiles("agents", "the solver's kernels", "a few seconds")
+announce_compiles("agents.seeding", "the solver's whole-game kernels", "up to about 40 s")
+announce_compiles("agents.solver_games", "the solver's whole-game kernels", "up to about 40 s")
 
 __all__ = ["Agent", "RandomAgent", "RuleAgent", "SolverAgent"]

@@ -1,15 +1,19 @@
 """The model card: the JSON file beside a saved model that says how it was trained.
 
-A saved model is a ``.zip`` (stable-baselines3) with its card of the same stem beside it (``models/foo.zip``
-+ ``models/foo.json``). The training scripts (:mod:`train.common`) write the card and the evaluation
-(:mod:`eval.models`) reads it, both through :class:`ModelCard`::
+A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
+weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
+and the stable-baselines3 training zip (``models/foo.zip``, which only training reads: to resume or fine-tune). The
+training scripts (:mod:`train.common`) write the card and the evaluation (:mod:`eval.models`) reads it, both through
+:class:`ModelCard`::
 
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
-     "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..}}
+     "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..},
+     "network": {...the architecture and the weights file: agents.networks.spec...}}
 
 ``algo``, ``model_class`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is
-the training run's record. The env kwargs themselves are checked by the env that is built from them.
+the training run's record, and ``network`` what the evaluation plays (a card without it is an older run's, whose
+zip ``python -m train.export`` converts). The env kwargs themselves are checked by the env that is built from them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from agents.networks.spec import WEIGHTS_SUFFIX, NetworkSpec
 from agents.shipped_models import shipped_model, shipped_names
 
 REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
@@ -26,9 +31,11 @@ REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
 
 
 def model_paths(path: str | Path) -> tuple[Path, Path]:
-    """The ``.zip`` and its card for a model path given with or without the ``.zip`` suffix, or for the short
-    name of a shipped model (:mod:`agents.shipped_models`)."""
+    """The training ``.zip`` and the card for a model path given with or without the ``.zip`` (or the weights'
+    ``.pt``) suffix, or for the short name of a shipped model (:mod:`agents.shipped_models`)."""
     path = shipped_model(path) or Path(path)
+    if path.suffix == WEIGHTS_SUFFIX:
+        path = path.with_suffix("")
     archive = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")
     return archive, archive.with_suffix(".json")
 
@@ -46,6 +53,8 @@ class ModelCard:
         config: The training run's settings (None when not recorded).
         steps: Environment steps it was trained for (None when not recorded).
         eval: Its last evaluation during training: ``{"games", "seed", "win_rate"}`` (None when not recorded).
+        network: The playing network's architecture and weights file (:class:`agents.networks.spec.NetworkSpec`
+            as JSON; None for a card written before the model format).
 
     Raises:
         ValueError: a field of the wrong kind, saying which.
@@ -57,6 +66,7 @@ class ModelCard:
     config: dict[str, Any] | None = None
     steps: int | None = None
     eval: dict[str, Any] | None = None
+    network: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -77,6 +87,13 @@ class ModelCard:
                 raise ValueError(f"{name} must be an object, got {getattr(self, name)!r}")
         if self.steps is not None and (isinstance(self.steps, bool) or not isinstance(self.steps, int)):
             raise ValueError(f"steps must be an integer, got {self.steps!r}")
+        if self.network is not None:
+            NetworkSpec.from_dict(self.network)
+
+    @property
+    def network_spec(self) -> NetworkSpec | None:
+        """The ``network`` section, read (None when the card has none)."""
+        return None if self.network is None else NetworkSpec.from_dict(self.network)
 
     @property
     def board(self) -> tuple[int, int]:
@@ -131,15 +148,15 @@ class ModelCard:
 
     @classmethod
     def of_model(cls, path: str | Path) -> ModelCard:
-        """The card beside the saved model ``path`` (``.zip`` suffix optional).
+        """The card of the saved model ``path`` (``.zip`` or ``.pt`` suffix optional).
 
         Raises:
-            FileNotFoundError: the ``.zip`` or its card does not exist.
+            FileNotFoundError: no such model (neither its card, its weights nor its zip), or no card beside them.
             ValueError: ``path`` is a folder or a file that is no model, or the card is unreadable or wrong.
         """
         check_model_path(path)
         archive, card = model_paths(path)
-        if not archive.is_file():
+        if not any(item.is_file() for item in (archive, card, archive.with_suffix(WEIGHTS_SUFFIX))):
             given = Path(path)
             nor = f", nor {archive}" if given.suffix not in ("", ".zip") else ""
             raise FileNotFoundError(f"model file {given if nor else archive} does not exist{nor} (the shipped "
@@ -153,17 +170,20 @@ class ModelCard:
 
 
 def check_model_path(path: str | Path) -> None:
-    """ValueError when ``path`` names a folder or an existing file that is not a ``.zip``: the usual slips (a run
-    folder, the model card, any other file) told as such rather than as a missing ``<path>.zip``."""
+    """ValueError when ``path`` names a folder or an existing file that is not a ``.zip`` or ``.pt``: the usual slips
+    (a run folder, the model card, any other file) told as such rather than as a missing ``<path>.zip``."""
     path = Path(path)
     if path.is_dir():
-        models = sorted(str(item) for item in path.glob("*.zip"))
+        stems = {item.with_suffix("") for item in [*path.glob("*.zip"), *path.glob(f"*{WEIGHTS_SUFFIX}")]}
+        models = sorted(str(stem) for stem in stems)
         hint = f"; the models in it: {', '.join(models)}" if models else ""
-        raise ValueError(f"{path} is a folder, not a model file: give a model's .zip{hint}")
-    if path.is_file() and path.suffix != ".zip":
+        raise ValueError(f"{path} is a folder, not a model file: give a model (its .zip, its {WEIGHTS_SUFFIX} or "
+                         f"their stem){hint}")  # fmt: skip
+    if path.is_file() and path.suffix not in (".zip", WEIGHTS_SUFFIX):
         archive = path.with_suffix(".zip")
-        hint = f"; the model beside it is {archive}" if path.suffix == ".json" and archive.is_file() else ""
+        beside = path.suffix == ".json" and (archive.is_file() or path.with_suffix(WEIGHTS_SUFFIX).is_file())
+        hint = f"; the model beside it is {path.with_suffix('')}" if beside else ""
         raise ValueError(
-            f"{path} is not a model file: a model is a stable-baselines3 .zip with its .json model card beside "
-            f"it{hint}"
+            f"{path} is not a model file: a model is a .json model card with its {WEIGHTS_SUFFIX} weights (and the "
+            f"training .zip) beside it; give the .zip, the {WEIGHTS_SUFFIX} or their stem{hint}"
         )

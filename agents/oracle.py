@@ -1,6 +1,6 @@
 """The oracle's judgement of a move: was it a guess, how risky, could a certainly safe cell have been taken?
 
-One definition for everything that judges moves with the exact count of :mod:`agents.analysis.probability`
+One definition for everything that judges moves with the exact count of :mod:`mine_env.analysis.probability`
 (flags are not trusted): the evaluation's per-game metrics (guesses, excess risk, avoidable losses) and the
 opt-in env wrappers of :mod:`agents.wrappers`.
 """
@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.analysis.probability import safe_cells_and_probabilities
+from mine_env.analysis.probability import safe_cells_and_probabilities
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import block
 

@@ -1,10 +1,10 @@
-"""Exact mine probabilities for a Minesweeper observation: the public face of :mod:`agents.analysis.probability`.
+"""Exact mine probabilities for a Minesweeper observation: the public face of :mod:`mine_env.analysis.probability`.
 
 ``from agents.probability import mine_probabilities, analyse`` is the documented entry point (the public
 contract); the implementation lives in the analysis layer.
 """
 
-from agents.analysis.probability import (
+from mine_env.analysis.probability import (
     VALUE_MINE,
     BoardAnalysis,
     ComponentSolution,

@@ -13,7 +13,7 @@ agent guesses uniformly (seeded) among the valid hidden cells it has not deduced
 is such a guess too (no corner preference: this baseline shows what the rules alone are worth).
 
 :func:`deduce` is also the plain-Python reference of the solver's compiled deduction,
-:func:`agents.analysis.deduction.local_safe`: in a position that fits, every cell the kernel's one-number
+:func:`mine_env.analysis.deduction.local_safe`: in a position that fits, every cell the kernel's one-number
 stage clears, :func:`deduce` clears too (tested); the kernel's two-number rule is more general than the
 subset rule, and :func:`deduce` chains its rules where the kernel makes one pass (the kernel's module
 docstring states the relation).

@@ -3,8 +3,11 @@
 
 In a checkout they are the files of ``models/``; in an installed wheel, copies of those files, package data of
 ``agents`` in ``agents/shipped/`` (setup.py's build step puts them there), so that no name depends on where the
-repository is. Each name maps to one file: shipping a new network under a name is a one-line change here.
-A file of that name in the working directory (``distill-expert.zip``) wins over the shipped model.
+repository is. Each name maps to one model's stem: its card (``.json``) and weights (``.pt``, the model format that
+the evaluation plays), and for the distilled networks the training ``.zip`` that ``train --init`` and the fine-tuning
+scripts read (the reinforcement-learning models ship without theirs: nothing resumes a shipped model). Shipping a
+new network under a name is a one-line change here. A file of that name in the working directory
+(``distill-expert.zip``) wins over the shipped model.
 """
 
 from __future__ import annotations
@@ -12,15 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 SHIPPED_MODELS: dict[str, str] = {
-    "distill-beginner": "distill_beginner_opening.zip",
-    "distill-intermediate": "distill_intermediate_opening.zip",
-    "distill-expert": "distill_expert_opening.zip",
-    "dqn-beginner": "dqn_beginner_opening.zip",
-    "ppo-beginner": "ppo_beginner_opening.zip",
-    "maskable-ppo-beginner": "maskable_ppo_beginner_opening.zip",
-    "maskable-ppo-battle": "maskable_ppo_battle_16x16.zip",
+    "distill-beginner": "distill_beginner_opening",
+    "distill-intermediate": "distill_intermediate_opening",
+    "distill-expert": "distill_expert_opening",
+    "dqn-beginner": "dqn_beginner_opening",
+    "ppo-beginner": "ppo_beginner_opening",
+    "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
+    "maskable-ppo-battle": "maskable_ppo_battle_16x16",
 }
-"""Short name -> the model's ``.zip`` (its card, the ``.json`` of the same stem, beside it)."""
+"""Short name -> the model's stem in the shipped folder (its files are ``STEM.json``, ``STEM.pt``, ``STEM.zip``)."""
 
 PACKAGE_DIR = Path(__file__).resolve().parent / "shipped"
 """Where an installed wheel holds the models."""
@@ -34,8 +37,8 @@ def shipped_dir() -> Path:
 
 
 def shipped_model(name: str | Path) -> Path | None:
-    """The ``.zip`` of the shipped model called ``name``, or None when ``name`` is no short name or is a file
-    (or ``name.zip`` is one) in the working directory."""
+    """The path (without suffix) of the shipped model called ``name``, or None when ``name`` is no short name or is
+    a file (or ``name.zip`` is one) in the working directory."""
     text = str(name)
     if text not in SHIPPED_MODELS or Path(text).exists() or Path(f"{text}.zip").exists():
         return None

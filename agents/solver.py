@@ -5,17 +5,17 @@ Policy, move by move:
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`),
    or the cell given as ``first_cell``;
 2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
-3. otherwise a guess, chosen by the strength setting (details in :mod:`agents.analysis.guess`):
+3. otherwise a guess, chosen by the strength setting (details in :mod:`mine_env.analysis.guess`):
    ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
    ``strong`` (the default) the near-safest cell with the best score of what it leads to (a blend of the
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
-   move with the best win chance by exhaustive search (:mod:`agents.analysis.endgame`).
+   move with the best win chance by exhaustive search (:mod:`mine_env.analysis.endgame`).
 
-The counting and the guess run in compiled code (the steps of :func:`agents.analysis.guess.certain_moves`, then
-:func:`agents.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
-without a guess never compiles the guess; every setting in one :class:`agents.analysis.guess.SolverSettings`
+The counting and the guess run in compiled code (the steps of :func:`mine_env.analysis.guess.certain_moves`, then
+:func:`mine_env.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
+without a guess never compiles the guess; every setting in one :class:`mine_env.analysis.guess.SolverSettings`
 record); whole games can be played there too (:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`,
-through :func:`agents.analysis.guess.decide`, the same two steps), which is how the evaluation runner plays
+through :func:`mine_env.analysis.guess.decide`, the same two steps), which is how the evaluation runner plays
 the solver when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the
 ``standard`` policy in plain Python for the tests.
 """
@@ -29,23 +29,23 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.counting import count_board
-from agents.analysis.counting_base import STATUS_OK
-from agents.analysis.deduction import local_safe
-from agents.analysis.guess import (
+from agents.base import Agent
+from agents.random_agent import follows, valid_reveals
+from agents.seeding import numpy_first_draws
+from agents.solver_games import play_games
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import STATUS_OK
+from mine_env.analysis.deduction import local_safe
+from mine_env.analysis.guess import (
     ENDGAME_LAYOUTS,
     MARGIN,
     MAX_CANDIDATES,
     SolverSettings,
     choose_guess,
 )
-from agents.analysis.guess import STRENGTHS as STRENGTH_CODES
-from agents.analysis.no_guess import check_no_guess_board, no_guess_layouts
-from agents.analysis.probability import analyse
-from agents.base import Agent
-from agents.random_agent import follows, valid_reveals
-from agents.seeding import numpy_first_draws
-from agents.solver_games import play_games
+from mine_env.analysis.guess import STRENGTHS as STRENGTH_CODES
+from mine_env.analysis.no_guess import check_no_guess_board, no_guess_layouts
+from mine_env.analysis.probability import analyse
 from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
 from mine_env.engine.geometry import cells_where, is_unknown
 from mine_env.engine.rules import RULE_CODES
@@ -171,7 +171,7 @@ class SolverAgent(PlannedMovesAgent):
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (studies/first_click.py).
 
-    The settings but the first cell are kept as one :class:`agents.analysis.guess.SolverSettings` record,
+    The settings but the first cell are kept as one :class:`mine_env.analysis.guess.SolverSettings` record,
     ``settings``, which the compiled code reads.
     """
 
@@ -256,7 +256,7 @@ class SolverAgent(PlannedMovesAgent):
 
         Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
         key is ``keys[g]`` move by move (tested), in a fraction of the time; with ``boards="no_guess"``, on the
-        no-guess layout of that key for this agent's first click (:mod:`agents.analysis.no_guess`).
+        no-guess layout of that key for this agent's first click (:mod:`mine_env.analysis.no_guess`).
         ``first_cells`` (flat, one per game): cells revealed first on the agent's behalf instead of its own first
         click (the zero start of :mod:`mine_env.engine.starts`, under the ``none`` rule).
 

@@ -2,7 +2,7 @@
 
 Nothing here is on by default, so "no solver help" is every result's default; a result that uses one of
 these wrappers says so. Each wrapper asks the oracle (:mod:`agents.oracle`, on the exact count of
-:mod:`agents.analysis.probability`) about the position the agent sees (flags are not trusted), once per step.
+:mod:`mine_env.analysis.probability`) about the position the agent sees (flags are not trusted), once per step.
 They read the env through its public attributes and do not import it: the env sits above the agents.
 
 Examples:

@@ -1,7 +1,7 @@
 """Battle minesweeper: the time of one AI-vs-AI game on one core, per pair of agents (target: under 50 ms).
 
 Each pair plays the same ``--games`` boards (seed ``--seed``, the tournament's seeding) from both seats, in one
-process, one core, two ways: the default path (the compiled search of :mod:`agents.battle_search`, counting
+process, one core, two ways: the default path (the compiled search of :mod:`agents.battle.search`, counting
 through the process's shared component store, emptied at the start of each pair as in a fresh process) and the
 plain path (the Python values, every outcome counted in full: the same games, which is checked). With
 ``--before TREE`` the same games are also played by another checkout of the project (the code before a change,

@@ -4,7 +4,7 @@ Two tables, every figure measured in the same run (the engines take turns; each 
 ``--repeats`` runs, by the process's CPU clock, which leaves out the time other jobs held the cores):
 
 1. **boards per second** on each preset, the first click where the solver clicks ((2, 2); (3, 3) on
-   expert): ours (:func:`agents.analysis.no_guess.no_guess_layouts`, one compiled call for the batch, as
+   expert): ours (:func:`mine_env.analysis.no_guess.no_guess_layouts`, one compiled call for the batch, as
    the vector env makes them; and one call per board, as the single env does) against ms-toollib's
    ``laymine_solvable(rows, cols, mines, row, col, max_times)`` (Rust; one call per board; it retries
    random layouts until its solver clears one, so ``max_times`` is set high enough that it never gives up),
@@ -36,8 +36,8 @@ import gymnasium as gym
 import numpy as np
 
 import mine_env  # noqa: F401  (registers the env ids)
-from agents.analysis.no_guess import no_guess_layouts
 from agents.solver import first_click_cell
+from mine_env.analysis.no_guess import no_guess_layouts
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.rng import KEY_LIMIT
 

@@ -20,7 +20,7 @@ from functools import partial
 
 import numpy as np
 
-from agents.analysis.probability import analyse, mine_probabilities
+from mine_env.analysis.probability import analyse, mine_probabilities
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.geometry import block
 from mine_env.engine.rules import neighbour_counts

@@ -33,10 +33,10 @@ import gymnasium as gym
 import numpy as np
 
 import mine_env  # noqa: F401  (registers the env ids)
-from agents.analysis.probability import mine_probabilities
 from agents.solver import SolverAgent
 from eval.runner import evaluate
 from eval.suites import adhoc_suite
+from mine_env.analysis.probability import mine_probabilities
 from mine_env.engine.board import layout_key
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec

@@ -110,13 +110,15 @@ def resolve_agent(agent: AgentLike, spec: BoardSpec) -> AgentSpec:
     """
     if isinstance(agent, AgentSpec):
         return agent
-    if isinstance(agent, Path) or (isinstance(agent, str) and (agent.endswith(".zip") or agent in SHIPPED_MODELS)):
+    if isinstance(agent, Path) or (
+        isinstance(agent, str) and (agent.endswith((".zip", ".pt")) or agent in SHIPPED_MODELS)
+    ):
         return AgentSpec.model(agent, spec)
     if isinstance(agent, str):
         if agent not in AGENTS:
             raise ValueError(
                 f"unknown agent {agent!r}; expected one of {', '.join(sorted(AGENTS))}, a shipped model "
-                f"({shipped_names()}) or a path to a saved model (.zip)"
+                f"({shipped_names()}) or a path to a saved model (.zip or .pt)"
             )
         return AgentSpec.named(agent)
     if isinstance(agent, Agent) or callable(agent):

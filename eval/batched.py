@@ -7,8 +7,9 @@ env does after ``reset(seed=game_seeds(i).env)``, so a game here is the game ``m
 (the same first cell, the same moves, up to the rounding of the scores on another device). A network on a GPU
 plays expert-opening-10k in seconds where the per-game runner takes hours on a CPU.
 
-Run: ``python -m eval.batched --model models/distill_expert_opening.zip --suite expert-opening-10k --device cuda``
-(``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`).
+Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``
+(``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`). A model whose card gives a mark threshold
+(``mark_above``) plays with marks (:mod:`agents.marks`); ``--mark-above`` overrides it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.marks import mark_cells, show_marks
+from agents.model_card import ModelCard
 from eval.stats import wilson_interval
 from eval.suites import Suite, get_suite
 from mine_env.engine import rules as k
@@ -64,9 +67,11 @@ def _play(obs, mines, counts, meta, stack, rules, which, actions):  # type: igno
         k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, False, actions[j])
 
 
-def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000) -> BatchedResult:
+def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000,
+                 mark_above: float | None = None) -> BatchedResult:  # fmt: skip
     """Play the first ``games`` games of ``suite`` (all by default), ``batch`` games at a time, each started as
-    the suite says (:attr:`Suite.start`).
+    the suite says (:attr:`Suite.start`); with ``mark_above``, the scorer's safety logits mark its sure mines
+    (:mod:`agents.marks`).
 
     Raises:
         ValueError: a suite with a fixed first cell or no-guess boards (not played here).
@@ -75,13 +80,14 @@ def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: 
         raise ValueError("batched play covers random boards opened by the agent (no --first-cell, no no-guess)")
     total = suite.games if games is None else min(games, suite.games)
     began = time.perf_counter()
-    parts = [_play_block(scorer, suite, range(first, min(first + batch, total)))
+    parts = [_play_block(scorer, suite, range(first, min(first + batch, total)), mark_above)
              for first in range(0, total, batch)]  # fmt: skip
     won, first_cell, moves = (np.concatenate(column) for column in zip(*parts, strict=True))
     return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
 
 
-def _play_block(scorer: Scorer, suite: Suite, indices: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _play_block(scorer: Scorer, suite: Suite, indices: range,
+                mark_above: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     rows, cols, cells = suite.rows, suite.cols, suite.rows * suite.cols
     rules = k.Rules(rows, cols, suite.mines, RULE_CODES[suite.first_click])
     n = len(indices)
@@ -99,13 +105,19 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range) -> tuple[np.ndarra
         opened = np.flatnonzero(first_cell >= 0)
         _play(obs, mines, counts, meta, stack, rules, opened, first_cell[opened])
     moves = np.zeros(n, np.int64)
+    marks = np.zeros((n, cells), dtype=bool)
     while True:
         playing = np.flatnonzero(meta[:, k.META_STATUS] <= k.PLAYING)
         if playing.size == 0:
             break
         grids = obs[playing]
-        scores = np.asarray(scorer(grids.reshape(-1, rows, cols)), dtype=np.float64)
-        actions = np.where(grids == HIDDEN, scores, -np.inf).argmax(axis=1)
+        hidden = grids == HIDDEN
+        if mark_above is None:
+            scores = np.asarray(scorer(grids.reshape(-1, rows, cols)), dtype=np.float64)
+        else:
+            scores = np.asarray(scorer(show_marks(grids.reshape(-1, rows, cols), marks[playing])), dtype=np.float64)
+            marks[playing], hidden = mark_cells(scores, hidden, marks[playing], mark_above)
+        actions = np.where(hidden, scores, -np.inf).argmax(axis=1)
         untouched = first_cell[playing] < 0
         first_cell[playing[untouched]] = actions[untouched]
         moves[playing] += 1
@@ -118,29 +130,36 @@ def model_scorer(path: str, device: str, mines: int) -> Scorer:
     from eval.models import load_model_agent, tell_mine_count
 
     agent = load_model_agent(path)
-    agent.policy.to(device)
-    agent.policy.eval()
-    tell_mine_count(agent.policy, mines)
+    agent.network.to(device)
+    tell_mine_count(agent.network, mines)
     return agent.batch_scores
+
+
+def card_mark_above(model: str) -> float:
+    """The mark threshold a model's card says it plays with (0: none)."""
+    return float((ModelCard.of_model(model).config or {}).get("mark_above") or 0.0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.batched", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, action="append", help="A saved model (.zip with its .json card); "
-                        "repeat for several.")  # fmt: skip
+    parser.add_argument("--model", required=True, action="append", help="A saved model (its card and weights, or a "
+                        "shipped model's name); repeat for several.")  # fmt: skip
     parser.add_argument("--suite", required=True, help="A named suite (minesweeper eval --list-suites).")
     parser.add_argument("--start", action="append", choices=STARTS, help="How each game starts (see STARTS); "
                         "repeat for several (default: agent).")  # fmt: skip
     parser.add_argument("--games", type=int, default=None, help="Play only the suite's first N games.")
     parser.add_argument("--batch", type=int, default=10_000, help="Games played together.")
     parser.add_argument("--device", default="cpu", help="Torch device of the network: cpu, cuda.")
+    parser.add_argument("--mark-above", type=float, default=None, help="Play with marks at this mine chance "
+                        "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
     args = parser.parse_args(argv)
     for model in args.model:
         for start in args.start or ["agent"]:
             try:
-                summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device)
+                summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
+                                            args.mark_above)  # fmt: skip
             except (ValueError, FileNotFoundError) as error:
                 print(f"python -m eval.batched: error: {error}", file=sys.stderr)
                 return 2
@@ -153,14 +172,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int,
-              device: str) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
+              mark_above: float | None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome."""
     suite = get_suite(suite_name)
     if start == "zero":
         suite = suite.with_zero_start()
-    result = play_batched(model_scorer(model, device, suite.mines), suite, games, batch)
-    summary = {"model": model, "suite": suite.name, "start": start, **result.summary()}
+    if mark_above is None:
+        mark_above = card_mark_above(model)
+    result = play_batched(model_scorer(model, device, suite.mines), suite, games, batch, mark_above or None)
+    summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
+               **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip
     return summary, record

@@ -1,6 +1,8 @@
-"""minesweeper-rl's environment package: the board engine, the Gymnasium env and its vector env.
+"""minesweeper-rl's game package, four layers from the bottom up: the board engine (:mod:`mine_env.engine`), the
+exact analysis of a position (:mod:`mine_env.analysis`), the kinds of board (:mod:`mine_env.boards`), and the
+Gymnasium env, its vector env and the two-player PettingZoo env (:mod:`mine_env.battle`, imported when asked for).
 
-Importing it registers ``Minesweeper-v0`` and the preset ids with Gymnasium.
+Importing it registers ``Minesweeper-v0`` and the preset ids with Gymnasium; the analysis loads only when used.
 """
 
 from mine_env.engine.board import Board, BoardState

@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
-                        help="a saved stable-baselines3 model .zip with its .json beside it, or a shipped model by "
+                        help="a saved model (its .zip or .pt, with its .json card beside it), or a shipped model by "
                         f"name ({shipped_names()}) (repeat)")  # fmt: skip
     parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
                         help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "

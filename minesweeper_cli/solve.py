@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.analysis.probability import BoardAnalysis, InconsistentBoard, analyse
 from agents.solver import SolverAgent
+from mine_env.analysis.probability import BoardAnalysis, InconsistentBoard, analyse
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.textformat import TextBoard, parse_board
 

@@ -20,12 +20,13 @@ from collections.abc import Sequence
 import numpy as np
 import torch as th
 
+from agents.model_card import ModelCard
+from agents.networks.trunks import IteratedTrunk
 from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill_data import PositionCollector
 from train.distill_labels import Labeller
-from train.iterated_trunk import IteratedFeatures
 
 
 def held_out_positions(spec: BoardSpec, positions: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -36,11 +37,10 @@ def held_out_positions(spec: BoardSpec, positions: int, seed: int) -> tuple[np.n
     return grids, labels.astype(np.float32)
 
 
-def judge(policy: object, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    """Error, safest-pick rate and misses of ``policy``'s safety logits on labelled positions."""
-    extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head  # type: ignore[attr-defined]
+def judge(network: th.nn.Module, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    """Error, safest-pick rate and misses of ``network``'s safety logits on labelled positions."""
     with th.no_grad():
-        logits = np.concatenate([head(extractor(th.as_tensor(grids[i:i + 256]))).numpy()
+        logits = np.concatenate([network(th.as_tensor(grids[i:i + 256])).numpy()
                                  for i in range(0, len(grids), 256)])  # fmt: skip
     flat = labels.reshape(len(labels), -1)
     hidden = grids.reshape(len(grids), -1) == HIDDEN
@@ -63,18 +63,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", help="write the table here")
     args = parser.parse_args(argv)
     agent = load_model_agent(args.model)
-    extractor = agent.policy.features_extractor
-    if not isinstance(extractor, IteratedFeatures):
+    extractor = agent.network.trunk
+    if not isinstance(extractor, IteratedTrunk):
         print(f"{args.model}: its network is not the iterated trunk", file=sys.stderr)
         return 2
     th.set_num_threads(2)
-    rows, cols = agent.policy.observation_space.shape
+    rows, cols = ModelCard.of_model(args.model).board
     spec = BoardSpec(rows, cols, extractor.mines, "opening")
     grids, labels = held_out_positions(spec, args.positions, args.seed)
     table = []
     for passes in (int(part) for part in args.passes.split(",")):
         extractor.set_passes(passes)
-        row = {"passes": passes, **judge(agent.policy, grids, labels)}
+        row = {"passes": passes, **judge(agent.network, grids, labels)}
         table.append(row)
         print(" ".join(f"{key}={value:.4g}" for key, value in row.items()), flush=True)
     if args.json:

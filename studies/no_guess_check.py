@@ -7,7 +7,7 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
 * **solver**: the default solver plays every game in compiled code (:meth:`SolverAgent.play_compiled`);
   every game must be won;
 * **guesses**: each game replayed from the first click with the solver's certain moves only
-  (:func:`agents.analysis.guess.certain_moves`, as :func:`agents.analysis.guess.decide` takes them before
+  (:func:`mine_env.analysis.guess.certain_moves`, as :func:`mine_env.analysis.guess.decide` takes them before
   any guess): a position before the end where it finds no safe cell is a guess the solver would have to
   make; there must be none;
 * **oracle**: the first ``--oracle-games`` games played through the env by ``minesweeper eval``'s runner
@@ -21,7 +21,7 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
   holds, what sampling alone gives).
 
 With ``--bound-study N`` it also makes N boards per preset at the preset's mine count and at the densest
-supported count (:func:`agents.analysis.no_guess.max_no_guess_mines`), each from a random key and a random
+supported count (:func:`mine_env.analysis.no_guess.max_no_guess_mines`), each from a random key and a random
 first cell anywhere on the board, and reports how many the generator failed to make within its work bound
 and the repairs they took.
 
@@ -40,17 +40,17 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.analysis.guess import certain_moves
-from agents.analysis.no_guess import (
+from agents.solver import SolverAgent, first_click_cell
+from eval.runner import evaluate
+from eval.suites import get_suite
+from mine_env.analysis.guess import certain_moves
+from mine_env.analysis.no_guess import (
     ATTEMPTS,
     REPAIRS_PER_ATTEMPT,
     make_layouts,
     max_no_guess_mines,
     no_guess_layouts,
 )
-from agents.solver import SolverAgent, first_click_cell
-from eval.runner import evaluate
-from eval.suites import get_suite
 from mine_env.engine.board import Board
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.geometry import RULE_OPENING

@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.analysis.frontier import find_frontier
 from agents.base import Agent
 from agents.episode import play_episode
 from eval.models import ModelAgent, load_model_agent
 from eval.suites import get_suite
+from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 from mine_env.env import MinesweeperEnv
@@ -136,7 +136,7 @@ def set_refine_passes(model: ModelAgent, passes: int, path: str) -> None:
     Raises:
         ValueError: ``passes`` is below 1, or the network has no count refinement.
     """
-    extractor = model.policy.features_extractor
+    extractor = model.network.trunk
     if passes < 1:
         raise ValueError(f"--refine-passes must be 1 or more, got {passes}")
     if getattr(extractor, "refinement", None) is None:

@@ -51,6 +51,7 @@ from agents.model_card import ModelCard
 from mine_env.battle import AGENTS, parallel_env
 from mine_env.engine.battle import DRAW, BattleSpec, analysis_grid
 from mine_env.env import grid_space
+from train.export import export_model
 from train.networks import MaskableConvActorCriticPolicy, action_scores
 
 SELF = "self"
@@ -251,9 +252,11 @@ def frozen_copy(policy: Any) -> Any:
 
 
 def save(model: MaskablePPO, config: BattleTrainConfig, evaluation: dict[str, Any]) -> None:
-    """``OUT.zip`` and its card ``OUT.json``: a ``grid`` board of the battle's size, the run, its evaluation."""
+    """``OUT.zip``, the weights ``OUT.pt`` and the card ``OUT.json``: a ``grid`` board of the battle's size, the
+    network, the run, its evaluation."""
     out = Path(config.out)
     model.save(out.with_suffix(".zip"))
+    network = export_model(model, out.with_suffix(".json"))
     ModelCard(
         algo="maskable_ppo_battle",
         model_class=f"{MaskablePPO.__module__}:{MaskablePPO.__name__}",
@@ -263,6 +266,7 @@ def save(model: MaskablePPO, config: BattleTrainConfig, evaluation: dict[str, An
         steps=int(model.num_timesteps),
         eval={"games": 2 * config.eval_games, "seed": 10_000_019, "win_rate": evaluation["vs_greedy"],
               "opponent": "greedy", "win_rate_vs_random": evaluation["vs_random"]},
+        network=network,
     ).write(out.with_suffix(".json"))
 
 

@@ -2,7 +2,7 @@
 cores of this machine or on a Ray cluster.
 
 :func:`label_positions` counts a batch of positions in one compiled call (the counting pipeline of
-:mod:`agents.analysis.counting`, the same one :func:`agents.probability.mine_probabilities` runs), and
+:mod:`mine_env.analysis.counting`, the same one :func:`agents.probability.mine_probabilities` runs), and
 :class:`Labeller` spreads a batch, in chunks, over a backend (:mod:`backends`: local worker processes or
 Ray tasks); a label depends only on its position, so every backend gives the same labels.
 
@@ -20,9 +20,9 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from agents.analysis.counting import count_position
 from agents.solver import first_click_cell
 from backends import Backend, open_backend
+from mine_env.analysis.counting import count_position
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import cell_images
 

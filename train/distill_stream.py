@@ -37,10 +37,11 @@ import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
 
+from agents.marks import sure_logit
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.common import BoardOptions, add_config_arguments, at_least, config_from_args, option, report_run, save_model
-from train.distill import DistillConfig, distill_loss, log_row, new_model, progress_line
+from train.distill import DistillConfig, distill_loss, log_row, new_model, progress_line, start_from
 from train.distill_data import Dataset
 from train.iterated_trunk import IteratedFeatures
 from train.networks import MaskableConvActorCriticPolicy
@@ -80,6 +81,9 @@ class StreamConfig(BoardOptions):
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
     choice_weight: float = option(0.5, "Weight of the loss on the softmax mass put on the oracle's safest cells.")
     dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
+    init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
+    mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
+                               "shown as flags, the learner marking its cells above this mine chance; 0: none.")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     bf16: bool = option(True, "bfloat16 autocast on CUDA.")
     device: str = option("cuda", "Torch device: cuda, cpu or auto.")
@@ -112,6 +116,10 @@ class StreamConfig(BoardOptions):
         at_least(self, 0, "seed", "producers", "learner_boards", "warmup_steps")
         if not self.producers and not self.dataset:
             raise ValueError("no positions to start on: give --producers or --dataset")
+        if self.mark_above:
+            sure_logit(self.mark_above)
+        if self.init and "dilated" not in self.trunk_list():
+            raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
             raise ValueError("minutes, checkpoint_minutes and reuse must be positive")
         if self.device.startswith("cuda") and not th.cuda.is_available():
@@ -168,6 +176,8 @@ class StreamRun:
         th.manual_seed(config.seed)
         if resume is not None:
             self.load(resume)
+        elif config.init:
+            start_from(self.models["dilated"].policy, config.init, self.spec.mines)
         self.generator = th.Generator(device=self.device)
         self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)
 
@@ -320,7 +330,8 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
     else:
         grids, labels = stream.get()
         held_grids, held_labels = grids[:HELD_OUT], labels[:HELD_OUT]
-    learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool) if pool else None
+    learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
+                          config.mark_above or None) if pool else None  # fmt: skip
     while buffer.size < config.batch_size:
         buffer.add(*stream.get())
         run.taken += 1
@@ -329,7 +340,7 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
     print(f"{run.run_dir}: training {', '.join(run.names)} on {run.device} for {config.minutes} min", flush=True)
     while run.seconds < config.minutes * 60.0:
         _feed(run, buffer, stream, learner)
-        losses = run.train_step(*buffer.sample(config.batch_size))
+        losses = run.train_step(*buffer.sample(config.batch_size, marks=config.mark_above > 0))
         run.seconds = time.perf_counter() - began
         if run.seconds - last_log >= 30.0 or run.seconds >= config.minutes * 60.0:
             last_log = run.seconds

@@ -15,6 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
+from train.export import export_model
 from train.networks import action_scores
 
 if TYPE_CHECKING:
@@ -23,9 +24,11 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------- model files
 def model_card(
-    model: BaseAlgorithm, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
+    model: BaseAlgorithm, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None,
+    network: dict[str, Any] | None = None,
 ) -> ModelCard:
-    """The card written beside a model: what ``eval/`` needs to rebuild its env and load it, and the run."""
+    """The card written beside a model: what ``eval/`` needs to rebuild its env and its network (``network``, the
+    section :func:`train.export.export_model` returns), and the run."""
     spec = config.board_spec()
     model_class = type(model)
     return ModelCard(
@@ -38,19 +41,22 @@ def model_card(
         config=dataclasses.asdict(config),
         steps=int(model.num_timesteps),
         eval=evaluation,
+        network=network,
     )  # fmt: skip
 
 
 def save_model(
     model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
 ) -> None:
-    """Save ``path`` (.zip, SB3) and its model card beside it (same name, .json).
+    """Save ``path`` (.zip, SB3: what resuming and fine-tuning read), the playing network's weights (same name, .pt:
+    the model format the evaluation reads) and the model card (same name, .json).
 
     ``evaluation`` is the evaluation that made it the best model so far: ``{"games", "seed", "win_rate"}``.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
-    model_card(model, algo, config, evaluation).write(path.with_suffix(".json"))
+    card_path = path.with_suffix(".json")
+    model_card(model, algo, config, evaluation, export_model(model, card_path)).write(card_path)
 
 
 # ---------------------------------------------------------------------- evaluation

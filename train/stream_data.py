@@ -6,7 +6,9 @@
 - :class:`LearnerPlay`: boards played by the network being trained (one batched forward pass a move), their
   positions labelled in a process pool: the states the learner itself reaches (DAgger), as the anchors train on.
 - :class:`PositionBuffer`: a ring of positions on the training device, sampled uniformly, with the board's
-  symmetries applied per minibatch.
+  symmetries applied per minibatch, and with marks: the mines the labels make certain shown as flags (a random
+  share of them, :func:`mark_known`), the input a network that marks its own certain mines reads as it plays
+  (:mod:`agents.marks`).
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import Any
 import numpy as np
 import torch as th
 
+from agents.marks import mark_cells, show_marks
 from mine_env.engine.batch import BatchEngine
-from mine_env.engine.constants import HIDDEN
+from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill_data import PositionCollector
 from train.distill_labels import Labeller, label_positions
@@ -49,16 +52,21 @@ def produce(board: tuple[int, int, int, str], seed: int, boards: int, explore: f
 
 
 class LearnerPlay:
-    """``boards`` boards played greedily by a scorer (its highest hidden cell; a uniform hidden cell with chance
-    ``explore``), each position sent to ``pool`` for its labels; :meth:`harvest` returns the labelled ones."""
+    """``boards`` boards played greedily by a scorer of safety logits (its highest hidden cell; a uniform hidden
+    cell with chance ``explore``), each position sent to ``pool`` for its labels; :meth:`harvest` returns the
+    labelled ones. With ``mark_above`` the scorer marks its own certain mines as it plays (:mod:`agents.marks`):
+    it reads them as flags, and never reveals a marked cell while an unmarked one is hidden."""
 
-    def __init__(self, spec: BoardSpec, boards: int, seed: int, explore: float, pool: Executor) -> None:
+    def __init__(self, spec: BoardSpec, boards: int, seed: int, explore: float, pool: Executor,
+                 mark_above: float | None = None) -> None:  # fmt: skip
         self.spec = spec
         self.engine = BatchEngine(spec, boards)
         self.engine.reset(seed)
         self.rng = np.random.default_rng(seed)
         self.explore = explore
         self.pool = pool
+        self.mark_above = mark_above
+        self.marks = np.zeros((boards, spec.rows * spec.cols), dtype=bool)
         self.pending: deque[tuple[np.ndarray, Future[np.ndarray]]] = deque()
 
     def step(self, scorer: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -67,11 +75,17 @@ class LearnerPlay:
         self.pending.append((grids, self.pool.submit(label_positions, grids, self.spec.mines, self.spec.first_click)))
         flat = grids.reshape(len(grids), -1)
         hidden = flat == HIDDEN
-        actions = np.where(hidden, scorer(grids), -np.inf).argmax(axis=1)
+        if self.mark_above is None:
+            scores = scorer(grids)
+        else:
+            scores = scorer(show_marks(grids, self.marks))
+            self.marks, hidden = mark_cells(scores, hidden, self.marks, self.mark_above)
+        actions = np.where(hidden, scores, -np.inf).argmax(axis=1)
         explore = self.rng.random(len(grids)) < self.explore
         noise = self.rng.random(flat.shape)
-        actions[explore] = np.where(hidden[explore], noise[explore], -np.inf).argmax(axis=1)
-        self.engine.step(actions)
+        actions[explore] = np.where(flat[explore] == HIDDEN, noise[explore], -np.inf).argmax(axis=1)
+        finished = self.engine.step(actions)
+        self.marks[finished.terminated | finished.truncated] = False
 
     def harvest(self) -> list[Chunk]:
         """The positions whose labels are ready, oldest first."""
@@ -112,8 +126,9 @@ class PositionBuffer:
         self.size = min(self.capacity, self.size + n)
         self.added += len(grids)
 
-    def sample(self, n: int) -> tuple[th.Tensor, th.Tensor]:
-        """Grids (n, rows, cols) int8 and labels float32 of ``n`` positions drawn with replacement."""
+    def sample(self, n: int, marks: bool = False) -> tuple[th.Tensor, th.Tensor]:
+        """Grids (n, rows, cols) int8 and labels float32 of ``n`` positions drawn with replacement; with ``marks``,
+        a random share of each position's certain mines flagged (:func:`mark_known`)."""
         device = self.grids.device
         index = th.randint(self.size, (n,), device=device, generator=self.generator)
         grids, labels = self.grids[index], self.labels[index].float()
@@ -123,4 +138,22 @@ class PositionBuffer:
                 grids, labels = grids.flip(dim), labels.flip(dim)
         if flips[2] and grids.shape[1] == grids.shape[2]:
             grids, labels = grids.transpose(1, 2), labels.transpose(1, 2)
+        if marks:
+            grids = mark_known(grids, labels, self.generator)
         return grids.contiguous(), labels.contiguous()
+
+
+def mark_known(grids: th.Tensor, labels: th.Tensor, generator: th.Generator) -> th.Tensor:
+    """The grids with some of their certain mines (hidden cells labelled 1) flagged: all of them in half the
+    positions, each with a chance drawn uniformly per position in the other half.
+
+    A network that marks its own certain mines as it plays has, at any move, marked nearly all it has found: the
+    ones the last reveal made certain are not marked yet. Both ends and what lies between are trained on.
+    """
+    n = len(grids)
+    device = grids.device
+    share = th.rand((n, 1, 1), device=device, generator=generator)
+    share = th.where(th.rand((n, 1, 1), device=device, generator=generator) < 0.5, th.ones_like(share), share)
+    chosen = th.rand(grids.shape, device=device, generator=generator) < share
+    known = (grids == HIDDEN) & (labels >= 1.0)
+    return th.where(known & chosen, th.full_like(grids, FLAG), grids)

@@ -1,18 +1,50 @@
-"""The analysis of a position: exact mine probabilities, safe-cell deduction, look-ahead, endgame search.
+"""Deprecated alias of :mod:`mine_env.analysis`, where the exact analysis moved on 2026-11-27 (below the agents,
+on the engine): ``agents.analysis.X`` imports warn and give the moved module itself.
 
-Built on the board engine only; the agents (and through them the oracle wrappers and eval) build on it.
-The first compile of these kernels in a process says so on stderr (:mod:`mine_env.engine.compilation`),
-by group: the exact count, the certain moves, the guess (compiled only when a game first needs a guess),
-the no-guess board generator and whole compiled games, each with its cold compile time on the 2-core
-development machine (docs/COLD_START.md, docs/NO_GUESS.md).
+``agents.analysis.probability`` is ``mine_env.analysis.probability``; the four modules only battle uses
+(``outcomes``, ``component_store``, ``stored_counting``, ``open_number``) moved to
+:mod:`mine_env.analysis.battle`. The public face of the probabilities, :mod:`agents.probability`, did not move.
 """
 
-from mine_env.engine.compilation import announce_compiles
+from __future__ import annotations
 
-announce_compiles("agents", "the solver's kernels", "a few seconds")
-announce_compiles("agents.analysis.counting", "the exact-probability kernels", "about 10 s")
-announce_compiles("agents.analysis.guess.choose_guess", "the solver's guess kernels", "about 15 s")
-announce_compiles("agents.analysis.no_guess", "the no-guess board generator", "about 30 s")
-announce_compiles("agents.analysis.outcomes", "the battle AIs' outcome counts", "about 10 s")
-announce_compiles("agents.seeding", "the solver's whole-game kernels", "up to about 40 s")
-announce_compiles("agents.solver_games", "the solver's whole-game kernels", "up to about 40 s")
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from types import ModuleType
+
+BATTLE_MODULES = frozenset({"outcomes", "component_store", "stored_counting", "open_number"})
+"""The modules that moved one level further, into :mod:`mine_env.analysis.battle`."""
+
+
+def moved_name(old: str) -> str:
+    """Where the module ``agents.analysis.X`` (or a module below it) lives now."""
+    rest = old.removeprefix(f"{__name__}.")
+    home = "mine_env.analysis.battle" if rest.split(".")[0] in BATTLE_MODULES else "mine_env.analysis"
+    return f"{home}.{rest}"
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds ``agents.analysis.X`` and loads it as the moved module object itself (one module, two names)."""
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        return importlib.util.spec_from_loader(fullname, self) if fullname.startswith(f"{__name__}.") else None
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        new = moved_name(spec.name)
+        warnings.warn(f"{spec.name} moved to {new}; import it from there", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(new)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the moved module ran when it was imported under its own name."""
+
+
+warnings.warn("agents.analysis moved to mine_env.analysis; import it from there", DeprecationWarning, stacklevel=2)
+__path__: list[str] = []  # a package, so that its old submodules import (through the finder below)
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())

@@ -3,7 +3,7 @@
 By default the first reveal places the layout of the game's key uniformly under the first-click rule
 (:mod:`mine_env.engine.layout`). A *layout source* replaces that placement: given the layout keys and first
 cells of games about to start, it returns their layouts, still a pure function of (key, first cell). The
-no-guess boards are one (:mod:`agents.analysis.no_guess`, handed in by :mod:`mine_env.boards`): the engine
+no-guess boards are one (:mod:`mine_env.analysis.no_guess`, handed in by :mod:`mine_env.boards`): the engine
 takes the source as a plain callable and imports nothing of its maker, so it stays below the analysis.
 
 :class:`~mine_env.engine.board.Board` and :class:`~mine_env.engine.batch.BatchEngine` call the source just

@@ -367,6 +367,17 @@ def reveal_cell(game: Game, rows: int, cols: int, cell: int) -> int:
 
 
 @njit(cache=True)
+def replay_game(game: Game, rows: int, cols: int, n_mines: int, first_cell: int) -> int:
+    """Hide every cell of ``game`` and play it again from ``first_cell`` on the layout and counts it holds (a
+    driver that edits the layout, as the no-guess generator does, replays it so); returns the safe cells
+    revealed."""
+    game.obs[:] = HIDDEN
+    game.meta[META_STATUS] = PLAYING
+    game.meta[META_SAFE_LEFT] = rows * cols - n_mines
+    return reveal_cell(game, rows, cols, first_cell)
+
+
+@njit(cache=True)
 def step_reward(status: int, revealed: int, rewards: RewardValues) -> float:
     """The reward of one step from its outcome (see :class:`mine_env.engine.rewards.RewardConfig`)."""
     if revealed == INVALID:

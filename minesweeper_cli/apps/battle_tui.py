@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.battle import make_battle_agent, seat_observation
-from agents.battle_position import Position
+from agents.battle.position import Position
 from mine_env.engine.battle import DRAW, BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import MINE
 from mine_env.engine.rng import layout_key

@@ -71,7 +71,7 @@ def frontier_hints(grid: np.ndarray, probabilities: np.ndarray) -> FrontierHints
 
     Args:
         grid: What the player sees.
-        probabilities: The mine chance of every cell (see :func:`agents.analysis.probability.mine_probabilities`).
+        probabilities: The mine chance of every cell (see :func:`mine_env.analysis.probability.mine_probabilities`).
     """
     hidden = grid == HIDDEN
     on_frontier = frontier(grid) & hidden

@@ -213,7 +213,7 @@ class GameSession:
 
     # ------------------------------------------------------------------ the solver's and the agent's moves
     def probabilities(self) -> np.ndarray | None:
-        """Mine chance of every cell (see :func:`agents.analysis.probability.mine_probabilities`), flags ignored.
+        """Mine chance of every cell (see :func:`mine_env.analysis.probability.mine_probabilities`), flags ignored.
 
         None before the layout is placed, once the game is over, while the solver compiles, and (with a
         message) if the solver fails. Computed once per position.
@@ -222,7 +222,7 @@ class GameSession:
             return None
         position = (self.games, self.board.safe_left)  # revealed cells only grow within a game
         if self._probabilities is None or self._probabilities[0] != position:
-            from agents.analysis.probability import mine_probabilities
+            from mine_env.analysis.probability import mine_probabilities
 
             try:
                 self._probabilities = (position, mine_probabilities(self.board.grid, self.spec.mines))

@@ -14,10 +14,10 @@ from agents.battle import (
     bomb_expectations,
     make_battle_agent,
     play_battle,
-    position_analysis,
     seat_observation,
 )
-from agents.battle_values import (
+from agents.battle.players import position_analysis
+from agents.battle.values import (
     TIE_TOLERANCE,
     best_chance,
     contest_bound,

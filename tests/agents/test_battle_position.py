@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.probability import VALUE_MINE, analyse
 from agents.battle import GreedyBattleAgent, make_battle_agent, seat_observation
-from agents.battle_position import Position
+from agents.battle.position import Position
+from mine_env.analysis.probability import VALUE_MINE, analyse
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import HIDDEN, MINE
 from support import battle_game_actions

@@ -1,4 +1,4 @@
-"""The compiled search of the battle AIs (agents.battle_search) against their Python values (agents.battle_values):
+"""The compiled search of the battle AIs (agents.battle.search) against their Python values (agents.battle.values):
 the same floats, position by position, and the same games, move by move."""
 
 from __future__ import annotations
@@ -9,15 +9,14 @@ import pytest
 from agents.battle import (
     GreedyBattleAgent,
     LookaheadBattleAgent,
-    board_of,
     make_battle_agent,
-    search_inputs,
     seat_observation,
     shared_component_store,
 )
-from agents.battle_position import Position
-from agents.battle_search import contest_scores, lookahead_scores, outcome_distribution
-from agents.battle_values import TIE_TOLERANCE, contest_values, expand, likeliest
+from agents.battle.players import board_of, search_inputs
+from agents.battle.position import Position
+from agents.battle.search import contest_scores, lookahead_scores, outcome_distribution
+from agents.battle.values import TIE_TOLERANCE, contest_values, expand, likeliest
 from mine_env.engine.battle import BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import HIDDEN
 from support import battle_game_actions

@@ -25,8 +25,10 @@ NEEDS_TRAIN = pytest.mark.skipif(
 @pytest.mark.parametrize("name", SHIPPED_MODELS)
 def test_every_short_name_is_a_model_with_its_card(name: str) -> None:
     archive, card = model_paths(name)
-    assert archive == CHECKOUT_DIR / SHIPPED_MODELS[name] and archive.is_file() and card.is_file()
-    assert ModelCard.of_model(name).env_kwargs["rows"] > 0
+    assert archive == CHECKOUT_DIR / f"{SHIPPED_MODELS[name]}.zip" and card.is_file()
+    network = ModelCard.of_model(name).network
+    assert network is not None and (CHECKOUT_DIR / network["weights"]).is_file()
+    assert archive.is_file() == name.startswith("distill-")  # the zip that --init reads; no other is shipped
 
 
 def test_a_file_of_that_name_in_the_working_directory_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +43,7 @@ def test_an_installed_wheel_uses_its_own_copies(tmp_path: Path, monkeypatch: pyt
     assert shipped_dir() == CHECKOUT_DIR  # a checkout: models/ itself
     monkeypatch.setattr(shipped_models, "PACKAGE_DIR", tmp_path)
     assert shipped_dir() == tmp_path
-    assert shipped_model("dqn-beginner") == tmp_path / "dqn_beginner_opening.zip"
+    assert shipped_model("dqn-beginner") == tmp_path / "dqn_beginner_opening"
 
 
 def test_an_unknown_model_names_the_shipped_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

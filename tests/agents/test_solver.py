@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.counting import count_position
-from agents.analysis.guess import PRESETS
 from agents.probability import InconsistentBoard, analyse
 from agents.seeding import numpy_first_draws
 from agents.solver import STRENGTHS, SolverAgent, initial_state, initial_states
+from mine_env.analysis.counting import count_position
+from mine_env.analysis.guess import PRESETS
 from mine_env.engine.board import layout_key
 from mine_env.engine.constants import HIDDEN
 from support import grid_from_rows, info_for, random_position

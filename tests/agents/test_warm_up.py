@@ -8,13 +8,13 @@ import gymnasium as gym
 import pytest
 from numba import typeof, types
 
-import agents.analysis.probability as probability_module
 import agents.solver as solver_module
 import mine_env  # noqa: F401  (registers the env ids)
-from agents.analysis.guess import PRESETS
+import mine_env.analysis.probability as probability_module
 from agents.probability import mine_probabilities
 from agents.solver import SolverAgent
 from agents.warm_up import warm_up, warm_up_in_background
+from mine_env.analysis.guess import PRESETS
 
 FLAT = types.Array(types.int8, 1, "C")
 SETTINGS = typeof(PRESETS["strong"])
@@ -58,14 +58,15 @@ def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_g
 
 
 def test_the_warm_up_names_the_paths_it_knows() -> None:
-    with pytest.raises(ValueError, match=r"unknown paths \['gui'\]; expected some of env, compiled, battle"):
+    with pytest.raises(ValueError, match=r"unknown paths \['gui'\]; expected some of env, compiled"):
         warm_up(["env", "gui"])
 
 
 def test_the_battle_path_compiles_the_battle_ais_counting() -> None:
-    from agents.battle_search import contest_scores, lookahead_scores
+    from agents.battle.search import contest_scores, lookahead_scores
+    from agents.battle.warm_up import warm_up_battle
 
-    assert warm_up(["battle"]) >= 0.0
+    assert warm_up_battle() >= 0.0
     # what the contest and look-ahead agents call on every move, the stored count linked in: compiled here, or
     # loaded from the cache (reveal_counts_stored itself is then never loaded, so its signatures say nothing)
     assert contest_scores.signatures and lookahead_scores.signatures

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.analysis.combine import certain_or_inward
 from agents.probability import analyse, mine_probabilities
+from mine_env.analysis.combine import certain_or_inward
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import neighbour_counts
 from support import grid_from_rows

@@ -8,10 +8,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from agents.analysis.component import ComponentCounts, count_components
-from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_OK
-from agents.analysis.frontier import find_frontier
 from agents.probability import analyse
+from mine_env.analysis.component import ComponentCounts, count_components
+from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_OK
+from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import neighbour_counts
 from support import chain_board, grid_from_rows

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.counting import BoardCount, PositionCount, count_board, count_position
-from agents.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
 from agents.probability import analyse
+from mine_env.analysis.counting import BoardCount, PositionCount, count_board, count_position
+from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_BAD_NUMBER, STATUS_BAD_TOTAL, STATUS_OK
 from support import grid_from_rows, random_position
 
 

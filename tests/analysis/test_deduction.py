@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.analysis.counting import count_position
-from agents.analysis.deduction import local_safe, number_facts, one_number_safe, two_number_safe
 from agents.rules import deduce
+from mine_env.analysis.counting import count_position
+from mine_env.analysis.deduction import local_safe, number_facts, one_number_safe, two_number_safe
 from mine_env.engine.constants import FLAG, HIDDEN
 from support import grid_from_rows, random_position
 

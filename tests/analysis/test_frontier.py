@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_OK
-from agents.analysis.frontier import Frontier, find_frontier, narrow_order
+from mine_env.analysis.counting_base import STATUS_BAD_NUMBER, STATUS_OK
+from mine_env.analysis.frontier import Frontier, find_frontier, narrow_order
 from support import grid_from_rows
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.guess import PRESETS, decide
-from agents.analysis.lookahead import look_ahead
 from agents.probability import BoardAnalysis, analyse
 from agents.solver_reference import ReferenceSolver, progress_chance
+from mine_env.analysis.guess import PRESETS, decide
+from mine_env.analysis.lookahead import look_ahead
 from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.counting import count_position
-from agents.analysis.endgame import enumerate_layouts
-from agents.analysis.lookahead import forced_fifty_fifty, look_ahead
 from agents.probability import analyse
 from agents.solver_reference import progress_chance
+from mine_env.analysis.counting import count_position
+from mine_env.analysis.endgame import enumerate_layouts
+from mine_env.analysis.lookahead import forced_fifty_fifty, look_ahead
 from mine_env.engine.constants import HIDDEN, MINE
 from support import grid_from_rows, random_position
 

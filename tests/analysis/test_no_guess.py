@@ -9,7 +9,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from agents.analysis.no_guess import (
+from mine_env.analysis.no_guess import (
     MAX_DENSITY,
     check_no_guess_board,
     max_no_guess_mines,

@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from agents.analysis.component import count_component, weigh
-from agents.analysis.component_store import ComponentStore, new_component_store
-from agents.analysis.counting import count_board
-from agents.analysis.counting_base import SLOTS
-from agents.analysis.forward_pass import LocalComponent, forward_pass
-from agents.analysis.outcomes import reveal_counts, reveal_counts_stored
-from agents.analysis.state_table import ROW
+from mine_env.analysis.battle.component_store import ComponentStore, new_component_store
+from mine_env.analysis.battle.outcomes import reveal_counts, reveal_counts_stored
+from mine_env.analysis.component import count_component, weigh
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import SLOTS
+from mine_env.analysis.forward_pass import LocalComponent, forward_pass
+from mine_env.analysis.state_table import ROW
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import neighbour_counts
 from support import assert_same_reveal_counts, chain_board, random_position

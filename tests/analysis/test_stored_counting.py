@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.analysis.component_store import ComponentStore, new_component_store
-from agents.analysis.counting import count_board
-from agents.analysis.outcomes import reveal_counts, reveal_counts_stored
-from agents.analysis.stored_counting import count_board_stored
+from mine_env.analysis.battle.component_store import ComponentStore, new_component_store
+from mine_env.analysis.battle.outcomes import reveal_counts, reveal_counts_stored
+from mine_env.analysis.battle.stored_counting import count_board_stored
+from mine_env.analysis.counting import count_board
 from mine_env.engine.constants import HIDDEN
 from support import assert_same_reveal_counts, grid_from_rows, random_position
 

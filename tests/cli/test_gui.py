@@ -374,7 +374,7 @@ def test_the_env_human_render_draws_what_render_rgb_draws():
 
 
 def test_the_no_guess_button_deals_no_guess_boards_on_every_preset(window):
-    from agents.analysis.no_guess import no_guess_layout
+    from mine_env.analysis.no_guess import no_guess_layout
 
     click(window, window.button("noguess").rect.center)
     assert window.session.boards == "no_guess" and window._face(window.button("noguess")) == ("No guess: on", True)

@@ -288,7 +288,7 @@ def test_a_baseline_agent_plays_to_the_end_and_only_guesses_can_lose(agent):
 
 
 def test_a_no_guess_session_deals_no_guess_boards() -> None:
-    from agents.analysis.no_guess import no_guess_layout
+    from mine_env.analysis.no_guess import no_guess_layout
 
     session = GameSession(BoardSpec(9, 9, 10, "opening"), seed=4, boards="no_guess")
     assert session.message.endswith("10 mines, no guess needed")

@@ -27,9 +27,9 @@ from mine_env.engine.compilation import (
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUPS = {
-    "agents": KernelGroup("the solver's kernels", "a few seconds"),
-    "agents.analysis.counting": KernelGroup("the exact-probability kernels", "about 10 s"),
-    "agents.analysis.guess.choose_guess": KernelGroup("the solver's guess kernels", "about 15 s"),
+    "mine_env.analysis": KernelGroup("the solver's kernels", "a few seconds"),
+    "mine_env.analysis.counting": KernelGroup("the exact-probability kernels", "about 10 s"),
+    "mine_env.analysis.guess.choose_guess": KernelGroup("the solver's guess kernels", "about 15 s"),
     "mine_env.engine": KernelGroup("the game engine's kernels", "a few seconds"),
 }
 
@@ -42,15 +42,15 @@ class _Terminal(io.StringIO):
 @pytest.mark.parametrize(
     ("name", "group"),
     [
-        ("agents.analysis.counting.count_board", "agents.analysis.counting"),
-        ("agents.analysis.guess.certain_moves", "agents"),
-        ("agents.analysis.guess.choose_guess", "agents.analysis.guess.choose_guess"),
-        ("agents.analysis.guess.choose_guesses", "agents"),  # a sibling name, not below the prefix
-        ("agents.analysis.counting_base.grown", "agents"),
-        ("agents", "agents"),
+        ("mine_env.analysis.counting.count_board", "mine_env.analysis.counting"),
+        ("mine_env.analysis.guess.certain_moves", "mine_env.analysis"),
+        ("mine_env.analysis.guess.choose_guess", "mine_env.analysis.guess.choose_guess"),
+        ("mine_env.analysis.guess.choose_guesses", "mine_env.analysis"),  # a sibling name, not below the prefix
+        ("mine_env.analysis.counting_base.grown", "mine_env.analysis"),
+        ("mine_env.analysis", "mine_env.analysis"),
         ("mine_env.engine.rules.new_game_spread", "mine_env.engine"),
         ("mine_env.env.step", None),
-        ("agentsx.other.kernel", None),
+        ("mine_env.analysisx.other.kernel", None),
         ("numba.np.arrayobj.impl", None),
     ],
 )
@@ -60,12 +60,12 @@ def test_a_kernel_belongs_to_its_longest_prefix(name: str, group: str | None) ->
 
 def test_a_compile_started_from_python_is_announced_once_per_group() -> None:
     shown: set[KernelGroup] = set()
-    assert notice_for("agents.analysis.guess.certain_moves", 0, GROUPS, shown) == GROUPS["agents"]
-    shown.add(GROUPS["agents"])
-    assert notice_for("agents.analysis.deduction.local_safe", 0, GROUPS, shown) is None  # said already
-    guess, count = GROUPS["agents.analysis.guess.choose_guess"], GROUPS["agents.analysis.counting"]
-    assert notice_for("agents.analysis.guess.choose_guess", 0, GROUPS, shown) == guess
-    assert notice_for("agents.analysis.counting.count_board", 0, GROUPS, shown) == count
+    assert notice_for("mine_env.analysis.guess.certain_moves", 0, GROUPS, shown) == GROUPS["mine_env.analysis"]
+    shown.add(GROUPS["mine_env.analysis"])
+    assert notice_for("mine_env.analysis.deduction.local_safe", 0, GROUPS, shown) is None  # said already
+    guess, count = GROUPS["mine_env.analysis.guess.choose_guess"], GROUPS["mine_env.analysis.counting"]
+    assert notice_for("mine_env.analysis.guess.choose_guess", 0, GROUPS, shown) == guess
+    assert notice_for("mine_env.analysis.counting.count_board", 0, GROUPS, shown) == count
 
 
 def test_two_prefixes_that_name_one_group_are_announced_once() -> None:
@@ -76,13 +76,13 @@ def test_two_prefixes_that_name_one_group_are_announced_once() -> None:
 
 
 def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced() -> None:
-    assert notice_for("agents.analysis.counting.count_board", 1, GROUPS, set()) is None
+    assert notice_for("mine_env.analysis.counting.count_board", 1, GROUPS, set()) is None
     assert notice_for("numba.np.arrayobj.impl", 0, GROUPS, set()) is None
     assert notice_for("my_project.kernels.step", 0, GROUPS, set()) is None
 
 
 def test_the_notice_says_what_compiles_how_long_and_that_it_happens_once() -> None:
-    line = notice_line(GROUPS["agents.analysis.guess.choose_guess"])
+    line = notice_line(GROUPS["mine_env.analysis.guess.choose_guess"])
     assert line == (
         "minesweeper-rl: compiling the solver's guess kernels once (about 15 s; later runs load them from the "
         "cache)"

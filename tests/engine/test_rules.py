@@ -39,3 +39,18 @@ def test_a_compiled_driver_plays_the_games_of_the_board(first_click: str) -> Non
             assert (k.game_status(game.meta), k.safe_left(game.meta)) == (board.status_code, board.safe_left)
     assert board.status == "won"
     assert game.obs.tolist() == board.grid.ravel().tolist()
+
+
+def test_a_replayed_game_starts_again_from_its_first_click_on_the_layout_it_holds() -> None:
+    # replay_game is how a driver that edits a layout (the no-guess generator) plays it again, through the
+    # engine's API rather than its status slots: the same position as the first click of a fresh game.
+    spec, key = BoardSpec(9, 9, 10, "opening"), 777
+    game = k.new_game_arrays(spec.n_cells)
+    first = k.open_game(game, spec.rows, spec.cols, spec.mines, k.RULE_CODES["opening"], key, 40)
+    opened = game.obs.copy()
+    for cell in np.flatnonzero(game.mines == 0):
+        k.reveal_cell(game, spec.rows, spec.cols, int(cell))
+    assert k.game_status(game.meta) == k.WON
+    assert k.replay_game(game, spec.rows, spec.cols, spec.mines, 40) == first
+    assert game.obs.tolist() == opened.tolist()
+    assert (k.game_status(game.meta), k.safe_left(game.meta)) == (k.PLAYING, spec.n_cells - spec.mines - first)

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import mine_env  # noqa: F401  (registers the ids)
-from agents.analysis.no_guess import no_guess_layout
+from mine_env.analysis.no_guess import no_guess_layout
 from mine_env.engine.board import Board, layout_key
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv

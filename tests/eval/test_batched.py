@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from eval.agent_specs import AgentSpec
-from eval.batched import main, model_scorer, play_batched
+from eval.batched import card_mark_above, main, model_scorer, play_batched
 from eval.player import GamePlayer
 from eval.suites import Suite, get_suite
+from mine_env.engine.constants import FLAG
 
 BEGINNER_MODEL = "models/distill_beginner_opening.zip"
 
@@ -42,3 +46,41 @@ def test_batched_command_line(tmp_path, capsys) -> None:  # type: ignore[no-unty
     assert all(len(line["won"]) == 20 for line in lines)
     assert main(["--model", "no/such.zip", "--suite", "beginner-opening-1k"]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_marks_are_shown_to_the_network_and_change_nothing_when_nothing_is_sure() -> None:
+    suite = get_suite("beginner-opening-1k")
+    network = model_scorer(BEGINNER_MODEL, "cpu", suite.mines)
+    seen: list[np.ndarray] = []
+
+    def scorer(grids: np.ndarray) -> np.ndarray:
+        seen.append(grids.copy())
+        return network(grids)
+
+    def unsure(grids: np.ndarray) -> np.ndarray:  # never a mine chance above 0.95
+        return np.maximum(network(grids), -3.0)
+
+    plain = play_batched(unsure, suite, games=40)
+    never = play_batched(unsure, suite, games=40, mark_above=0.99)
+    assert never.won.tolist() == plain.won.tolist() and never.moves.tolist() == plain.moves.tolist()
+    marked = play_batched(scorer, suite, games=40, mark_above=0.99)
+    assert any((grids == FLAG).any() for grids in seen)  # the network read its own marks
+    assert marked.won.size == 40 and (marked.moves > 0).all()
+
+
+def test_a_model_that_plays_with_marks_plays_the_same_games_batched_and_one_by_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    card = json.loads(Path("models/distill_beginner_opening.json").read_text())
+    card["config"]["mark_above"] = 0.9  # the card of a network trained with marks (agents.marks)
+    card["network"]["weights"] = "marked.pt"
+    (tmp_path / "marked.json").write_text(json.dumps(card))
+    shutil.copy("models/distill_beginner_opening.pt", tmp_path / "marked.pt")
+    model = str(tmp_path / "marked.pt")
+    suite = get_suite("beginner-opening-1k")
+    assert card_mark_above(model) == 0.9
+    batched = play_batched(model_scorer(model, "cpu", suite.mines), suite, games=30, mark_above=0.9)
+    player = GamePlayer(suite, [AgentSpec.model(model, suite.spec())], oracle=False)
+    records = [player.play(0, game) for game in range(30)]
+    assert batched.won.tolist() == [record.won for record in records]
+    assert batched.first_cell.tolist() == [record.first_action for record in records]
+    plain = play_batched(model_scorer(model, "cpu", suite.mines), suite, games=30)
+    assert plain.moves.tolist() != batched.moves.tolist()  # the marks changed how it played

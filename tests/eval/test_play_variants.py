@@ -89,7 +89,7 @@ def test_refine_passes_run_the_weight_tied_refinement_more_times(tmp_path: Path)
     grid[0, :2, :2] = (0, 1), (1, 2)
     as_trained = model.batch_scores(grid)
     checks.set_refine_passes(model, 5, str(path))
-    assert model.policy.features_extractor.refine == 5
+    assert model.network.trunk.refine == 5
     assert not np.allclose(model.batch_scores(grid), as_trained)  # random weights: every pass moves the features
     with pytest.raises(ValueError, match="must be 1 or more"):
         checks.set_refine_passes(model, 0, str(path))

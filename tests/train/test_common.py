@@ -18,11 +18,13 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from agents.model_card import ModelCard
+from eval.models import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train import dqn, maskable_ppo, ppo
 from train.common import make_vec_env, planned_steps, save_model, train
 from train.evaluation import evaluate_win_rate
+from train.export import export_model
 from train.networks import action_scores
 
 pytestmark = pytest.mark.train
@@ -84,6 +86,7 @@ def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) ->
     best = ModelCard.read(run_dir / "best_model.json").eval
     assert best is not None and best["games"] == TINY["eval_games"] and 0.0 <= best["win_rate"] <= 1.0
     assert (run_dir / "best_model.zip").is_file() and (run_dir / "config.json").is_file()
+    assert (run_dir / "best_model.pt").is_file() and (run_dir / "final_model.pt").is_file()
     assert (run_dir / "checkpoints" / "latest.zip").is_file()
     assert list((run_dir / "logs").glob("events.out.tfevents.*"))
     assert "eval/win_rate" in (run_dir / "logs" / "progress.csv").read_text().splitlines()[0]
@@ -130,6 +133,12 @@ def test_save_load_round_trip_keeps_the_policy(algo: str, tmp_path: Path) -> Non
     rng = np.random.default_rng(0)
     grids = np.stack([random_position(rng, 4, 5, 3)[1] for _ in range(24)])
     th.testing.assert_close(action_scores(loaded.policy, grids), action_scores(model.policy, grids))
+    played = th.as_tensor(load_model_agent(tmp_path / "model").batch_scores(grids))  # the model format, no SB3
+    if algo != "dqn":  # an actor-critic's distribution normalises its logits
+        played = th.log_softmax(played, dim=1)
+    th.testing.assert_close(played, action_scores(model.policy, grids))
+    assert ModelCard.read(tmp_path / "model.json").network == export_model(model, tmp_path / "again.json") | {
+        "weights": "model.pt"}  # the same bytes from the same weights
 
 
 

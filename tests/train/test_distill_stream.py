@@ -11,8 +11,10 @@ import pytest
 import torch as th
 
 from eval.models import load_model_agent
+from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill_stream import StreamConfig, main
 from train.iterated_trunk import IteratedFeatures
+from train.stream_data import mark_known
 
 
 def test_iterated_trunk_shares_one_block_across_passes() -> None:
@@ -33,8 +35,10 @@ def test_iterated_trunk_shares_one_block_across_passes() -> None:
 
 
 def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    init = ["--init", "models/distill_expert_opening.zip", "--trunks", "iterated"]
     for argv, message in ((["--trunks", "dilated,resnet"], "trunks must be distinct names"),
-                          (["--producers", "0"], "no positions to start on")):  # fmt: skip
+                          (["--producers", "0"], "no positions to start on"),
+                          (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts")):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--device", "cpu"])
         assert stop.value.code == 2
@@ -44,12 +48,12 @@ def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-d
 
 
 @pytest.mark.slow
-def test_a_short_run_resumes_and_its_models_play(tmp_path: Path) -> None:
+def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> None:
     options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
                "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--trunks", "dilated,iterated",
                "--channels", "8", "--dilations", "1,2", "--pooled", "1", "--iterated-channels", "8", "--passes", "3",
                "--loss-passes", "2,3", "--batch-size", "32", "--buffer", "5000", "--runs-dir", str(tmp_path),
-               "--run-name", "run", "--checkpoint-minutes", "0.05"]  # fmt: skip
+               "--run-name", "run", "--checkpoint-minutes", "0.05", "--mark-above", "0.99"]  # fmt: skip
     assert main([*options, "--minutes", "0.1"]) == 0
     run_dir = tmp_path / "run"
     first = th.load(run_dir / "checkpoint.pt", weights_only=False)
@@ -65,7 +69,24 @@ def test_a_short_run_resumes_and_its_models_play(tmp_path: Path) -> None:
     for trunk in ("dilated", "iterated"):
         card = json.loads((run_dir / f"{trunk}.json").read_text())
         assert card["algo"] == "distill" and card["steps"] == second["samples"]
+        assert card["config"]["mark_above"] == 0.99  # it plays with marks (agents.marks)
         agent = load_model_agent(run_dir / f"{trunk}.zip")
         grid = np.full((9, 9), -1, dtype=np.int8)
         action = agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)})
         assert 0 <= action < 81
+
+
+def test_training_positions_flag_only_certain_hidden_mines() -> None:
+    generator = th.Generator().manual_seed(0)
+    grids = th.full((400, 4, 4), HIDDEN, dtype=th.int8)
+    grids[:, 0, 0] = 1
+    labels = th.full((400, 4, 4), 0.5)
+    labels[:, 1, :] = 1.0
+    labels[:, 0, 0] = 0.0
+    marked = mark_known(grids, labels, generator)
+    flagged = marked == FLAG
+    assert not flagged[:, 2:].any() and not flagged[:, 0].any()  # uncertain and revealed cells never
+    share = flagged[:, 1].float().mean(dim=1)
+    assert (share == 1.0).float().mean() > 0.4  # about half the positions have every certain mine flagged
+    assert ((share > 0) & (share < 1)).any()  # the others a share of them
+    assert (marked[~flagged] == grids[~flagged]).all()

@@ -1,0 +1,56 @@
+"""train.export: a training zip of an older run, without the model format, converted in place; what it cannot save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+from stable_baselines3 import PPO
+
+from agents.model_card import ModelCard
+from eval.models import load_model_agent
+from mine_env.env import MinesweeperEnv
+from support import random_position
+from train import maskable_ppo
+from train.common import make_vec_env
+from train.evaluation import model_card
+from train.export import main
+from train.networks import action_scores
+
+pytestmark = pytest.mark.train
+
+
+def test_an_older_runs_zip_is_converted_in_place_and_plays_the_same(tmp_path: Path) -> None:
+    config = maskable_ppo.ALGORITHM.config_class(rows=4, cols=5, mines=3, num_envs=2, channels=8, layers=2,
+                                                 value_hidden=8, runs_dir=str(tmp_path))  # fmt: skip
+    model = maskable_ppo.ALGORITHM.build(config, make_vec_env(config))
+    model.save(tmp_path / "old.zip")
+    before = model_card(model, "maskable_ppo", config, {"games": 5, "seed": 1, "win_rate": 0.2})
+    before.write(tmp_path / "old.json")
+    assert main([str(tmp_path / "old.zip")]) == 0
+    after = ModelCard.read(tmp_path / "old.json")
+    assert after.network is not None and after.network["trunk"] == "cell" and after.network["head"] == "policy"
+    assert after.to_dict() == before.to_dict() | {"network": after.network}  # the run's record is kept
+    grids = np.stack([random_position(np.random.default_rng(seed), 4, 5, 3)[1] for seed in range(16)])
+    played = th.log_softmax(th.as_tensor(load_model_agent(tmp_path / "old").batch_scores(grids)), dim=1)
+    th.testing.assert_close(played, action_scores(model.policy, grids))
+    weights = (tmp_path / "old.pt").read_bytes()
+    assert main([str(tmp_path / "old")]) == 0 and (tmp_path / "old.pt").read_bytes() == weights  # reproducible
+
+
+def test_what_the_format_cannot_save_is_told_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env_kwargs = dict(rows=4, cols=4, mines=2, first_click="opening", obs_mode="grid", flags=False)
+    PPO("MlpPolicy", MinesweeperEnv(**env_kwargs), n_steps=32, batch_size=32, seed=0).save(tmp_path / "mlp.zip")
+    ModelCard("ppo", "stable_baselines3.ppo.ppo:PPO", env_kwargs).write(tmp_path / "mlp.json")
+    assert main([str(tmp_path / "mlp.zip")]) == 2
+    assert "is not a policy of train.networks" in capsys.readouterr().err
+    (tmp_path / "mlp.zip").unlink()
+    assert main([str(tmp_path / "mlp.zip")]) == 2
+    assert "converting reads the training zip" in capsys.readouterr().err
