@@ -11,7 +11,7 @@ Policy, move by move:
    best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
    move with the best win chance by exhaustive search (:mod:`mine_env.analysis.endgame`).
 
-The counting and the guess run in compiled code (:func:`mine_env.analysis.guess.certain_moves`, then
+The counting and the guess run in compiled code (the steps of :func:`mine_env.analysis.guess.certain_moves`, then
 :func:`mine_env.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
 without a guess never compiles the guess; every setting in one :class:`mine_env.analysis.guess.SolverSettings`
 record); whole games can be played there too (:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`,
@@ -35,12 +35,12 @@ from agents.seeding import numpy_first_draws
 from agents.solver_games import play_games
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK
+from mine_env.analysis.deduction import local_safe
 from mine_env.analysis.guess import (
     ENDGAME_LAYOUTS,
     MARGIN,
     MAX_CANDIDATES,
     SolverSettings,
-    certain_moves,
     choose_guess,
 )
 from mine_env.analysis.guess import STRENGTHS as STRENGTH_CODES
@@ -230,8 +230,15 @@ class SolverAgent(PlannedMovesAgent):
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        # decide's two steps, the guess's kernels compiled only when a first guess is needed
-        cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, mines)
+        # decide's two steps: certain_moves' (from kernels compiled anyway: certain_moves called from here would
+        # compile a library of its own on a cold start), then choose_guess, compiled only when a guess is needed
+        cells = local_safe(flat, rows, cols)
+        consistent = True
+        if cells.size == 0:
+            counted = count_board(flat, rows, cols, False, mines)
+            consistent = counted.status == STATUS_OK
+            probability, log_layouts = counted.cells.probability, counted.combined.log_layouts
+            cells = np.flatnonzero(counted.cells.safe & (flat == HIDDEN)) if consistent else cells
         if cells.size == 0 and consistent:
             cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
             self._state = np.uint64(state)  # numba hands a uint64 back as a Python int

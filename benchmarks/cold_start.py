@@ -61,11 +61,16 @@ _PROBABILITIES = (
 _COMPILED_GAME = (
     "from agents.solver import SolverAgent; SolverAgent(seed=0).play_compiled(9, 9, 10, 'opening', [12345], [0])"
 )
+_BATTLE_MOVE = (
+    "from mine_env.battle import env; from agents.battle import make_battle_agent; "
+    "game = env(); game.reset(seed=0); obs, _, _, _, info = game.last(); "
+    "game.step(make_battle_agent('contest', 0).act(obs, info))"
+)
 _ENV_GAME = """
 import gymnasium as gym
 import mine_env
 from agents.solver import SolverAgent
-env, agent = gym.make("Minesweeper-v0"), SolverAgent(seed=0)
+env, agent = gym.make("Minesweeper-v0", preset="{preset}"), SolverAgent(seed=0)
 obs, info = env.reset(seed={seed})
 done = False
 while not done:
@@ -92,10 +97,19 @@ SCENARIOS: dict[str, Scenario] = {
     "solver-env": Scenario(
         "the first solver game through the env (`SolverAgent.act`, as the README's snippet plays), beginner, "
         "won without a guess (as 93% of beginner games are)",
-        ("-c", _ENV_GAME.format(seed=1)),
+        ("-c", _ENV_GAME.format(preset="beginner", seed=1)),
     ),
     "solver-env-guess": Scenario(
-        "the same, a game that needs a guess (beginner, env seed 0)", ("-c", _ENV_GAME.format(seed=0))
+        "the same, a game that needs a guess (beginner, env seed 0)",
+        ("-c", _ENV_GAME.format(preset="beginner", seed=0)),
+    ),
+    "solver-env-expert": Scenario(
+        "the first expert solver game through the env (env seed 0: 214 moves, with guesses and the endgame search)",
+        ("-c", _ENV_GAME.format(preset="expert", seed=0)),
+    ),
+    "battle-move": Scenario(
+        "battle's first move: the contest AI on the battle env's default 16x16 board (PettingZoo)",
+        ("-c", _BATTLE_MOVE),
     ),
     "solve": Scenario(
         "`minesweeper solve` on a beginner position with a certain move",

@@ -23,10 +23,9 @@ import numpy as np
 from numba import njit
 
 from mine_env.analysis.battle.outcomes import OUTCOMES, reveal_counts_stored
-from mine_env.analysis.counting import count_board
-from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import block
+from mine_env.engine.sorting import stable_argsort
 
 TIE_TOLERANCE = 1e-9
 """Probabilities (and scores) closer than this count as equal; the agent's generator breaks the tie."""
@@ -74,14 +73,6 @@ _TIE = np.full(1, TIE_TOLERANCE)
 """1, 0.0 and TIE_TOLERANCE as plain values (the rank and tolerances of :func:`contest_values`), likewise."""
 
 
-@njit(cache=True)
-def position_count(flat, board):  # type: ignore[no-untyped-def]
-    """The exact count of a position (``count_board``, flags untrusted), keeping only what the agents read:
-    whether some layout fits, and then each cell's mine probability and whether it is a mine in every layout."""
-    counted = count_board(flat, board.rows, board.cols, _FLAGS_OFF[0], board.mines)
-    return counted.status == STATUS_OK, counted.cells.probability, counted.cells.mine
-
-
 class Board(NamedTuple):
     """What every count of a search shares: the board's shape and its mine total."""
 
@@ -107,7 +98,7 @@ class Expansions(NamedTuple):
     certain: np.ndarray
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def expand(flat, probability, certain, cells, board, store):  # type: ignore[no-untyped-def]
     """The :class:`Expansions` of clicking each of ``cells`` (a certain mine: only its mine outcome; a cell that
     cannot be a mine: only its numbers)."""
@@ -145,7 +136,7 @@ def _shown(flat, cell, index):  # type: ignore[no-untyped-def]
 @njit(cache=True, inline="always")
 def likeliest(probability, cells, count):  # type: ignore[no-untyped-def]
     """The ``count`` cells of ``cells`` with the highest mine probability (stable order on ties)."""
-    return cells[np.argsort(-probability[cells], kind="mergesort")[:count]]
+    return cells[stable_argsort(-probability[cells])[:count]]
 
 
 @njit(cache=True)
@@ -173,7 +164,7 @@ def flooded_chance(after_zero, probability, certain, best, cell, board, store): 
                     around[found], neighbours[found] = undecided, r * cols + c
                     found += 1
     chance = best
-    order = np.argsort(around[:found], kind="mergesort")  # row-major within a tie, as sorting (around, r, c)
+    order = stable_argsort(around[:found])  # row-major within a tie, as sorting (around, r, c)
     for q in range(min(found, FLOOD_NEIGHBOURS)):
         neighbour = neighbours[order[q]]
         if certain[neighbour]:
@@ -220,7 +211,7 @@ def contest_value(flat, ex, j, floods, board, store):  # type: ignore[no-untyped
     return _gain(ex, j) - given
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ignore[no-untyped-def]
     """:func:`agents.battle.values.contest_values`: exact wherever a value can be among the ``rank`` highest
     (or within ``tolerance`` of the ``rank``-th), else the bound ``m`` in place of ``m'``."""
@@ -234,7 +225,7 @@ def contest_values(flat, ex, rank, tolerance, floods, board, store):  # type: ig
                 given += ex.share[j, index] * ex.best[j, index]
         values[j] = _gain(ex, j) - given
         exact[j] = not (ex.consistent[j, 1] and ex.share[j, 1] >= FLOOD_MIN_SHARE)
-    for i in np.argsort(-values, kind="mergesort"):
+    for i in stable_argsort(-values):
         if exact[i]:
             continue
         known = np.sort(values[exact])[::-1]
@@ -272,7 +263,7 @@ def lookahead_scores(flat, probability, certain, shortlist, deepen, inner, min_s
     ``shortlist`` of highest contest value (indices into it, best first) and the ``Q3`` of each."""
     ex = expand(flat, probability, certain, shortlist, board, store)
     floods = np.full(shortlist.shape[0], np.nan)
-    ranked = np.argsort(-contest_values(flat, ex, deepen, _ZERO[0], floods, board, store), kind="mergesort")[:deepen]
+    ranked = stable_argsort(-contest_values(flat, ex, deepen, _ZERO[0], floods, board, store))[:deepen]
     scores = np.empty(ranked.shape[0])
     for q in range(ranked.shape[0]):
         scores[q] = _q3(flat, ex, ranked[q], inner, min_share, floods, board, store)

@@ -25,6 +25,7 @@ from numba.typed import Dict
 
 from mine_env.engine.geometry import block, is_known_mine, is_revealed, is_unknown
 from mine_env.engine.rules import splitmix64
+from mine_env.engine.sorting import stable_argsort
 
 _ABORTED = -1.0
 _ENUMERATION_STEPS = 1_000_000
@@ -209,7 +210,7 @@ def _set_key(subset, salt):
 @njit(cache=True)
 def _split(subset, keys):
     """Reorder ``subset`` by ``keys`` and return the start of each run of equal keys (plus the end)."""
-    order = np.argsort(keys, kind="mergesort")
+    order = stable_argsort(keys)
     ordered = subset[order]
     sorted_keys = keys[order]
     starts = np.empty(subset.shape[0] + 1, np.int64)
@@ -262,7 +263,7 @@ def _search(values, subset, memo, salt, budget):
                 return _ABORTED, -1
             best += (starts[g + 1] - starts[g]) * chance / size
     else:
-        for u in np.argsort(-safe_count, kind="mergesort"):
+        for u in stable_argsort(-safe_count):
             if safe_count[u] == size or safe_count[u] == 0:
                 continue
             if safe_count[u] <= best * size:

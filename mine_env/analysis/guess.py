@@ -2,9 +2,9 @@
 
 :func:`agents.solver_games.play_games` calls :func:`decide` once per position in whole games played without
 leaving compiled code; :class:`agents.solver.SolverAgent` makes the same two steps from Python,
-:func:`certain_moves` and, only when no cell is certainly safe, :func:`choose_guess` (so the guess's kernels
-compile only when a game first needs a guess). A game played move by move through the env and the same
-game played in compiled code make the same moves (tested).
+:func:`certain_moves` (from the kernels it calls, compiled anyway) and, only when no cell is certainly safe,
+:func:`choose_guess` (so the guess's kernels compile only when a game first needs a guess). A game played move
+by move through the env and the same game played in compiled code make the same moves (tested).
 Every setting travels as one :class:`SolverSettings` record.
 
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
@@ -45,6 +45,7 @@ from mine_env.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidde
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import touches_revealed
 from mine_env.engine.rules import splitmix64
+from mine_env.engine.sorting import stable_argsort
 
 FAST, STANDARD, STRONG = 0, 1, 2
 STRENGTHS: dict[str, int] = {"fast": FAST, "standard": STANDARD, "strong": STRONG}
@@ -120,12 +121,12 @@ def _candidates(flat, rows, cols, probability, bound, by_probability, limit, sta
             cells[m] = i
             keys[m] = hidden_neighbours(flat, rows, cols, i) + noise
             m += 1
-    order = np.argsort(keys[:m], kind="mergesort")
+    order = stable_argsort(keys[:m])
     if by_probability:
         ranked = np.empty(m, np.float64)
         for j in range(m):
             ranked[j] = probability[cells[order[j]]]
-        order = order[np.argsort(ranked, kind="mergesort")]
+        order = order[stable_argsort(ranked)]
     chosen = np.empty(min(m, limit), np.int64)
     taken = interior = 0
     for j in range(m):
@@ -306,7 +307,10 @@ def certain_moves(flat, rows, cols, mines):
     ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
     ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
     position fits, :func:`choose_guess` guesses from ``probability`` and ``log_layouts``. Inlined into
-    :func:`decide`; called from Python by :class:`agents.solver.SolverAgent`.
+    :func:`decide`; :class:`agents.solver.SolverAgent` makes the same steps from Python with
+    :func:`~mine_env.analysis.deduction.local_safe` and :func:`~mine_env.analysis.counting.count_board`, which it
+    compiles anyway, since this kernel called from Python would compile (and link the count into) a library of
+    its own on a cold start.
     """
     cells = local_safe(flat, rows, cols)
     if cells.shape[0]:

@@ -21,7 +21,7 @@ SETTINGS = typeof(PRESETS["strong"])
 # The types the compiled games pass on (their game's obs, Python ints, the count's probabilities, a uint64
 # state), so each kernel is compiled once for both paths.
 CALLEE_TYPES = {
-    "certain_moves": (FLAT, types.int64, types.int64, types.int64),
+    "local_safe": (FLAT, types.int64, types.int64),
     "choose_guess": (
         FLAT, types.int64, types.int64, types.int64, types.Array(types.float64, 1, "C"), types.float64, SETTINGS,
         types.uint64,
@@ -42,7 +42,7 @@ def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_g
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: dict[str, set[tuple[types.Type, ...]]] = {name: set() for name in CALLEE_TYPES}
-    for name in ("certain_moves", "choose_guess", "count_board"):
+    for name in ("local_safe", "choose_guess", "count_board"):
         monkeypatch.setattr(solver_module, name, _recording(getattr(solver_module, name), seen[name]))
     monkeypatch.setattr(
         probability_module, "count_board", _recording(probability_module.count_board, seen["count_board"])
@@ -63,11 +63,13 @@ def test_the_warm_up_names_the_paths_it_knows() -> None:
 
 
 def test_the_battle_path_compiles_the_battle_ais_counting() -> None:
+    from agents.battle.search import contest_scores, lookahead_scores
     from agents.battle.warm_up import warm_up_battle
-    from mine_env.analysis.battle.outcomes import reveal_counts_stored
 
     assert warm_up_battle() >= 0.0
-    assert reveal_counts_stored.signatures  # what the contest and look-ahead agents call on every move
+    # what the contest and look-ahead agents call on every move, the stored count linked in: compiled here, or
+    # loaded from the cache (reveal_counts_stored itself is then never loaded, so its signatures say nothing)
+    assert contest_scores.signatures and lookahead_scores.signatures
 
 
 def test_the_warm_up_returns_its_time_and_runs_in_a_daemon_thread_in_the_background() -> None:

@@ -92,7 +92,7 @@ def reveal_counts_stored(  # type: ignore[no-untyped-def]
     work = flat.copy()
     known = count_around(flat, rows, cols, cell // cols, cell % cols, MINE)
     lowest, highest = _possible_numbers(flat, rows, cols, cell, probability, known)
-    for numbers in range(2):  # the mine, then the numbers: one call site, so the pipeline is inlined once
+    for numbers in range(2):  # the mine, then the numbers: one call site
         if with_numbers if numbers else with_mine:
             base = known if numbers else _MINE[0]
             _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest if numbers else base,
@@ -100,14 +100,15 @@ def reveal_counts_stored(  # type: ignore[no-untyped-def]
     return counts.consistent, counts.log_layouts, counts.best, counts.probability, counts.certain_mine
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _count_shown(counts, work, rows, cols, mines, cell, store, base, lowest, highest):  # type: ignore[no-untyped-def]
     """Count ``cell`` showing each code ``lowest..highest`` (MINE alone, or numbers) into ``counts``, on one
     frontier, found with the cell showing ``base``: the codes change only the target of the cell's own number
     (a mine has none), so only that target, and the key of its component, change from one code to the next.
 
-    Inlined at the one call site of :func:`reveal_counts_stored`, for the mine and then the numbers: the
-    pipeline is compiled once (another call site, or a compiled layer of its own, costs seconds of compile).
+    A compiled kernel of its own, called at the one call site of :func:`reveal_counts_stored` for the mine and
+    then the numbers: inlined there, with the whole stored pipeline inlined into it, numba's copying of its IR
+    cost more compile time (a fifth of the first battle move's, docs/COLD_START.md) than the layer it saves.
     """
     work[cell] = base
     frontier = find_frontier(work, rows, cols, _UNTRUSTED[0])

@@ -157,7 +157,7 @@ def _write_key(frontier: Frontier, boxes: np.ndarray, order: np.ndarray, local_o
     return keys, length + n_local
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
                     changed: int, buffers: GatherBuffers, open_number: OpenNumber) -> ComponentCounts:  # fmt: skip
     """The :class:`ComponentCounts` of the prepared components: each found in the store, or counted and stored
@@ -171,7 +171,7 @@ def resolved_counts(frontier: Frontier, prepared: PreparedComponents, store: Com
     changes. ``open_number``'s component, counted, is counted for each of its targets the store lacks (on the
     first search only: a store emptied on the way is searched again target by target)."""
     active = store
-    for attempt in range(3):  # one call site: the search is compiled once
+    for attempt in range(3):  # one call site of the search, a kernel of its own (inlined, its IR's copy cost more)
         emptied = active.used[4]
         status, bad_cell = _resolve(frontier, prepared, active, stored, changed if attempt == 0 else -1,
                                     open_number.comp if attempt == 0 else -1, open_number)  # fmt: skip
@@ -202,7 +202,7 @@ def _store_for(frontier: Frontier, prepared: PreparedComponents) -> ComponentSto
     return sized_store(n_comp, prepared.key_start[n_comp], weights, sums)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _resolve(frontier: Frontier, prepared: PreparedComponents, store: ComponentStore, stored: np.ndarray,
              changed: int, open_comp: int, open_number: OpenNumber) -> tuple[int, int]:  # fmt: skip
     """Find (or count and store) each prepared component (only ``changed``, when it is >= 0; component
