@@ -11,6 +11,8 @@ A network plays with marks only when trained on positions that show them (``--ma
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN
@@ -39,3 +41,14 @@ def show_marks(grids: np.ndarray, marks: np.ndarray) -> np.ndarray:
     """The grids (N, rows, cols) with the marked hidden cells (``marks``: N x cells) shown as flags."""
     flat = grids.reshape(len(grids), -1)
     return np.where(marks & (flat == HIDDEN), np.int8(FLAG), flat).reshape(grids.shape)
+
+
+def score_marked(scorer: Callable[[np.ndarray], np.ndarray], grids: np.ndarray, marks: np.ndarray,
+                 mark_above: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """One move's reading of a batch of grids (N, rows, cols) by a player with marks: the safety logits ``scorer``
+    gives the grids with their ``marks`` shown, the marks with the newly sure cells added, and the cells left to
+    reveal (see :func:`mark_cells`)."""
+    scores = np.asarray(scorer(show_marks(grids, marks)), dtype=np.float64)
+    hidden = grids.reshape(len(grids), -1) == HIDDEN
+    marks, playable = mark_cells(scores, hidden, marks, mark_above)
+    return scores, marks, playable

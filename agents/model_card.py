@@ -110,6 +110,11 @@ class ModelCard:
         """Whether the model was trained with flag actions."""
         return bool(self.env_kwargs.get("flags", False))
 
+    @property
+    def mark_above(self) -> float:
+        """The mine chance above which the network plays with marks (:mod:`agents.marks`); 0: without."""
+        return float((self.config or {}).get("mark_above") or 0.0)
+
     def to_dict(self) -> dict[str, Any]:
         """The card as JSON values, the fields not recorded left out."""
         return {item.name: getattr(self, item.name) for item in fields(self) if getattr(self, item.name) is not None}

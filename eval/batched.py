@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.marks import mark_cells, show_marks
+from agents.marks import score_marked
 from agents.model_card import ModelCard
 from eval.stats import wilson_interval
 from eval.suites import Suite, get_suite
@@ -115,8 +115,8 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range,
         if mark_above is None:
             scores = np.asarray(scorer(grids.reshape(-1, rows, cols)), dtype=np.float64)
         else:
-            scores = np.asarray(scorer(show_marks(grids.reshape(-1, rows, cols), marks[playing])), dtype=np.float64)
-            marks[playing], hidden = mark_cells(scores, hidden, marks[playing], mark_above)
+            scores, marks[playing], hidden = score_marked(scorer, grids.reshape(-1, rows, cols), marks[playing],
+                                                          mark_above)  # fmt: skip
         actions = np.where(hidden, scores, -np.inf).argmax(axis=1)
         untouched = first_cell[playing] < 0
         first_cell[playing[untouched]] = actions[untouched]
@@ -137,7 +137,7 @@ def model_scorer(path: str, device: str, mines: int) -> Scorer:
 
 def card_mark_above(model: str) -> float:
     """The mark threshold a model's card says it plays with (0: none)."""
-    return float((ModelCard.of_model(model).config or {}).get("mark_above") or 0.0)
+    return ModelCard.of_model(model).mark_above
 
 
 def main(argv: Sequence[str] | None = None) -> int:

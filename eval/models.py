@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.marks import mark_cells, show_marks, sure_logit
+from agents.marks import score_marked, sure_logit
 from agents.model_card import ModelCard, model_paths
 from agents.shipped_models import shipped_model
 from eval.symmetries import averaged_scores, gated_scores
-from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import check_symmetries
 from mine_env.env import MinesweeperEnv
@@ -101,9 +100,8 @@ def load_model_agent(
     # Parallel evaluation comes from the runner's processes.
     torch.set_num_threads(1)
     agent = ModelAgent(load_network(network_spec, card_path.parent), model_label(archive, symmetries, sure))
-    mark_above = (card.config or {}).get("mark_above")
-    if mark_above:
-        agent.use_marks(float(mark_above))
+    if card.mark_above:
+        agent.use_marks(card.mark_above)
     if symmetries != 1:
         rows, cols = card.board if spec is None else (spec.rows, spec.cols)
         agent.use_symmetries(symmetries, rows, cols, sure)
@@ -184,13 +182,12 @@ class ModelAgent(Agent):
         valid = info["action_mask"].astype(bool)
         if self.mark_above is None:
             scores = self.action_scores(obs, info)
-        else:
-            hidden = obs.reshape(1, -1) == HIDDEN
-            if self.marks is None or self.marks.shape != hidden.shape:
-                self.marks = np.zeros_like(hidden)
-            scores = self.action_scores(show_marks(obs[None], self.marks)[0], info)
-            self.marks, playable = mark_cells(scores[None], hidden, self.marks, self.mark_above)
-            valid = valid & playable[0] if (valid & playable[0]).any() else valid
+        else:  # flags are off (a model trained with flag actions is refused), so the valid cells are the hidden ones
+            if self.marks is None or self.marks.shape != (1, obs.size):
+                self.marks = np.zeros((1, obs.size), dtype=bool)
+            scores, self.marks, playable = score_marked(lambda grids: self.action_scores(grids[0], info)[None],
+                                                        obs[None], self.marks, self.mark_above)  # fmt: skip
+            scores, valid = scores[0], valid & playable[0]
         return int(np.where(valid, scores, -np.inf).argmax())
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch as th
 
-from agents.marks import mark_cells, show_marks
+from agents.marks import score_marked
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.spec import BoardSpec
@@ -76,14 +76,13 @@ class LearnerPlay:
         flat = grids.reshape(len(grids), -1)
         hidden = flat == HIDDEN
         if self.mark_above is None:
-            scores = scorer(grids)
+            scores, playable = scorer(grids), hidden
         else:
-            scores = scorer(show_marks(grids, self.marks))
-            self.marks, hidden = mark_cells(scores, hidden, self.marks, self.mark_above)
-        actions = np.where(hidden, scores, -np.inf).argmax(axis=1)
+            scores, self.marks, playable = score_marked(scorer, grids, self.marks, self.mark_above)
+        actions = np.where(playable, scores, -np.inf).argmax(axis=1)
         explore = self.rng.random(len(grids)) < self.explore
         noise = self.rng.random(flat.shape)
-        actions[explore] = np.where(flat[explore] == HIDDEN, noise[explore], -np.inf).argmax(axis=1)
+        actions[explore] = np.where(hidden[explore], noise[explore], -np.inf).argmax(axis=1)
         finished = self.engine.step(actions)
         self.marks[finished.terminated | finished.truncated] = False
 
