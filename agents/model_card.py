@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from agents.networks.spec import WEIGHTS_SUFFIX, NetworkSpec
+from agents.networks.spec import WEIGHTS_SUFFIX, NetworkSpec, checked_fields
 from agents.shipped_models import shipped_model, shipped_names
 
 REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
@@ -122,12 +122,7 @@ class ModelCard:
     @classmethod
     def from_dict(cls, data: Any) -> ModelCard:
         """The card of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
-        if not isinstance(data, dict) or any(key not in data for key in REQUIRED_KEYS):
-            raise ValueError(f"a model card must be a JSON object with keys {', '.join(REQUIRED_KEYS)}")
-        unknown = sorted(set(data) - {item.name for item in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown model card keys {', '.join(unknown)}")
-        return cls(**data)
+        return cls(**checked_fields(cls, data, REQUIRED_KEYS, "a model card must be a JSON object", "model card keys"))
 
     def write(self, path: str | Path) -> None:
         """Write the card to ``path`` (indented JSON)."""

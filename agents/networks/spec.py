@@ -17,6 +17,7 @@ action logits, a distilled network's safety logits; ``q``: a DQN's Q-values), a 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -79,9 +80,15 @@ class NetworkSpec:
     def from_dict(cls, data: Any) -> NetworkSpec:
         """The section of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
         required = [item.name for item in fields(cls) if item.name not in ("preference_bound", "format")]
-        if not isinstance(data, dict) or any(key not in data for key in required):
-            raise ValueError(f"network must be an object with keys {', '.join(required)}")
-        unknown = sorted(set(data) - {item.name for item in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown network keys {', '.join(unknown)}")
-        return cls(**data)
+        return cls(**checked_fields(cls, data, required, "network must be an object", "network keys"))
+
+
+def checked_fields(cls: Any, data: Any, required: Sequence[str], what: str, keys: str) -> dict[str, Any]:
+    """``data`` as the keyword arguments of the dataclass ``cls``; ValueError when it is not a dict holding every
+    ``required`` key ("{what} with keys ...") or holds a key ``cls`` has no field for ("unknown {keys} ...")."""
+    if not isinstance(data, dict) or any(key not in data for key in required):
+        raise ValueError(f"{what} with keys {', '.join(required)}")
+    unknown = sorted(set(data) - {item.name for item in fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {keys} {', '.join(unknown)}")
+    return data
