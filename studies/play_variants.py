@@ -44,7 +44,7 @@ from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 from mine_env.env import MinesweeperEnv
-from train.distill_data import Dataset
+from train.distill.data import Dataset
 
 COMBINES = ("logit", "chance", "worst")
 CLIP = 1e-12
