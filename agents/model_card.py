@@ -2,7 +2,7 @@
 
 A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
 weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
-and the stable-baselines3 training zip (``models/foo.zip``, which only training reads: to resume or fine-tune). The
+and, for a run, the stable-baselines3 training zip (``foo.zip``, which only resuming the run reads). The
 training scripts (:mod:`train.sb3.training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
 through :class:`ModelCard`::
 

@@ -25,7 +25,7 @@ fi
 RUNS=${RUNS:-/tmp/runs}
 SUITE=${SUITE:-expert-opening-10k}
 common=(--preset expert --device "${DEVICE:-cuda}" --minutes "${MINUTES:-5}" --producers "${PRODUCERS:-6}"
-        --learner-workers 1 --channels 128 --init models/distill_expert_opening.zip --learning-rate 5e-4
+        --learner-workers 1 --channels 128 --init distill-expert --learning-rate 5e-4
         --dataset "${SEED_DATA:-runs/s3/SEED.npz}" --buffer 3000000 --checkpoint-minutes 2 --seed 1 --runs-dir "$RUNS" ${EXTRA:-})
 python3 -m train.distill.stream "${common[@]}" --run-name marks --mark-above 0.99 > "$OUT/train-marks.txt" 2>&1 &
 python3 -m train.distill.stream "${common[@]}" --run-name plain > "$OUT/train-plain.txt" 2>&1 &

@@ -10,7 +10,7 @@ can be set beside one that did.
 Usage::
 
     python studies/guess_agreement.py --preset intermediate \\
-        --model models/distill_intermediate_opening.zip --model runs/distill-int16/final_model.zip
+        --model distill-intermediate --model runs/distill-int16/final_model.zip
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ The games are those of the named suite (game ``i`` as ``minesweeper eval`` plays
 
 Usage::
 
-    python studies/loss_anatomy.py --model models/distill_intermediate_opening.zip \\
+    python studies/loss_anatomy.py --model distill-intermediate \\
         --suite intermediate-opening-10k --games 400 --json docs/results/loss-anatomy-intermediate.json
 """
 

@@ -11,7 +11,7 @@ the network's own), not the ones the network would reach alone.
 
 Usage::
 
-    python studies/symmetry_gate.py --model models/distill_expert_opening.zip \\
+    python studies/symmetry_gate.py --model distill-expert \\
         --dataset runs/distill-expert8/dataset.npz --positions 20000 --symmetries 4 --sure 1e-6 --sure 1e-5
 """
 

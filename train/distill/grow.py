@@ -25,7 +25,8 @@ from __future__ import annotations
 import torch as th
 from torch import nn
 
-from train.sb3.networks import BoardFeatures, CellLogits
+from agents.networks.layers import CellLogits
+from agents.networks.trunks import BoardTrunk
 
 
 def match_blocks(small: tuple[int, ...], large: tuple[int, ...]) -> list[int | None]:
@@ -51,7 +52,7 @@ def match_blocks(small: tuple[int, ...], large: tuple[int, ...]) -> list[int | N
 
 
 @th.no_grad()
-def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, large_head: CellLogits) -> None:
+def grow(small: BoardTrunk, small_head: CellLogits, large: BoardTrunk, large_head: CellLogits) -> None:
     """Write ``small`` (and its head) into ``large`` (and its head) so that both compute the same logits.
 
     Raises:
@@ -88,7 +89,7 @@ def grow(small: BoardFeatures, small_head: CellLogits, large: BoardFeatures, lar
         large.refinement.update.bias.zero_()
 
 
-def _check_pooling(small: BoardFeatures, large: BoardFeatures, matched: list[int | None]) -> None:
+def _check_pooling(small: BoardTrunk, large: BoardTrunk, matched: list[int | None]) -> None:
     """ValueError when a block of ``small`` with global pooling is matched to a block of ``large`` without."""
     kept = {source for source in matched if source is not None}
     lost = [index for index in small.pooled if index in kept and matched.index(index) not in large.pooled]

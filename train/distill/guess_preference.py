@@ -14,7 +14,7 @@ head learns, so a run costs the trunk's forward passes: minutes, not hours. The 
 the chances (:func:`train.distill.network.learner_scores` reads them without it), and a bound well under the gap between
 a certainly safe cell and a risky one keeps it to the near-ties.
 
-Run: ``python -m train.distill.guess_preference --model models/distill_intermediate_opening.zip --preset intermediate
+Run: ``python -m train.distill.guess_preference --model distill-intermediate --preset intermediate
 --games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
 :class:`GuessPreferenceConfig`. Train the head last: a distillation run from a model with one (``--init``)
 keeps its weights but changes the trunk under it.
@@ -48,9 +48,9 @@ from train.distill.rounds import seed_of_round
 from train.options import BoardOptions, at_least, option
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
-from train.sb3.networks import MaskableConvActorCriticPolicy, set_mine_count
+from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set_mine_count
 from train.sb3.vec_env import BatchVecEnv
-from train.sb3.warm_start import distilled_policy
+from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
 
 @dataclass
@@ -99,18 +99,12 @@ def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPosi
 def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> MaskablePPO:
     """A copy of the distilled model ``model_path`` with a fresh :class:`GuessPreference` head of ``bound`` (one it
     had is replaced): it plays as the model did until the head is trained."""
-    source = distilled_policy(model_path, spec.mines)
-    policy_kwargs = {key: value for key, value in source._get_constructor_parameters().items()
-                     if key in ("features_extractor_class", "features_extractor_kwargs")}  # fmt: skip
-    policy_kwargs["features_extractor_kwargs"] = dict(policy_kwargs["features_extractor_kwargs"], mines=spec.mines)
-    policy_kwargs["preference_bound"] = bound
+    source = distilled_network(model_path, spec.mines)
+    policy_kwargs = {"features_extractor_class": BoardFeatures, "preference_bound": bound,
+                     "features_extractor_kwargs": board_kwargs(source, spec.mines)}  # fmt: skip
     model = MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8, seed=seed,
                         device="cpu", policy_kwargs=policy_kwargs)  # fmt: skip
-    weights = {key: value for key, value in source.state_dict().items() if ".preference." not in key}
-    missing, unexpected = model.policy.load_state_dict(weights, strict=False)
-    if unexpected or any(".preference." not in key for key in missing):
-        raise ValueError(f"--model {model_path}: its network does not load into its own shape "
-                         f"(missing {missing}, unexpected {unexpected})")  # fmt: skip
+    load_playing(model.policy, source, preference=False)
     set_mine_count(model.policy, spec.mines)
     return model
 

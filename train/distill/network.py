@@ -7,6 +7,8 @@ import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
 
+from agents.networks.saved import CellScorer
+from agents.networks.trunks import BoardTrunk
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill.config import DistillConfig
@@ -15,7 +17,7 @@ from train.distill.grow import grow
 from train.distill.guesses import GuessPositions, guess_report
 from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy
 from train.sb3.vec_env import BatchVecEnv
-from train.sb3.warm_start import distilled_policy
+from train.sb3.warm_start import distilled_network, load_playing
 
 
 def new_model(config: DistillConfig, spec: BoardSpec) -> MaskablePPO:
@@ -34,18 +36,18 @@ def start_from(policy: MaskableConvActorCriticPolicy, init: str, mines: int) -> 
     """Load the distilled model ``init`` into ``policy``: as it is when the networks have the same shape (the number
     of refinement passes may differ: they share their weights), else grown into the wider, deeper, pooling or
     refining one (:mod:`train.distill.grow`: the same logits at the start)."""
-    source = distilled_policy(init, mines)
-    small, large = source.features_extractor, policy.features_extractor
+    source = distilled_network(init, mines)
+    small, large = source.trunk, policy.features_extractor
     if shape(small) == shape(large):
-        policy.load_state_dict(source.state_dict(), strict=False)
+        load_playing(policy, source)
         return
     try:
-        grow(small, source.mlp_extractor.policy_head, large, policy.mlp_extractor.policy_head)
+        grow(small, source.head, large, policy.mlp_extractor.policy_head)
     except ValueError as error:
         raise ValueError(f"--init {init}: {error}") from None
 
 
-def shape(extractor: BoardFeatures) -> tuple[int, tuple[int, ...], tuple[int, ...], bool]:
+def shape(extractor: BoardTrunk) -> tuple[int, tuple[int, ...], tuple[int, ...], bool]:
     """What must match for one network's weights to load into another as they are."""
     return extractor.features_dim, extractor.dilations, extractor.pooled, extractor.refinement is not None
 
@@ -74,6 +76,17 @@ def play_scores(policy: MaskableConvActorCriticPolicy) -> Scorer:
         with th.no_grad():
             features = policy.extract_features(th.as_tensor(grids), policy.pi_features_extractor)
             return policy.mlp_extractor.forward_actor(features).cpu().numpy()
+
+    return scores
+
+
+def network_scores(network: CellScorer) -> Scorer:
+    """What a network of the model format (a distilled model's card and weights) plays on a batch of grids, as
+    :func:`play_scores` gives it for the policy it was saved from."""
+
+    def scores(grids: np.ndarray) -> np.ndarray:
+        with th.no_grad():
+            return network(th.as_tensor(grids)).cpu().numpy()
 
     return scores
 

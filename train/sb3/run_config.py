@@ -10,7 +10,7 @@ from typing import Any
 from mine_env.engine.rewards import RewardConfig
 from train.options import BoardOptions, at_least, check_device, option
 from train.sb3.networks import BoardFeatures
-from train.sb3.warm_start import distilled_policy, network_kwargs
+from train.sb3.warm_start import distilled_network, network_kwargs
 
 
 @dataclass
@@ -83,7 +83,7 @@ class RunConfig(BoardOptions):
         if self.init and self.dilations:
             raise ValueError("--init brings its own trunk: leave --dilations (and --pooled) out")
         if self.init:
-            distilled_policy(self.init, self.board_spec().mines)  # a clear error now, not after the env is built
+            distilled_network(self.init, self.board_spec().mines)  # a clear error now, not after the env is built
         runs_dir = Path(self.runs_dir)
         if runs_dir.exists() and not runs_dir.is_dir():
             raise ValueError(f"runs_dir {runs_dir} is a file, not a folder")
