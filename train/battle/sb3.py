@@ -300,7 +300,7 @@ def parse_pool(text: str) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     defaults = BattleTrainConfig()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m train.battle", description=__doc__.splitlines()[0])
     for name, value in asdict(defaults).items():
         if name == "pool":
             parser.add_argument("--pool", default=",".join(f"{k}:{v}" for k, v in value.items()),
