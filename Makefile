@@ -109,7 +109,7 @@ scaling-labels: install
 
 # RLlib PPO with the action-masking network, 25 minutes (docs/lab/2026-11-21-rl-from-scratch-beginner.md, "RLlib").
 rllib-train: install
-	$(PYTHON) -m train.rllib_ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
+	$(PYTHON) -m train.rllib.ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
 
 # The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of
 # the solver on xdemineur's start, and the table (about an hour on 2 shared cores; needs Xvfb and the programs).

@@ -1,5 +1,5 @@
 """What pyproject.toml cannot say: the shipped models (``models/*.json`` cards, the ``.pt`` weights the evaluation
-plays and the ``.zip`` training files that fine-tuning reads) go into the wheel as package data of ``agents``, in
+plays and ``--init`` starts from) go into the wheel as package data of ``agents``, in
 ``agents/shipped/``, where :mod:`agents.shipped_models` finds them by short name. A checkout and an editable install
 use ``models/`` itself, so nothing is copied for those."""
 
@@ -20,7 +20,7 @@ class BuildWithModels(build_py):
             return
         target = Path(self.build_lib) / "agents" / "shipped"
         self.mkpath(str(target))
-        for source in sorted([*MODELS.glob("*.zip"), *MODELS.glob("*.pt"), *MODELS.glob("*.json")]):
+        for source in sorted([*MODELS.glob("*.pt"), *MODELS.glob("*.json")]):
             self.copy_file(str(source), str(target / source.name))
 
 

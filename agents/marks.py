@@ -6,7 +6,7 @@ the next move, keeps what it has found: the board becomes the network's memory, 
 starts from the last one's. The env is not told (no flag actions): the marks live in the player.
 
 A network plays with marks only when trained on positions that show them (``--marks`` of
-:mod:`train.distill_stream`); its card then says the threshold it plays with.
+:mod:`train.distill.stream`); its card then says the threshold it plays with.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
 weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
-and the stable-baselines3 training zip (``models/foo.zip``, which only training reads: to resume or fine-tune). The
-training scripts (:mod:`train.sb3_training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
+and, for a run, the stable-baselines3 training zip (``foo.zip``, which only resuming the run reads). The
+training scripts (:mod:`train.sb3.training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
 through :class:`ModelCard`::
 
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
@@ -13,7 +13,7 @@ through :class:`ModelCard`::
 
 ``algo``, ``model_class`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is
 the training run's record, and ``network`` what the evaluation plays (a card without it is an older run's, whose
-zip ``python -m train.export`` converts). The env kwargs themselves are checked by the env that is built from them.
+zip ``python -m train.sb3.export`` converts). The env kwargs themselves are checked by the env that is built from them.
 """
 
 from __future__ import annotations

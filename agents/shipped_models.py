@@ -4,9 +4,8 @@
 In a checkout they are the files of ``models/``; in an installed wheel, copies of those files, package data of
 ``agents`` in ``agents/shipped/`` (setup.py's build step puts them there), so that no name depends on where the
 repository is. Each name maps to one model's stem: its card (``.json``) and weights (``.pt``, the model format that
-the evaluation plays), and for the distilled networks the training ``.zip`` that ``train --init`` and the fine-tuning
-scripts read (the reinforcement-learning models ship without theirs: nothing resumes a shipped model). Shipping a
-new network under a name is a one-line change here. A file of that name in the working directory
+the evaluation plays and ``train --init`` starts from); no training ``.zip`` is shipped, as nothing resumes a shipped
+model. Shipping a new network under a name is a one-line change here. A file of that name in the working directory
 (``distill-expert.zip``) wins over the shipped model.
 """
 
@@ -23,7 +22,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
     "maskable-ppo-battle": "maskable_ppo_battle_16x16",
 }
-"""Short name -> the model's stem in the shipped folder (its files are ``STEM.json``, ``STEM.pt``, ``STEM.zip``)."""
+"""Short name -> the model's stem in the shipped folder (its files are ``STEM.json`` and ``STEM.pt``)."""
 
 PACKAGE_DIR = Path(__file__).resolve().parent / "shipped"
 """Where an installed wheel holds the models."""

@@ -16,11 +16,11 @@ import torch as th
 
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from train.distill_config import DistillConfig
-from train.distill_data import Dataset, PositionCollector
-from train.distill_labels import Labeller, label_positions
-from train.distill_network import new_model
-from train.distill_trainer import Trainer
+from train.distill.config import DistillConfig
+from train.distill.data import Dataset, PositionCollector
+from train.distill.labels import Labeller, label_positions
+from train.distill.network import new_model
+from train.distill.trainer import Trainer
 
 
 def positions_of(spec: BoardSpec, count: int) -> tuple[np.ndarray, np.ndarray]:

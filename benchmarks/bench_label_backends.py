@@ -2,8 +2,8 @@
 a private Ray instance, with the same workers, in one run.
 
 The positions are those distillation labels (games of the oracle and of random moves on the batched engine,
-:class:`train.distill_data.PositionCollector`), labelled the way ``minesweeper train distill`` does: one
-:meth:`train.distill_labels.Labeller.label` call per step of the boards (``--batch`` positions, the
+:class:`train.distill.data.PositionCollector`), labelled the way ``minesweeper train distill`` does: one
+:meth:`train.distill.labels.Labeller.label` call per step of the boards (``--batch`` positions, the
 script's ``--boards``), each cut into chunks (``--chunk``, the script's ``--label-chunk``). Both labellers
 are opened (``start_s``: the labeller and its first batch; a Ray instance starts, the workers start and
 load the compiled counting kernel), then label every position in turns, ``--repeats`` passes each, local
@@ -29,8 +29,8 @@ import numpy as np
 
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from train.distill_data import PositionCollector
-from train.distill_labels import Labeller
+from train.distill.data import PositionCollector
+from train.distill.labels import Labeller
 
 BACKENDS = ("local", "ray")
 

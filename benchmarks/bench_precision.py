@@ -34,7 +34,7 @@ from torch import nn
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from train import networks
+from train.sb3 import networks
 
 NETWORKS: dict[str, tuple[str, Callable[[gym.spaces.Box], nn.Module]]] = {
     "3x32 (beginner runs)": (

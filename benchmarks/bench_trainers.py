@@ -34,9 +34,9 @@ from stable_baselines3.common.logger import configure
 
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
-from train import dqn, maskable_ppo, ppo
-from train.checkpoints import RunKeeper
-from train.sb3_training import make_vec_env
+from train.sb3 import dqn, maskable_ppo, ppo
+from train.sb3.checkpoints import RunKeeper
+from train.sb3.training import make_vec_env
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "dqn": {"num_envs": 16, "batch_size": 64, "gradient_steps": 1, "train_freq": 1, "learning_starts": 1024,
@@ -146,7 +146,7 @@ def rllib_trained(preset: str, seconds: float, threads: int) -> tuple[float, flo
     from ray.rllib.core.columns import Columns
 
     from train.rllib import make_env, module_spec
-    from train.rllib_ppo import RLlibPPOConfig, build_algorithm
+    from train.rllib.ppo import RLlibPPOConfig, build_algorithm
 
     settings = SETTINGS["rllib_ppo"]
     config = RLlibPPOConfig(preset=preset, first_click="opening", torch_threads=threads, **settings)

@@ -4,7 +4,7 @@ A model is its card (:class:`agents.model_card.ModelCard`, ``foo.json``) and the
 section names (``foo.pt``, the model format of :mod:`agents.networks`), as the training scripts of :mod:`train` write
 them. Neither stable-baselines3 nor the training code is imported to play one: the card says how to rebuild the
 network (:mod:`agents.networks.spec`) and the weights load with ``torch.load(weights_only=True)``. A card without the
-section is an older run's: ``python -m train.export`` converts its zip.
+section is an older run's: ``python -m train.sb3.export`` converts its zip.
 
 Every network of the format is fully convolutional (one score per cell whatever the board's size), so a model plays
 any board. The agent picks the best *valid* action by the network's scores -- the action logits of an actor-critic
@@ -90,7 +90,7 @@ def load_model_agent(
     network_spec = card.network_spec
     if network_spec is None:
         raise ValueError(f"model card {card_path} has no network section (a run saved before the model format): "
-                         f"convert it with `python -m train.export {archive}`")  # fmt: skip
+                         f"convert it with `python -m train.sb3.export {archive}`")  # fmt: skip
     import torch
 
     from agents.networks.saved import load_network

@@ -10,7 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 
-ALGORITHMS: tuple[str, ...] = ("dqn", "ppo", "maskable_ppo", "distill", "guess_preference")
+MODULES: dict[str, str] = {
+    "dqn": "train.sb3.dqn", "ppo": "train.sb3.ppo", "maskable_ppo": "train.sb3.maskable_ppo",
+    "distill": "train.distill.rounds", "guess_preference": "train.distill.guess_preference",
+}
+"""Each ALGO's training script."""
+ALGORITHMS: tuple[str, ...] = tuple(MODULES)
 SUPERVISED: tuple[str, ...] = ("distill", "guess_preference")
 """Scripts that are not SB3 algorithms: each has its own entry point, ``main``."""
 
@@ -28,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        module = importlib.import_module(f"train.{args.algo}")
+        module = importlib.import_module(MODULES[args.algo])
     except ImportError as error:
         raise ValueError(f"training needs the 'train' extra (pip install -e '.[train]'): {error}") from error
     prog = f"minesweeper train {args.algo}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A prepared GPU run of streamed expert distillation (train.distill_stream), resumable across lent machines.
+# A prepared GPU run of streamed expert distillation (train.distill.stream), resumable across lent machines.
 #
 # The GPU trains while the machine's CPU cores play and label positions; at the end the run's files come back
 # through $OUT in parts of at most 15 MiB (a lent machine returns files of at most 16 MiB), checkpoint included,
@@ -27,7 +27,7 @@ if ls .resume/part.* >/dev/null 2>&1; then
 else
   RESUME="--runs-dir /tmp/runs --run-name expert-stream --trunks ${TRUNKS:-dilated} --channels 128"
 fi
-python3 -m train.distill_stream --preset expert --device cuda --minutes "${TOTAL:-${MINUTES:-8}}" --producers 12 \
+python3 -m train.distill.stream --preset expert --device cuda --minutes "${TOTAL:-${MINUTES:-8}}" --producers 12 \
   --learner-workers 2 $RESUME > "$OUT/train-log.txt" 2>&1
 tail -3 "$OUT/train-log.txt"
 (cd "$RUN" && tar c config.json checkpoint.pt progress.csv ./*.zip ./*.json | split -b 15m - "$OUT/part.")

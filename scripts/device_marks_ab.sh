@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A prepared GPU A/B of marks (agents.marks) for the expert network, on one lent machine (at most 10 minutes).
 #
-# Two streamed distillations (train.distill_stream) run side by side on the GPU, the same in all but marks: both
-# start from the shipped expert network grown to 128 channels (train.grow), both draw on the same seed positions
+# Two streamed distillations (train.distill.stream) run side by side on the GPU, the same in all but marks: both
+# start from the shipped expert network grown to 128 channels (train.distill.grow), both draw on the same seed positions
 # and oracle workers of their own; one trains on positions whose certain mines are shown as flags and plays (its
 # learner's boards, then the evaluation) marking the cells it gives a mine chance above 0.99, the other reads the
 # numbers alone. Both are then played on expert-opening-10k under our opening rule and the anchor's zero start
@@ -25,10 +25,10 @@ fi
 RUNS=${RUNS:-/tmp/runs}
 SUITE=${SUITE:-expert-opening-10k}
 common=(--preset expert --device "${DEVICE:-cuda}" --minutes "${MINUTES:-5}" --producers "${PRODUCERS:-6}"
-        --learner-workers 1 --channels 128 --init models/distill_expert_opening.zip --learning-rate 5e-4
+        --learner-workers 1 --channels 128 --init distill-expert --learning-rate 5e-4
         --dataset "${SEED_DATA:-runs/s3/SEED.npz}" --buffer 3000000 --checkpoint-minutes 2 --seed 1 --runs-dir "$RUNS" ${EXTRA:-})
-python3 -m train.distill_stream "${common[@]}" --run-name marks --mark-above 0.99 > "$OUT/train-marks.txt" 2>&1 &
-python3 -m train.distill_stream "${common[@]}" --run-name plain > "$OUT/train-plain.txt" 2>&1 &
+python3 -m train.distill.stream "${common[@]}" --run-name marks --mark-above 0.99 > "$OUT/train-marks.txt" 2>&1 &
+python3 -m train.distill.stream "${common[@]}" --run-name plain > "$OUT/train-plain.txt" 2>&1 &
 wait
 tail -2 "$OUT/train-marks.txt" "$OUT/train-plain.txt"
 (cd "$RUNS/marks" && tar c config.json checkpoint.pt progress.csv dilated.zip dilated.json | split -b 15m - "$OUT/part.")

@@ -1,4 +1,4 @@
-"""Judge an RLlib checkpoint (train/rllib_ppo.py) on a suite with the project's evaluation, beside other agents.
+"""Judge an RLlib checkpoint (train/rllib/ppo.py) on a suite with the project's evaluation, beside other agents.
 
 The policy plays greedily (the highest-logit valid cell) through the same env and seeds as every agent of
 ``minesweeper eval``; the report is that command's Markdown (and JSON with ``--json``).

@@ -10,7 +10,7 @@ can be set beside one that did.
 Usage::
 
     python studies/guess_agreement.py --preset intermediate \\
-        --model models/distill_intermediate_opening.zip --model runs/distill-int16/final_model.zip
+        --model distill-intermediate --model runs/distill-int16/final_model.zip
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import torch as th
 
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import HELD_OUT_SOLVER_GAMES
-from train.distill_config import DistillConfig
-from train.distill_guesses import SAFEST_TOLERANCE, GuessPositions, guess_report
-from train.distill_network import play_scores
-from train.guess_preference import held_out_positions
-from train.warm_start import distilled_policy
+from train.distill.config import DistillConfig
+from train.distill.guess_preference import held_out_positions
+from train.distill.guesses import SAFEST_TOLERANCE, GuessPositions, guess_report
+from train.distill.network import play_scores
+from train.distill.rounds import HELD_OUT_SOLVER_GAMES
+from train.sb3.warm_start import distilled_policy
 
 
 def safest_cells(positions: GuessPositions) -> np.ndarray:

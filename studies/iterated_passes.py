@@ -1,8 +1,8 @@
 """Does the iterated trunk think longer? A distilled network on the weight-tied iterated trunk
-(:class:`train.iterated_trunk.IteratedFeatures`) judged at several pass counts on the same held-out positions.
+(:class:`train.distill.iterated_trunk.IteratedFeatures`) judged at several pass counts on the same held-out positions.
 
 The positions come from the oracle's play on fresh seeds and are labelled with their exact mine probabilities
-(:mod:`train.distill_data`); for each pass count the study reports the mean absolute error of the mine chance
+(:mod:`train.distill.data`); for each pass count the study reports the mean absolute error of the mine chance
 over the hidden cells, how often the pick is one of the oracle's safest cells, and how often it misses: a
 position with a certainly safe cell where the pick is not one. A trunk that extrapolates in depth (Bansal et al.,
 2022) keeps or improves these beyond the passes it was trained with.
@@ -25,8 +25,8 @@ from agents.networks.trunks import IteratedTrunk
 from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill_data import PositionCollector
-from train.distill_labels import Labeller
+from train.distill.data import PositionCollector
+from train.distill.labels import Labeller
 
 
 def held_out_positions(spec: BoardSpec, positions: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,7 +3,7 @@
 A *miss* is a move that did not take a certainly safe cell while one was hidden (the move may still survive);
 an *avoidable loss* is a miss that lost the game (``minesweeper eval``'s column). Moves and misses are counted
 by stage, the share of the board's safe cells still hidden: early (half or more), middle, and late (under a
-tenth, :data:`train.distill_data.LATE_FRACTION`: the endgame, where most hidden cells are mines). Each
+tenth, :data:`train.distill.data.LATE_FRACTION`: the endgame, where most hidden cells are mines). Each
 avoidable loss is also filed under the rule round that proves a safe cell in its position
 (:func:`agents.rules.deduction_rounds`: 1 from the numbers as shown, 2 with what round 1 proved, ...; "count
 only" when no rule finds one and only the exact count over the frontier and the remaining mines does), and
@@ -18,7 +18,7 @@ The games are those of the named suite (game ``i`` as ``minesweeper eval`` plays
 
 Usage::
 
-    python studies/loss_anatomy.py --model models/distill_intermediate_opening.zip \\
+    python studies/loss_anatomy.py --model distill-intermediate \\
         --suite intermediate-opening-10k --games 400 --json docs/results/loss-anatomy-intermediate.json
 """
 
@@ -42,7 +42,7 @@ from eval.models import load_model_agent
 from eval.suites import Suite, get_suite
 from mine_env.engine.constants import HIDDEN
 from mine_env.env import MinesweeperEnv
-from train.distill_data import LATE_FRACTION
+from train.distill.data import LATE_FRACTION
 
 STAGES = ("early", "middle", "late")
 MIDDLE_FRACTION = 0.5

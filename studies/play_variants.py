@@ -21,9 +21,9 @@ the network's summed mine chances over the hidden cells are from the oracle's (t
 
 Usage::
 
-    python studies/play_variants.py play --model models/distill_intermediate_opening.zip \\
+    python studies/play_variants.py play --model distill-intermediate \\
         --suite intermediate-opening-10k --games 1000 --symmetries 8 --combine chance
-    python studies/play_variants.py count-error --model models/distill_intermediate_opening.zip \\
+    python studies/play_variants.py count-error --model distill-intermediate \\
         --dataset runs/distill-int10/dataset.npz
 """
 
@@ -44,7 +44,7 @@ from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 from mine_env.env import MinesweeperEnv
-from train.distill_data import Dataset
+from train.distill.data import Dataset
 
 COMBINES = ("logit", "chance", "worst")
 CLIP = 1e-12

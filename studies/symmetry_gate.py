@@ -11,7 +11,7 @@ the network's own), not the ones the network would reach alone.
 
 Usage::
 
-    python studies/symmetry_gate.py --model models/distill_expert_opening.zip \\
+    python studies/symmetry_gate.py --model distill-expert \\
         --dataset runs/distill-expert8/dataset.npz --positions 20000 --symmetries 4 --sure 1e-6 --sure 1e-5
 """
 
@@ -27,10 +27,10 @@ import torch as th
 from eval.symmetries import is_sure
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import SYMMETRY_COUNTS, board_symmetries
-from train.distill_data import Dataset
-from train.distill_guesses import SAFEST_TOLERANCE
-from train.distill_network import play_scores
-from train.warm_start import distilled_policy
+from train.distill.data import Dataset
+from train.distill.guesses import SAFEST_TOLERANCE
+from train.distill.network import play_scores
+from train.sb3.warm_start import distilled_policy
 
 BATCH = 64
 """Positions per forward pass."""

@@ -1,9 +1,20 @@
-"""Training scripts: DQN, PPO and MaskablePPO on Minesweeper with stable-baselines3 and sb3-contrib.
+"""Training, one folder per method, on a few shared helpers.
 
-One readable file per algorithm (:mod:`train.dqn`, :mod:`train.ppo`, :mod:`train.maskable_ppo`), on the
-shared pieces: :mod:`train.options` and :mod:`train.run_config` (the settings), :mod:`train.command_line`,
-:mod:`train.sb3_training` (the run directory and the training loop with resume), :mod:`train.evaluation`,
-:mod:`train.networks` (the fully convolutional networks) and :mod:`train.vec_env` (the batched engine as an SB3
-VecEnv). The oracle's distillation is :mod:`train.distill` on :mod:`train.distill_config`,
-:mod:`train.distill_losses`, :mod:`train.distill_network` and :mod:`train.distill_trainer`.
+- :mod:`train.sb3`: DQN, PPO and MaskablePPO with stable-baselines3 and sb3-contrib (one script per algorithm,
+  the training loop with resume, the checkpoints, the networks as SB3 policies, the batched VecEnv, ``--init``
+  from a distilled network, the export to the model format).
+- :mod:`train.distill`: the oracle distilled into a network, in rounds (:mod:`train.distill.rounds`, run as
+  ``python -m train.distill``) or streamed (:mod:`train.distill.stream`), grown, and taught to prefer guesses.
+- :mod:`train.rllib`: the env and the network under RLlib, and its PPO script (:mod:`train.rllib.ppo`).
+- :mod:`train.battle`: battle minesweeper's self-play, with SB3 (:mod:`train.battle.sb3`) and under RLlib
+  (:mod:`train.battle.rllib`); no single-player module imports it.
+
+The shared helpers stay here: :mod:`train.options` (the settings' fields and board options),
+:mod:`train.command_line` (the options from the command line), :mod:`train.progress_log` (the progress CSV and
+line), :mod:`train.plot_curves` (its figure). The flat paths of before (``train.dqn``, ``train.distill_labels``,
+...) still import, with a DeprecationWarning (:mod:`train.moved`).
 """
+
+from train import moved
+
+moved.install()

@@ -53,7 +53,7 @@ class GlobalBias(nn.Module):
     A convolution only sees its receptive field; what the endgame turns on is global: how many of the remaining
     mines the frontier holds, so whether the cells no number touches can hold the rest. A pooled bias gives
     every cell such board-wide sums in one block, on any board size. Growing a trained network into one with
-    global pooling (:mod:`train.grow`) starts these weights at zero, so the network computes what it did before.
+    global pooling (:mod:`train.distill.grow`) starts these weights at zero, so the network computes what it did before.
     """
 
     POOLS = 3
@@ -84,8 +84,8 @@ class CountRefinement(nn.Module):
       count and per covered cell, and which covered cells no number touches (where that rest must go).
 
     These :attr:`PLANES` and the features go through two 3x3 convolutions to an update of the features. A trained
-    network grown into one with this pass (:mod:`train.grow`) starts with the update at zero, so it computes what it
-    did before it learns to use the checks. The same pass runs ``refine`` times, each
+    network grown into one with this pass (:mod:`train.distill.grow`) starts with the update at zero, so it computes
+    what it did before it learns to use the checks. The same pass runs ``refine`` times, each
     on the draft of the last: the corrections can travel along the frontier like rounds of deduction.
     """
 
@@ -163,7 +163,7 @@ class GuessPreference(nn.Module):
     and from each cell's gap to the board's safest logit, and adds at most ``bound`` to a cell's logit: enough
     to reorder near-ties, never to put a risky cell above a certainly safe one (logits tens apart). Its last
     layer starts at zero, so a network given the head plays as it did until the head is trained
-    (:mod:`train.guess_preference`); the chances it predicts (the policy head) never change.
+    (:mod:`train.distill.guess_preference`); the chances it predicts (the policy head) never change.
     """
 
     def __init__(self, channels: int, bound: float, hidden: int = 32) -> None:

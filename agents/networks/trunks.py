@@ -5,10 +5,10 @@
   remaining-mine density and the board's edge, and its dilated residual layers reach far enough to read what
   decides a cell's mine probability.
 - :class:`IteratedTrunk`: one residual block applied again and again, the input recalled at every pass
-  (:mod:`train.distill_stream`).
+  (:mod:`train.distill.stream`).
 
 Each declares ``features_dim`` (its channels), which with its constructor taking the observation space first is all
-stable-baselines3 asks of a features extractor: :mod:`train.networks` subclasses these for its policies, so a
+stable-baselines3 asks of a features extractor: :mod:`train.sb3.networks` subclasses these for its policies, so a
 policy's trunk weights are exactly these modules' (no key is renamed between a training zip and the model format).
 """
 
@@ -141,7 +141,7 @@ class IteratedTrunk(nn.Module):
     """A stem 3x3 convolution, then ``passes`` passes of one residual block that recalls the input planes.
 
     A cell's exact mine chance is settled by chains of constraints; a block applied ``k`` times reads chains ``k``
-    long with the weights of one (see :mod:`train.iterated_trunk`). ``passes`` is how many it runs when it plays
+    long with the weights of one (see :mod:`train.distill.iterated_trunk`). ``passes`` is how many it runs when it plays
     (:meth:`set_passes` changes it, the weights do not); ``mines`` as in :class:`BoardTrunk`.
     """
 

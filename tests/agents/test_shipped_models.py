@@ -28,7 +28,7 @@ def test_every_short_name_is_a_model_with_its_card(name: str) -> None:
     assert archive == CHECKOUT_DIR / f"{SHIPPED_MODELS[name]}.zip" and card.is_file()
     network = ModelCard.of_model(name).network
     assert network is not None and (CHECKOUT_DIR / network["weights"]).is_file()
-    assert archive.is_file() == name.startswith("distill-")  # the zip that --init reads; no other is shipped
+    assert not archive.is_file()  # no training zip is shipped: --init reads the card and the weights too
 
 
 def test_a_file_of_that_name_in_the_working_directory_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

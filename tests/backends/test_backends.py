@@ -65,7 +65,7 @@ def test_a_chunk_whose_worker_is_killed_runs_again_and_counts_once(ray_backend: 
 def test_a_cluster_is_sent_the_project_packages_this_process_loaded() -> None:
     """Run in a fresh interpreter: what is loaded depends on which tests ran before."""
     code = (
-        "import train.distill_labels; from backends.ray_tasks import shipped_packages; "
+        "import train.distill.labels; from backends.ray_tasks import shipped_packages; "
         "print(' '.join(package.__name__ for package in shipped_packages()))"
     )
     shipped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

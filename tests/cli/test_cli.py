@@ -91,7 +91,7 @@ EVAL = [
     (["eval", *EVAL_QUICK, "--model", "{dir}/flags.zip"], "was trained with flag actions"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/pixels.zip"], "unknown obs_mode 'pixels'"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/not-a-zip.zip"],
-     "has no network section (a run saved before the model format): convert it with `python -m train.export "
+     "has no network section (a run saved before the model format): convert it with `python -m train.sb3.export "
      "{dir}/not-a-zip.zip`"),
 ]
 

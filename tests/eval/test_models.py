@@ -101,7 +101,7 @@ def test_a_card_without_a_network_names_the_conversion(tmp_path: Path) -> None:
     card = json.loads(path.read_text())
     del card["network"]
     path.write_text(json.dumps(card))
-    with pytest.raises(ValueError, match=r"has no network section .*python -m train\.export .*old\.zip"):
+    with pytest.raises(ValueError, match=r"has no network section .*python -m train\.sb3\.export .*old\.zip"):
         load_model_agent(tmp_path / "old")
 
 

@@ -12,11 +12,11 @@ from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from train.distill_config import DistillConfig
-from train.distill_data import Dataset
-from train.distill_labels import label_positions
-from train.distill_network import new_model
-from train.evaluation import save_model
+from train.distill.config import DistillConfig
+from train.distill.data import Dataset
+from train.distill.labels import label_positions
+from train.distill.network import new_model
+from train.sb3.evaluation import save_model
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "studies"))

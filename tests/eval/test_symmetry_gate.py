@@ -30,7 +30,7 @@ def test_a_pick_beside_a_safe_cell_is_a_miss_and_a_guess_on_the_safest_cell_is_n
 @pytest.mark.train
 def test_the_benchmark_judges_a_model_alone_averaged_and_gated(tmp_path: Path, capsys) -> None:
     pytest.importorskip("sb3_contrib")
-    from train.distill_data import Dataset
+    from train.distill.data import Dataset
 
     spec = BoardSpec(9, 9, 10, "opening")
     env = MinesweeperEnv(rows=9, cols=9, mines=10, first_click="opening")

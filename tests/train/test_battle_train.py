@@ -16,7 +16,7 @@ from agents.model_card import ModelCard
 from eval.battle import run_tournament
 from mine_env.engine.battle import BattleSpec
 from mine_env.engine.constants import HIDDEN
-from train import battle as battle_train
+from train.battle import sb3 as battle_train
 
 pytestmark = pytest.mark.train
 

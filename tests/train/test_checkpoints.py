@@ -20,10 +20,10 @@ from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
-from train import dqn, maskable_ppo, ppo
-from train.checkpoints import LATEST, ContinuedCSV, checkpoint_file
 from train.options import check_device
-from train.sb3_training import train
+from train.sb3 import dqn, maskable_ppo, ppo
+from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file
+from train.sb3.training import train
 
 pytestmark = pytest.mark.train
 

@@ -23,17 +23,17 @@ from agents.probability import mine_probabilities
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train import dqn, maskable_ppo, ppo
-from train.distill_config import DistillConfig
-from train.distill_data import Dataset, PositionCollector
-from train.distill_labels import Labeller, first_click_images, label_positions
-from train.distill_losses import choice_loss, count_loss, distill_loss
-from train.distill_network import new_model, safety_logits
-from train.distill_trainer import Trainer
-from train.evaluation import save_model
-from train.networks import BoardFeatures, action_scores
-from train.vec_env import BatchVecEnv
-from train.warm_start import DQN_Q_SCALE, load_distilled
+from train.distill.config import DistillConfig
+from train.distill.data import Dataset, PositionCollector
+from train.distill.labels import Labeller, first_click_images, label_positions
+from train.distill.losses import choice_loss, count_loss, distill_loss
+from train.distill.network import new_model, safety_logits
+from train.distill.trainer import Trainer
+from train.sb3 import dqn, maskable_ppo, ppo
+from train.sb3.evaluation import save_model
+from train.sb3.networks import BoardFeatures, action_scores
+from train.sb3.vec_env import BatchVecEnv
+from train.sb3.warm_start import DQN_Q_SCALE, load_distilled
 
 pytestmark = pytest.mark.train
 
@@ -241,7 +241,7 @@ def test_init_script_runs(distilled_model: Path, tmp_path: Path) -> None:
     options = ["--rows", "5", "--cols", "6", "--mines", "5", "--num-envs", "4", "--n-steps", "16", "--batch-size",
                "32", "--steps", "64", "--eval-games", "4", "--init", str(distilled_model), "--runs-dir",
                str(tmp_path), "--run-name", "ft", "--no-progress-bar", "--checkpoint-every", "0"]  # fmt: skip
-    result = subprocess.run([sys.executable, "-m", "train.maskable_ppo", *options], cwd=ROOT, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "train.sb3.maskable_ppo", *options], cwd=ROOT, capture_output=True,
                             text=True, timeout=240)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert ModelCard.of_model(tmp_path / "ft" / "final_model.zip").config["init"] == str(distilled_model)
@@ -313,7 +313,7 @@ def test_count_loss_is_the_squared_error_of_the_summed_mine_chances() -> None:
 
 
 def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: Path, tmp_path: Path) -> None:
-    from train.sb3_training import train
+    from train.sb3.training import train
 
     def trained(warmup: int, name: str) -> tuple[dict[str, th.Tensor], dict[str, th.Tensor]]:
         config = maskable_ppo.MaskablePPOConfig(

@@ -19,15 +19,15 @@ from agents.solver import initial_state
 from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide, guess_with_options
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train import distill
-from train.distill_config import DistillConfig
-from train.distill_data import Dataset
-from train.distill_guesses import NO_CHOICE, GuessPositions, harvest_guesses, solver_choices
-from train.distill_labels import label_positions
-from train.distill_losses import choice_loss
-from train.distill_network import guess_agreement, learner_scores, new_model
-from train.distill_trainer import Trainer
-from train.evaluation import save_model
+from train.distill import rounds as distill
+from train.distill.config import DistillConfig
+from train.distill.data import Dataset
+from train.distill.guesses import NO_CHOICE, GuessPositions, harvest_guesses, solver_choices
+from train.distill.labels import label_positions
+from train.distill.losses import choice_loss
+from train.distill.network import guess_agreement, learner_scores, new_model
+from train.distill.trainer import Trainer
+from train.sb3.evaluation import save_model
 
 pytestmark = pytest.mark.train
 

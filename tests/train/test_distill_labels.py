@@ -8,8 +8,8 @@ import pytest
 
 from mine_env.engine.spec import BoardSpec
 from support import run_cli
-from train.distill_data import PositionCollector
-from train.distill_labels import Labeller, label_positions
+from train.distill.data import PositionCollector
+from train.distill.labels import Labeller, label_positions
 
 SPEC = BoardSpec(6, 6, 7, "opening")
 

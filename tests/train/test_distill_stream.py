@@ -1,4 +1,4 @@
-"""Streamed distillation (train.distill_stream): the iterated trunk, a short run on the CPU, its resume and model."""
+"""Streamed distillation (train.distill.stream): the iterated trunk, a short run on the CPU, its resume and model."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import torch as th
 
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
-from train.distill_stream import StreamConfig, main
-from train.iterated_trunk import IteratedFeatures
-from train.stream_data import mark_known
+from train.distill.iterated_trunk import IteratedFeatures
+from train.distill.stream import StreamConfig, main
+from train.distill.stream_data import mark_known
 
 
 def test_iterated_trunk_shares_one_block_across_passes() -> None:

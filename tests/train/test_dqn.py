@@ -13,9 +13,9 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from train import dqn
-from train.dqn import DQNConfig
-from train.vec_env import BatchVecEnv
+from train.sb3 import dqn
+from train.sb3.dqn import DQNConfig
+from train.sb3.vec_env import BatchVecEnv
 
 pytestmark = pytest.mark.train
 
@@ -76,7 +76,7 @@ def test_masked_dqn_target_takes_the_max_over_valid_actions_only(tmp_path: Path)
 def test_n_step_returns_sum_the_rewards_before_bootstrapping(tmp_path: Path) -> None:
     from stable_baselines3.common.buffers import NStepReplayBuffer
 
-    from train.sb3_training import make_vec_env, train
+    from train.sb3.training import make_vec_env, train
 
     config = tiny_config(tmp_path, n_step=3, gamma=0.9, steps=192, checkpoint_every=0, eval_games=0)
     model = dqn.build_model(config, make_vec_env(config))

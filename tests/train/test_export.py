@@ -1,4 +1,5 @@
-"""train.export: a training zip of an older run, without the model format, converted in place; what it cannot save."""
+"""train.sb3.export: a training zip of an older run, without the model format, converted in place; what it cannot
+save."""
 
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ from agents.model_card import ModelCard
 from eval.models import load_model_agent
 from mine_env.env import MinesweeperEnv
 from support import random_position
-from train import maskable_ppo
-from train.evaluation import model_card
-from train.export import main
-from train.networks import action_scores
-from train.sb3_training import make_vec_env
+from train.sb3 import maskable_ppo
+from train.sb3.evaluation import model_card
+from train.sb3.export import main
+from train.sb3.networks import action_scores
+from train.sb3.training import make_vec_env
 
 pytestmark = pytest.mark.train
 
@@ -50,7 +51,7 @@ def test_what_the_format_cannot_save_is_told_in_one_line(tmp_path: Path, capsys:
     PPO("MlpPolicy", MinesweeperEnv(**env_kwargs), n_steps=32, batch_size=32, seed=0).save(tmp_path / "mlp.zip")
     ModelCard("ppo", "stable_baselines3.ppo.ppo:PPO", env_kwargs).write(tmp_path / "mlp.json")
     assert main([str(tmp_path / "mlp.zip")]) == 2
-    assert "is not a policy of train.networks" in capsys.readouterr().err
+    assert "is not a policy of train.sb3.networks" in capsys.readouterr().err
     (tmp_path / "mlp.zip").unlink()
     assert main([str(tmp_path / "mlp.zip")]) == 2
     assert "converting reads the training zip" in capsys.readouterr().err

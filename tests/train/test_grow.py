@@ -13,11 +13,11 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from mine_env.engine.spec import BoardSpec
-from train.distill_config import DistillConfig
-from train.distill_network import new_model, safety_logits, start_from
-from train.evaluation import save_model
-from train.grow import match_blocks
-from train.networks import MaskableConvActorCriticPolicy
+from train.distill.config import DistillConfig
+from train.distill.grow import match_blocks
+from train.distill.network import new_model, safety_logits, start_from
+from train.sb3.evaluation import save_model
+from train.sb3.networks import MaskableConvActorCriticPolicy
 
 pytestmark = pytest.mark.train
 

@@ -20,13 +20,13 @@ from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train import guess_preference
-from train.distill_config import DistillConfig
-from train.distill_guesses import GuessPositions, guess_report, harvest_guesses
-from train.distill_network import learner_scores, new_model, play_scores, start_from
-from train.evaluation import save_model
-from train.networks import GuessPreference
-from train.warm_start import distilled_policy
+from train.distill import guess_preference
+from train.distill.config import DistillConfig
+from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
+from train.distill.network import learner_scores, new_model, play_scores, start_from
+from train.sb3.evaluation import save_model
+from train.sb3.networks import GuessPreference
+from train.sb3.warm_start import distilled_policy
 
 pytestmark = pytest.mark.train
 

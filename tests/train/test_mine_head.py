@@ -17,10 +17,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mine_env.engine.constants import HIDDEN
-from train import maskable_ppo, ppo
-from train.mine_head import mine_head_loss
-from train.networks import action_scores
-from train.sb3_training import make_vec_env, train
+from train.sb3 import maskable_ppo, ppo
+from train.sb3.mine_head import mine_head_loss
+from train.sb3.networks import action_scores
+from train.sb3.training import make_vec_env, train
 
 pytestmark = pytest.mark.train
 

@@ -11,10 +11,10 @@ pytest.importorskip("torch")
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
-from train import maskable_ppo
-from train.maskable_ppo import MaskablePPOConfig
-from train.networks import action_scores
-from train.sb3_training import make_vec_env
+from train.sb3 import maskable_ppo
+from train.sb3.maskable_ppo import MaskablePPOConfig
+from train.sb3.networks import action_scores
+from train.sb3.training import make_vec_env
 
 pytestmark = pytest.mark.train
 

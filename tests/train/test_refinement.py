@@ -18,13 +18,14 @@ from sb3_contrib import MaskablePPO
 
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
-from train import distill, maskable_ppo
-from train.distill_config import DistillConfig
-from train.distill_network import new_model, safety_logits, start_from
-from train.evaluation import save_model
-from train.networks import BoardFeatures, CountRefinement, MaskableConvActorCriticPolicy, action_scores
-from train.vec_env import BatchVecEnv
-from train.warm_start import load_distilled
+from train.distill import rounds as distill
+from train.distill.config import DistillConfig
+from train.distill.network import new_model, safety_logits, start_from
+from train.sb3 import maskable_ppo
+from train.sb3.evaluation import save_model
+from train.sb3.networks import BoardFeatures, CountRefinement, MaskableConvActorCriticPolicy, action_scores
+from train.sb3.vec_env import BatchVecEnv
+from train.sb3.warm_start import load_distilled
 
 pytestmark = pytest.mark.train
 

@@ -120,14 +120,14 @@ def test_rllib_builds_the_env_from_its_gymnasium_id(ray_instance) -> None:
     (["--first-click", "corner"], "unknown first_click rule 'corner'"),
 ])  # fmt: skip
 def test_the_training_script_refuses_bad_settings(argv: list[str], message: str) -> None:
-    from train.rllib_ppo import parse_config
+    from train.rllib.ppo import parse_config
 
     with pytest.raises(ValueError, match=message):
         parse_config(argv)
 
 
 def test_the_training_script_trains_on_the_board_its_options_give() -> None:
-    from train.rllib_ppo import parse_config
+    from train.rllib.ppo import parse_config
 
     config = parse_config(["--rows", "6", "--cols", "7", "--mines", "8", "--first-click", "safe"])
     assert config.env_config() == {"rows": 6, "cols": 7, "mines": 8, "first_click": "safe",
@@ -140,19 +140,19 @@ def test_the_training_script_trains_on_the_board_its_options_give() -> None:
 
 
 def test_the_training_script_refuses_a_bad_board_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from train.rllib_ppo import main
+    from train.rllib.ppo import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["--rows", "4", "--cols", "4", "--mines", "16"])
     assert exit_.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "python -m train.rllib_ppo: error: 16 mines do not fit a 4x4 board under the 'opening' rule: expected 0..7"
+        "python -m train.rllib.ppo: error: 16 mines do not fit a 4x4 board under the 'opening' rule: expected 0..7"
     ]
 
 
 @pytest.mark.slow
 def test_the_training_script_trains_saves_resumes_and_evaluates(ray_instance, tmp_path: Path) -> None:
-    from train.rllib_ppo import parse_config, train
+    from train.rllib.ppo import parse_config, train
 
     argv = ["--minutes", "5", "--batch-size", "64", "--minibatch-size", "32", "--epochs", "1",
             "--envs-per-runner", "2", "--channels", "8", "--layers", "2", "--checkpoint-every", "1",

@@ -9,7 +9,7 @@ pytest.importorskip("torch")
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("ray.rllib")
 
-from train.rllib_battle import BATTLE_ENV_NAME, battle_ppo_config, make_battle_env
+from train.battle.rllib import BATTLE_ENV_NAME, battle_ppo_config, make_battle_env
 
 pytestmark = pytest.mark.train
 TINY_MODEL = {"channels": 8, "layers": 2, "value_hidden": 8}

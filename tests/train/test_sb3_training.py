@@ -21,11 +21,11 @@ from agents.model_card import ModelCard
 from eval.models import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
-from train import dqn, maskable_ppo, ppo
-from train.evaluation import evaluate_win_rate, save_model
-from train.export import export_model
-from train.networks import action_scores
-from train.sb3_training import make_vec_env, planned_steps, train
+from train.sb3 import dqn, maskable_ppo, ppo
+from train.sb3.evaluation import evaluate_win_rate, save_model
+from train.sb3.export import export_model
+from train.sb3.networks import action_scores
+from train.sb3.training import make_vec_env, planned_steps, train
 
 pytestmark = pytest.mark.train
 
@@ -60,7 +60,7 @@ def script_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[sub
     processes = {}
     for algo in ALGORITHMS:
         options = TINY | ALGO_TINY[algo] | {"steps": 256, "runs_dir": str(runs_dir), "run_name": algo}
-        command = [sys.executable, "-m", f"train.{algo}", *as_flags(options)]
+        command = [sys.executable, "-m", f"train.sb3.{algo}", *as_flags(options)]
         processes[algo] = (
             subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
             command,

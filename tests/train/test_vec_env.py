@@ -13,7 +13,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from train.vec_env import BatchVecEnv
+from train.sb3.vec_env import BatchVecEnv
 
 pytestmark = pytest.mark.train
 

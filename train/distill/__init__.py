@@ -1,0 +1,16 @@
+"""The oracle distilled into a network: ``python -m train.distill`` runs :mod:`train.distill.rounds`.
+
+In rounds (:mod:`train.distill.rounds` on :mod:`train.distill.config`, :mod:`train.distill.data`,
+:mod:`train.distill.labels`, :mod:`train.distill.guesses`, :mod:`train.distill.losses`,
+:mod:`train.distill.network` and :mod:`train.distill.trainer`) or streamed to a GPU (:mod:`train.distill.stream`
+on :mod:`train.distill.stream_config` and :mod:`train.distill.stream_data`); a network grown into a larger one
+(:mod:`train.distill.grow`), the iterated trunk (:mod:`train.distill.iterated_trunk`) and the guess-preference head
+(:mod:`train.distill.guess_preference`). The networks are MaskablePPO models of :mod:`train.sb3`.
+
+This package was the module of the rounds before: its names (``train.distill.main``, ...) still come from there,
+with a DeprecationWarning.
+"""
+
+from train.moved import forward_names
+
+__getattr__ = forward_names(__name__, "train.distill.rounds")

@@ -1,0 +1,199 @@
+"""Teach a distilled network the default solver's choice among nearly equally safe cells.
+
+A distilled network plays the hidden cell it thinks safest. Where no cell is certainly safe, the default solver
+(``solver``) mostly plays a safest cell too, but which one: the safest cells often tie, and it takes the one
+whose number tells most. That, with its few riskier guesses, is what it wins over ``solver-fast``. Teaching the
+solver's guess through the chances themselves (``train distill --guess-target solver``) pulls tied cells'
+chances apart, so this module leaves the chances alone (the measurements: docs/lab/).
+
+Here the network's trunk and chances stay exactly as they are. A :class:`train.sb3.networks.GuessPreference` head is
+added beside them: a bonus of at most ``--bound`` on each cell's safety logit, from the trunk's features and the
+cell's gap to the safest logit, trained with the cross-entropy of the solver's guess under the softmax of the
+logits plus the bonus, on the true-guess positions of the solver's own games (:func:`harvest_guesses`). Only the
+head learns, so a run costs the trunk's forward passes: minutes, not hours. The head changes the play, never
+the chances (:func:`train.distill.network.learner_scores` reads them without it), and a bound well under the gap between
+a certainly safe cell and a risky one keeps it to the near-ties.
+
+Run: ``python -m train.distill.guess_preference --model distill-intermediate --preset intermediate
+--games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
+:class:`GuessPreferenceConfig`. Train the head last: a distillation run from a model with one (``--init``)
+keeps its weights but changes the trunk under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch as th
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from mine_env.engine.symmetry import SYMMETRIES
+from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
+from train.distill.labels import label_positions
+from train.distill.losses import adam_step, cosine_rate
+from train.distill.network import play_scores
+from train.distill.rounds import seed_of_round
+from train.options import BoardOptions, at_least, option
+from train.progress_log import log_row, progress_line
+from train.sb3.evaluation import save_model
+from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set_mine_count
+from train.sb3.vec_env import BatchVecEnv
+from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
+
+
+@dataclass
+class GuessPreferenceConfig(BoardOptions):
+    """Settings of a guess-preference run (``--option-name`` on the command line)."""
+
+    model: str = option("", "The distilled model .zip the head is added to (its network stays as it is).")
+    bound: float = option(0.4, "Largest bonus (either way) the head adds to a safety logit: the solver's guesses "
+                               "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
+    games: int = option(40_000, "Games of the default solver whose true-guess positions the head learns from.")
+    held_out_games: int = option(2_000, "Solver games, of their own seed, whose guess positions measure the head "
+                                        "(the ones studies/guess_agreement.py reads by default).")
+    samples: int = option(200_000, "Training samples (minibatch rows).")
+    batch_size: int = option(256, "Minibatch size.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")
+    augment: bool = option(True, "Show each minibatch in a random one of the board's symmetries (the solver's "
+                                 "guess moves with the board).")
+    report_every: int = option(50_000, "Samples between measurements on the held-out positions.")
+    seed: int = option(0, "Seed of the solver's games, the head's initial weights and the minibatches.")
+    eval_seed: int = option(10_000_019, "Seed of the held-out games (train distill's --eval-seed: the same positions).")
+    torch_threads: int = option(1, "Torch CPU threads.")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: guess-preference-board-seed-time).")
+
+    def validate(self) -> None:
+        """Raise ValueError with a message when the settings cannot run."""
+        self.board_spec()
+        if not self.model:
+            raise ValueError("--model is required: the distilled model .zip the head is added to")
+        if not 0 < self.bound <= 4:
+            raise ValueError(f"bound must be above 0 and at most 4 (logits), got {self.bound}")
+        at_least(self, 1, "games", "samples", "batch_size", "report_every", "torch_threads")
+        at_least(self, 0, "held_out_games")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be above 0, got {self.learning_rate}")
+
+
+def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPositions:
+    """The guess positions of ``games`` solver games from ``eval_seed`` (as ``train distill`` logs its
+    ``solver_agree`` on), labelled with their exact chances."""
+    positions = harvest_guesses(spec, games, seed_of_round(eval_seed, 0))
+    labels = label_positions(positions.grids, spec.mines, spec.first_click).reshape(len(positions.grids), -1)
+    return positions._replace(labels=labels)
+
+
+def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> MaskablePPO:
+    """A copy of the distilled model ``model_path`` with a fresh :class:`GuessPreference` head of ``bound`` (one it
+    had is replaced): it plays as the model did until the head is trained."""
+    source = distilled_network(model_path, spec.mines)
+    policy_kwargs = {"features_extractor_class": BoardFeatures, "preference_bound": bound,
+                     "features_extractor_kwargs": board_kwargs(source, spec.mines)}  # fmt: skip
+    model = MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8, seed=seed,
+                        device="cpu", policy_kwargs=policy_kwargs)  # fmt: skip
+    load_playing(model.policy, source, preference=False)
+    set_mine_count(model.policy, spec.mines)
+    return model
+
+
+class PreferenceTrainer:
+    """Minibatches of guess positions, in a random symmetry each, and Adam steps on the head alone."""
+
+    def __init__(self, config: GuessPreferenceConfig, policy: MaskableConvActorCriticPolicy) -> None:
+        self.config = config
+        self.policy = policy
+        self.head = policy.mlp_extractor.preference
+        self.optimizer = th.optim.Adam(self.head.parameters(), lr=config.learning_rate)
+        self.steps = -(-config.samples // config.batch_size)
+        self.step_count = 0
+        self.rng = np.random.default_rng(config.seed)
+        self.symmetries = len(SYMMETRIES) if config.augment else 1
+
+    def batch(self, positions: GuessPositions) -> tuple[th.Tensor, th.Tensor]:
+        """(grids (B, H, W) int8, targets (B,) flat indices) of a minibatch in one random symmetry."""
+        index = self.rng.integers(len(positions.grids), size=self.config.batch_size)
+        grids = positions.grids[index]
+        marked = np.zeros(grids.shape, np.bool_)  # the guess as a plane, so that it moves with the board
+        marked.reshape(len(index), -1)[np.arange(len(index)), positions.choices[index].astype(np.int64)] = True
+        forward, _ = SYMMETRIES[int(self.rng.integers(self.symmetries))]
+        grids, marked = np.ascontiguousarray(forward(grids)), forward(marked)
+        return th.as_tensor(grids), th.as_tensor(marked.reshape(len(index), -1).argmax(axis=1))
+
+    def step(self, positions: GuessPositions) -> float:
+        """One Adam step of the head on a minibatch; returns its loss."""
+        grids, targets = self.batch(positions)
+        with th.no_grad():
+            features = self.policy.extract_features(grids, self.policy.pi_features_extractor)
+            safety = self.policy.mlp_extractor.policy_head(features)
+        logits = (safety + self.head(features, safety)).masked_fill(grids.flatten(1) != HIDDEN, float("-inf"))
+        loss = F.cross_entropy(logits, targets)
+        adam_step(self.optimizer, loss, cosine_rate(self.config.learning_rate, self.step_count, self.steps))
+        self.step_count += 1
+        return float(loss.item())
+
+
+def run(config: GuessPreferenceConfig) -> Path:
+    """Add a guess-preference head to ``config.model`` and train it; returns the run directory."""
+    config.validate()
+    th.set_num_threads(config.torch_threads)
+    spec = config.board_spec()
+    model = with_preference(config.model, spec, config.bound, config.seed)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = config.run_name or f"guess-preference-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}-{stamp}"
+    run_dir = Path(config.runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    start = time.perf_counter()
+    positions = harvest_guesses(spec, config.games, config.seed)
+    if not len(positions.grids):
+        raise ValueError(f"{config.games} solver games held no true guess to learn from: play more (--games)")
+    held_out = held_out_positions(spec, config.held_out_games, config.eval_seed)
+    print(f"{len(positions.grids)} guess positions of {config.games} solver games, {len(held_out.grids)} held out "
+          f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
+    trainer = PreferenceTrainer(config, model.policy)
+    log = run_dir / "progress.csv"
+    log_row(log, measure(model.policy, held_out, 0, float("nan"), time.perf_counter() - start))
+    losses: list[float] = []
+    while trainer.step_count < trainer.steps:
+        losses.append(trainer.step(positions))
+        samples = trainer.step_count * config.batch_size
+        if samples % config.report_every < config.batch_size or trainer.step_count == trainer.steps:
+            log_row(log, measure(model.policy, held_out, samples, float(np.mean(losses)), time.perf_counter() - start))
+            losses = []
+    save_model(model, run_dir / "final_model.zip", "distill", config)
+    return run_dir
+
+
+def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions, samples: int, loss: float,
+            seconds: float) -> dict[str, float]:  # fmt: skip
+    """One progress row: the held-out guess report after ``samples`` samples, printed as well."""
+    row = {"samples": samples, "loss": loss, **guess_report(play_scores(policy)(held_out.grids), held_out),
+           "seconds": round(seconds, 1)}  # fmt: skip
+    print(progress_line(row), flush=True)
+    return row
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.distill.guess_preference [options]`` (and ``minesweeper train guess_preference``)."""
+    description = "Teach a distilled network the solver's guesses among near-ties."
+    parser = argparse.ArgumentParser(prog=prog or "python -m train.distill.guess_preference", description=description)
+    add_config_arguments(parser, GuessPreferenceConfig)
+    args = parser.parse_args(argv)
+    return report_run(parser, lambda: run(config_from_args(GuessPreferenceConfig, args)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,334 @@
+"""Oracle distillation on a stream of positions, for a GPU beside many CPU cores, in a wall-clock budget.
+
+:mod:`train.distill` alternates collecting and training on one machine's CPU. Here both run at once: worker
+processes play and label positions without pause (:func:`train.distill.stream_data.produce`: the oracle's play), the
+network in training plays boards of its own whose positions a process pool labels (:class:`LearnerPlay`), and
+the training loop draws minibatches from a ring of recent positions on the device. One or several trunks
+(``--trunks dilated,iterated``) train side by side on the very same minibatches, which makes them a measured
+comparison: :class:`train.sb3.networks.BoardFeatures` (dilated residual layers, global pooling) and
+:class:`train.distill.iterated_trunk.IteratedFeatures` (one block applied ``--passes`` times, the loss at several
+depths).
+
+The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
+Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
+trained, the RNG states, the positions taken from the stream); ``--resume RUN_DIR`` continues it where it
+stopped, with a budget that counts the time already trained, and its workers play fresh games (their seeds
+follow the resume count; the ring of positions is refilled, not saved). At the end each trunk is written as a
+distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
+
+Run: ``python -m train.distill.stream --preset expert --device cuda --minutes 6 --producers 8``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import multiprocessing as mp
+import queue
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch as th
+from sb3_contrib import MaskablePPO
+
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill.config import DistillConfig
+from train.distill.data import Dataset
+from train.distill.iterated_trunk import IteratedFeatures
+from train.distill.losses import distill_loss
+from train.distill.network import new_model, start_from
+from train.distill.stream_config import StreamConfig
+from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
+from train.progress_log import log_row, progress_line
+from train.sb3.evaluation import save_model
+from train.sb3.networks import MaskableConvActorCriticPolicy
+from train.sb3.vec_env import BatchVecEnv
+
+HELD_OUT = 2048
+"""Positions kept apart for the progress log: the dataset's last ones, or the stream's first chunk."""
+
+
+def torch_device(name: str) -> th.device:
+    return th.device("cuda" if name == "auto" and th.cuda.is_available() else ("cpu" if name == "auto" else name))
+
+
+def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePPO:
+    """A MaskablePPO model on ``spec`` whose actor is the ``trunk`` network (its value head stays unused)."""
+    if trunk == "dilated":
+        distill = DistillConfig(seed=config.seed, channels=config.channels, dilations=config.dilations,
+                                pooled=config.pooled, device=config.device)  # fmt: skip
+        return new_model(distill, spec)
+    policy_kwargs = {"features_extractor_class": IteratedFeatures,
+                     "features_extractor_kwargs": {"channels": config.iterated_channels, "passes": config.passes,
+                                                   "mines": spec.mines}}  # fmt: skip
+    return MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8,
+                       seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
+
+
+def trunk_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor,
+                 loss_passes: Sequence[int]) -> list[th.Tensor]:  # fmt: skip
+    """The safety logits (N, cells) the loss is taken on: the iterated trunk's at each of ``loss_passes``, the
+    dilated trunk's once."""
+    extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
+    planes = extractor.input_planes(grids)
+    if isinstance(extractor, IteratedFeatures):
+        return [head(features) for features in extractor.stages(planes, loss_passes)]
+    return [head(extractor.trunk(planes))]
+
+
+def scheduled_rate(config: StreamConfig, step: int, seconds: float) -> float:
+    """Linear warm-up over ``warmup_steps``, then a cosine over the wall-clock budget down to 5%."""
+    progress = min(1.0, seconds / (config.minutes * 60.0))
+    rate = config.learning_rate * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * progress)))
+    return rate * min(1.0, (step + 1) / max(config.warmup_steps, 1))
+
+
+class StreamRun:
+    """One run: its directory, models, optimisers, counters and the files it writes."""
+
+    def __init__(self, config: StreamConfig, run_dir: Path, resume: dict[str, Any] | None) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.spec = config.board_spec()
+        self.device = torch_device(config.device)
+        self.names = config.trunk_list()
+        self.models = {name: build_model(config, name, self.spec) for name in self.names}
+        self.optimizers = {name: th.optim.Adam(self.parameters(name), lr=config.learning_rate) for name in self.names}
+        self.step, self.samples, self.seconds, self.taken, self.resumes = 0, 0, 0.0, 0, 0
+        th.manual_seed(config.seed)
+        if resume is not None:
+            self.load(resume)
+        elif config.init:
+            start_from(self.models["dilated"].policy, config.init, self.spec.mines)
+        self.generator = th.Generator(device=self.device)
+        self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)
+
+    def parameters(self, name: str) -> list[th.nn.Parameter]:
+        policy = self.models[name].policy
+        return [*policy.features_extractor.parameters(), *policy.mlp_extractor.policy_head.parameters()]
+
+    def train_step(self, grids: th.Tensor, labels: th.Tensor) -> dict[str, th.Tensor]:
+        """One optimiser step of every trunk on the same minibatch; returns each trunk's loss (on the device)."""
+        config = self.config
+        rate = scheduled_rate(config, self.step, self.seconds)
+        flat_grids, flat_labels = grids.flatten(1), labels.flatten(1)
+        weight = th.ones_like(flat_labels)
+        losses: dict[str, th.Tensor] = {}
+        for name in self.names:
+            policy = self.models[name].policy
+            with th.autocast(self.device.type, dtype=th.bfloat16, enabled=config.bf16 and self.device.type == "cuda"):
+                logits = trunk_logits(policy, grids, config.loss_pass_list())
+            loss = sum(distill_loss(each.float(), flat_grids, flat_labels, weight, config.revealed_weight,
+                                    config.choice_weight) for each in logits) / len(logits)  # fmt: skip
+            optimizer = self.optimizers[name]
+            for group in optimizer.param_groups:
+                group["lr"] = rate
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()  # type: ignore[union-attr]
+            th.nn.utils.clip_grad_norm_(self.parameters(name), 1.0)
+            optimizer.step()
+            losses[name] = loss.detach()  # type: ignore[union-attr]  (read at log time: no sync each step)
+        self.step += 1
+        self.samples += len(grids)
+        return losses
+
+    def drop_diverged(self, losses: dict[str, float]) -> None:
+        """Stop training a trunk whose loss is no longer finite (the others go on); it is not saved."""
+        for name, loss in losses.items():
+            if not np.isfinite(loss) and len(self.names) > 1:
+                print(f"{name}: loss {loss} at step {self.step}: dropped", flush=True)
+                self.names = tuple(other for other in self.names if other != name)
+
+    def scorer(self, name: str) -> Any:
+        """The trunk's safety logits of a batch of numpy grids, as numpy: how it plays (the iterated trunk with
+        its ``passes``)."""
+        policy = self.models[name].policy
+        extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
+
+        def scores(grids: np.ndarray) -> np.ndarray:
+            with th.no_grad(), th.autocast(self.device.type, dtype=th.bfloat16, enabled=self.device.type == "cuda"):
+                logits = head(extractor(th.as_tensor(grids, device=self.device)))
+            return logits.float().cpu().numpy()
+
+        return scores
+
+    def held_out(self, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+        """Each trunk's mean absolute error of the mine chance over hidden cells, and how often its pick is one of
+        the oracle's safest cells."""
+        out: dict[str, float] = {}
+        if not len(grids):
+            return out
+        flat_labels = labels.reshape(len(labels), -1).astype(np.float32)
+        hidden = grids.reshape(len(grids), -1) == HIDDEN
+        least = np.where(hidden, flat_labels, np.inf).min(axis=1)
+        for name in self.names:
+            logits = np.concatenate([self.scorer(name)(grids[i:i + 1024]) for i in range(0, len(grids), 1024)])
+            chance = 1.0 / (1.0 + np.exp(np.clip(logits, -60, 60)))
+            pick = np.where(hidden, logits, -np.inf).argmax(axis=1)
+            out[f"{name}_error"] = float(np.abs(chance - flat_labels)[hidden].mean())
+            out[f"{name}_safest"] = float((flat_labels[np.arange(len(pick)), pick] <= least + 1e-3).mean())
+        return out
+
+    def state(self) -> dict[str, Any]:
+        return {"step": self.step, "samples": self.samples, "seconds": self.seconds, "taken": self.taken,
+                "resumes": self.resumes, "config": dataclasses.asdict(self.config),
+                "models": {name: self.models[name].policy.state_dict() for name in self.names},
+                "optimizers": {name: self.optimizers[name].state_dict() for name in self.names},
+                "torch_rng": th.get_rng_state()}  # fmt: skip
+
+    def save_checkpoint(self) -> None:
+        path = self.run_dir / "checkpoint.pt"
+        partial = path.with_suffix(".partial")
+        th.save(self.state(), partial)
+        partial.replace(path)
+
+    def load(self, state: dict[str, Any]) -> None:
+        self.names = tuple(name for name in self.names if name in state["models"]) or self.names
+        for name in self.names:
+            if name not in state["models"]:
+                raise ValueError(f"the checkpoint holds no {name!r} trunk (it has {', '.join(state['models'])})")
+            self.models[name].policy.load_state_dict(state["models"][name])
+            self.optimizers[name].load_state_dict(state["optimizers"][name])
+        self.step, self.samples, self.seconds = state["step"], state["samples"], state["seconds"]
+        self.taken, self.resumes = state["taken"], state["resumes"] + 1
+        th.set_rng_state(state["torch_rng"])
+
+    def save_models(self, evaluation: dict[str, float]) -> None:
+        for name in self.names:
+            model = self.models[name]
+            model.num_timesteps = self.samples
+            save_model(model, self.run_dir / f"{name}.zip", "distill", self.config,
+                       {"held_out": {key: value for key, value in evaluation.items() if key.startswith(name)}})
+
+
+def run(config: StreamConfig, resume: Path | None = None) -> Path:
+    """Train as the module docstring says; returns the run directory."""
+    config.validate()
+    th.set_num_threads(config.torch_threads)
+    state = None
+    if resume is not None:
+        state = th.load(resume / "checkpoint.pt", map_location="cpu", weights_only=False)
+        run_dir = resume
+    else:
+        name = config.run_name or f"distill-stream-{config.board_spec().rows}x{config.board_spec().cols}-" \
+                                  f"{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir = Path(config.runs_dir) / name
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    context = mp.get_context("spawn")
+    stop = context.Event()
+    stream = context.Queue(maxsize=4 * max(config.producers, 1))
+    seed_base = config.seed * 7919 + (0 if state is None else (state["resumes"] + 1) * 104_729)
+    spec = config.board_spec()
+    board = (spec.rows, spec.cols, spec.mines, spec.first_click)
+    workers = [context.Process(target=produce, args=(board, seed_base + i, config.producer_boards, config.explore,
+                                                     config.chunk, stream, stop), daemon=True)
+               for i in range(config.producers)]  # fmt: skip
+    for worker in workers:
+        worker.start()
+    pool = ProcessPoolExecutor(config.learner_workers, mp_context=context) if config.learner_boards else None
+    try:
+        return _train(StreamRun(config, run_dir, state), stream, pool, seed_base)
+    finally:
+        stop.set()
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.terminate()
+
+
+def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int) -> Path:
+    config, spec = run.config, run.spec
+    buffer = PositionBuffer(config.buffer, spec.rows, spec.cols, run.device, run.generator,
+                            config.seed * 1_000_003 + run.resumes)  # a resume draws afresh: its ring is new too
+    if config.dataset:  # its last positions are held out; training starts on the rest while the workers warm up
+        dataset = Dataset.load(config.dataset)
+        dataset.check_board(spec, config.dataset)
+        held = min(HELD_OUT, len(dataset) // 2)
+        held_grids, held_labels = dataset.grids[-held:], dataset.labels[-held:]
+        buffer.add(dataset.grids[:-held], dataset.labels[:-held])
+    else:
+        grids, labels = stream.get()
+        held_grids, held_labels = grids[:HELD_OUT], labels[:HELD_OUT]
+    learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
+                          config.mark_above or None) if pool else None  # fmt: skip
+    while buffer.size < config.batch_size:
+        buffer.add(*stream.get())
+        run.taken += 1
+    progress = run.run_dir / "progress.csv"
+    began, last_checkpoint, last_log = time.perf_counter() - run.seconds, time.perf_counter(), 0.0
+    print(f"{run.run_dir}: training {', '.join(run.names)} on {run.device} for {config.minutes} min", flush=True)
+    while run.seconds < config.minutes * 60.0:
+        _feed(run, buffer, stream, learner)
+        losses = run.train_step(*buffer.sample(config.batch_size, marks=config.mark_above > 0))
+        run.seconds = time.perf_counter() - began
+        if run.seconds - last_log >= 30.0 or run.seconds >= config.minutes * 60.0:
+            last_log = run.seconds
+            values = {name: float(loss) for name, loss in losses.items()}
+            row = {"step": run.step, "samples": run.samples, "seconds": round(run.seconds, 1),
+                   "positions": buffer.added, **{f"{n}_loss": v for n, v in values.items()},
+                   **run.held_out(held_grids, held_labels)}  # fmt: skip
+            _log(progress, row)
+            run.drop_diverged(values)
+        if time.perf_counter() - last_checkpoint >= config.checkpoint_minutes * 60.0:
+            run.save_checkpoint()
+            last_checkpoint = time.perf_counter()
+    run.save_checkpoint()
+    run.save_models(run.held_out(held_grids, held_labels))
+    return run.run_dir
+
+
+def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerPlay | None) -> None:
+    """Take from the stream while the ring has given fewer than 1/reuse positions per sample trained, and move
+    the learner's boards every ``learner_every`` steps."""
+    config = run.config
+    if learner is not None:
+        if run.step % config.learner_every == 0:
+            learner.step(run.scorer(run.names[0]))
+        for grids, labels in learner.harvest():
+            buffer.add(grids, labels)
+    while buffer.added * config.reuse < run.samples + config.batch_size:
+        try:
+            grids, labels = stream.get(timeout=0.0 if buffer.size >= config.batch_size else 5.0)
+        except queue.Empty:  # the workers are behind: train on what the ring holds
+            return
+        buffer.add(grids, labels)
+        run.taken += 1
+
+
+def _log(path: Path, row: dict[str, float]) -> None:
+    log_row(path, row)
+    print(progress_line(row), flush=True)
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog or "python -m train.distill.stream",
+                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+    add_config_arguments(parser, StreamConfig)
+    parser.add_argument("--resume", type=Path, help="continue the run in this directory from its checkpoint.pt "
+                                                    "(its config.json is the base the options given override)")
+    args = parser.parse_args(argv)
+
+    def start() -> Path:
+        base = None
+        if args.resume is not None:
+            if not (args.resume / "checkpoint.pt").is_file():
+                raise FileNotFoundError(f"--resume {args.resume}: no checkpoint.pt there")
+            base = StreamConfig(**json.loads((args.resume / "config.json").read_text()))
+        return run(config_from_args(StreamConfig, args, base), args.resume)
+
+    return report_run(parser, start)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The settings of a streamed distillation run (:mod:`train.distill.stream`), checked before anything starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch as th
+
+from agents.marks import sure_logit
+from train.distill.config import DistillConfig
+from train.options import BoardOptions, at_least, option
+
+TRUNKS = ("dilated", "iterated")
+"""The trunks a run can train side by side."""
+
+
+@dataclass
+class StreamConfig(BoardOptions):
+    """Settings of a streamed distillation run (``--option-name`` on the command line)."""
+
+    seed: int = option(0, "Seed of everything random: torch, the workers' boards, the minibatches.")
+    trunks: str = option("dilated", f"Trunks trained side by side on the same minibatches: {', '.join(TRUNKS)}.")
+    channels: int = option(128, "Channels of the dilated trunk.")
+    dilations: str = option("1,1,1,2,2,4,4,1,1", "Dilations of the dilated trunk's residual layers.")
+    pooled: str = option("4,7", "Blocks of the dilated trunk with a global-pooling bias.")
+    iterated_channels: int = option(96, "Channels of the iterated trunk.")
+    passes: int = option(12, "Passes of the iterated trunk's block when it plays.")
+    loss_passes: str = option("6,9,12", "Pass counts at which the iterated trunk's loss is taken (averaged).")
+    minutes: float = option(6.0, "Wall-clock minutes of training, the schedule's length (resumes included).")
+    producers: int = option(8, "Worker processes playing the oracle's games and labelling them.")
+    producer_boards: int = option(64, "Boards each worker plays together.")
+    chunk: int = option(2048, "Positions a worker sends at a time.")
+    explore: float = option(0.02, "Chance a move of the oracle's or the learner's games is a uniform hidden cell.")
+    learner_boards: int = option(1024, "Boards the first trunk plays itself (0: none).")
+    learner_every: int = option(4, "Training steps between two moves of the learner's boards.")
+    learner_workers: int = option(2, "Processes labelling the learner's positions.")
+    buffer: int = option(2_000_000, "Positions kept on the device; minibatches are drawn from them.")
+    reuse: float = option(2.0, "Minibatch samples per position taken from the stream (the stream is throttled).")
+    batch_size: int = option(1024, "Minibatch size.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the peak; cosine decay to 5%% of it.")
+    warmup_steps: int = option(300, "Steps of linear warm-up of the learning rate.")
+    revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
+    choice_weight: float = option(0.5, "Weight of the loss on the softmax mass put on the oracle's safest cells.")
+    dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
+    init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
+    mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
+                               "shown as flags, the learner marking its cells above this mine chance; 0: none.")
+    checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
+    bf16: bool = option(True, "bfloat16 autocast on CUDA.")
+    device: str = option("cuda", "Torch device: cuda, cpu or auto.")
+    torch_threads: int = option(1, "Torch CPU threads of the training process (the workers use none).")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: distill-stream-board-seed-time).")
+
+    def trunk_list(self) -> tuple[str, ...]:
+        names = tuple(part.strip() for part in self.trunks.split(",") if part.strip())
+        if not names or any(name not in TRUNKS for name in names) or len(set(names)) != len(names):
+            raise ValueError(f"trunks must be distinct names among {', '.join(TRUNKS)}, got {self.trunks!r}")
+        return names
+
+    def loss_pass_list(self) -> tuple[int, ...]:
+        try:
+            values = tuple(sorted(int(part) for part in self.loss_passes.split(",")))
+        except ValueError:
+            raise ValueError(f"loss_passes must be integers separated by commas, got {self.loss_passes!r}") from None
+        if not values or values[0] < 1:
+            raise ValueError(f"every loss pass count must be at least 1, got {self.loss_passes!r}")
+        return values
+
+    def validate(self) -> None:
+        self.board_spec()
+        self.trunk_list()
+        self.loss_pass_list()
+        DistillConfig(dilations=self.dilations, pooled=self.pooled).pooled_list()
+        at_least(self, 1, "torch_threads", "channels", "iterated_channels", "passes", "producer_boards", "chunk",
+                 "learner_every", "learner_workers", "buffer", "batch_size")  # fmt: skip
+        at_least(self, 0, "seed", "producers", "learner_boards", "warmup_steps")
+        if not self.producers and not self.dataset:
+            raise ValueError("no positions to start on: give --producers or --dataset")
+        if self.mark_above:
+            sure_logit(self.mark_above)
+        if self.init and "dilated" not in self.trunk_list():
+            raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
+        if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
+            raise ValueError("minutes, checkpoint_minutes and reuse must be positive")
+        if self.device.startswith("cuda") and not th.cuda.is_available():
+            raise ValueError("--device cuda: no CUDA device is available here; use --device cpu")

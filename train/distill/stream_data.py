@@ -1,0 +1,158 @@
+"""Labelled positions as a stream, for training on an accelerator while the CPU cores play and label.
+
+- :func:`produce`: a worker process that plays boards by the oracle's policy (the safest hidden cell, a uniform
+  hidden cell with chance ``explore``), labels every position with its exact mine probabilities
+  (:mod:`train.distill.labels`) and puts them on a queue in chunks, until told to stop.
+- :class:`LearnerPlay`: boards played by the network being trained (one batched forward pass a move), their
+  positions labelled in a process pool: the states the learner itself reaches (DAgger), as the anchors train on.
+- :class:`PositionBuffer`: a ring of positions on the training device, sampled uniformly, with the board's
+  symmetries applied per minibatch, and with marks: the mines the labels make certain shown as flags (a random
+  share of them, :func:`mark_known`), the input a network that marks its own certain mines reads as it plays
+  (:mod:`agents.marks`).
+"""
+
+from __future__ import annotations
+
+import queue as queue_module
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import Any
+
+import numpy as np
+import torch as th
+
+from agents.marks import score_marked
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import FLAG, HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train.distill.data import PositionCollector
+from train.distill.labels import Labeller, label_positions
+
+Chunk = tuple[np.ndarray, np.ndarray]
+"""Grids int8 (N, rows, cols) and their labels float16 (N, rows, cols)."""
+
+
+def produce(board: tuple[int, int, int, str], seed: int, boards: int, explore: float, chunk: int,
+            out: Any, stop: Any) -> None:  # fmt: skip
+    """A worker's loop (module-level, so a spawned process can run it): oracle play and labels in chunks of
+    ``chunk`` positions onto the queue ``out``, until the event ``stop`` is set."""
+    spec = BoardSpec(*board)
+    with Labeller(workers=1) as labeller:
+        collector = PositionCollector(spec, boards, seed, labeller, explore)
+        while not stop.is_set():
+            grids, labels, _ = collector.collect(chunk, (1.0, 0.0, 0.0), None)
+            item = (grids, labels.astype(np.float16))
+            while not stop.is_set():
+                try:
+                    out.put(item, timeout=0.5)
+                    break
+                except queue_module.Full:
+                    continue
+
+
+class LearnerPlay:
+    """``boards`` boards played greedily by a scorer of safety logits (its highest hidden cell; a uniform hidden
+    cell with chance ``explore``), each position sent to ``pool`` for its labels; :meth:`harvest` returns the
+    labelled ones. With ``mark_above`` the scorer marks its own certain mines as it plays (:mod:`agents.marks`):
+    it reads them as flags, and never reveals a marked cell while an unmarked one is hidden."""
+
+    def __init__(self, spec: BoardSpec, boards: int, seed: int, explore: float, pool: Executor,
+                 mark_above: float | None = None) -> None:  # fmt: skip
+        self.spec = spec
+        self.engine = BatchEngine(spec, boards)
+        self.engine.reset(seed)
+        self.rng = np.random.default_rng(seed)
+        self.explore = explore
+        self.pool = pool
+        self.mark_above = mark_above
+        self.marks = np.zeros((boards, spec.rows * spec.cols), dtype=bool)
+        self.pending: deque[tuple[np.ndarray, Future[np.ndarray]]] = deque()
+
+    def step(self, scorer: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Send the boards' positions to be labelled and play one move on each."""
+        grids = self.engine.grids()
+        self.pending.append((grids, self.pool.submit(label_positions, grids, self.spec.mines, self.spec.first_click)))
+        flat = grids.reshape(len(grids), -1)
+        hidden = flat == HIDDEN
+        if self.mark_above is None:
+            scores, playable = scorer(grids), hidden
+        else:
+            scores, self.marks, playable = score_marked(scorer, grids, self.marks, self.mark_above)
+        actions = np.where(playable, scores, -np.inf).argmax(axis=1)
+        explore = self.rng.random(len(grids)) < self.explore
+        noise = self.rng.random(flat.shape)
+        actions[explore] = np.where(hidden[explore], noise[explore], -np.inf).argmax(axis=1)
+        finished = self.engine.step(actions)
+        self.marks[finished.terminated | finished.truncated] = False
+
+    def harvest(self) -> list[Chunk]:
+        """The positions whose labels are ready, oldest first."""
+        done: list[Chunk] = []
+        while self.pending and self.pending[0][1].done():
+            grids, future = self.pending.popleft()
+            done.append((grids, future.result().astype(np.float16)))
+        return done
+
+
+class PositionBuffer:
+    """The last ``capacity`` positions on ``device``; :meth:`sample` draws a minibatch uniformly, in a random one of
+    the board's symmetries (flips; transposes too on a square board), the labels transformed alike."""
+
+    def __init__(self, capacity: int, rows: int, cols: int, device: th.device, generator: th.Generator,
+                 seed: int) -> None:  # fmt: skip
+        self.grids = th.empty((capacity, rows, cols), dtype=th.int8, device=device)
+        self.labels = th.empty((capacity, rows, cols), dtype=th.float16, device=device)
+        self.capacity = capacity
+        self.size = 0
+        self.next = 0
+        self.added = 0
+        self.generator = generator
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, grids: np.ndarray, labels: np.ndarray) -> None:
+        """Append positions, overwriting the oldest once full."""
+        n = min(len(grids), self.capacity)
+        grids_t = th.from_numpy(np.ascontiguousarray(grids[-n:])).to(self.grids.device, non_blocking=True)
+        labels_t = th.from_numpy(np.ascontiguousarray(labels[-n:], dtype=np.float16)).to(self.labels.device,
+                                                                                          non_blocking=True)
+        first = min(n, self.capacity - self.next)
+        self.grids[self.next:self.next + first] = grids_t[:first]
+        self.labels[self.next:self.next + first] = labels_t[:first]
+        self.grids[:n - first] = grids_t[first:]
+        self.labels[:n - first] = labels_t[first:]
+        self.next = (self.next + n) % self.capacity
+        self.size = min(self.capacity, self.size + n)
+        self.added += len(grids)
+
+    def sample(self, n: int, marks: bool = False) -> tuple[th.Tensor, th.Tensor]:
+        """Grids (n, rows, cols) int8 and labels float32 of ``n`` positions drawn with replacement; with ``marks``,
+        a random share of each position's certain mines flagged (:func:`mark_known`)."""
+        device = self.grids.device
+        index = th.randint(self.size, (n,), device=device, generator=self.generator)
+        grids, labels = self.grids[index], self.labels[index].float()
+        flips = self.rng.integers(2, size=3)  # drawn on the host: no wait on the device
+        for dim, flip in zip((1, 2), flips[:2], strict=True):
+            if flip:
+                grids, labels = grids.flip(dim), labels.flip(dim)
+        if flips[2] and grids.shape[1] == grids.shape[2]:
+            grids, labels = grids.transpose(1, 2), labels.transpose(1, 2)
+        if marks:
+            grids = mark_known(grids, labels, self.generator)
+        return grids.contiguous(), labels.contiguous()
+
+
+def mark_known(grids: th.Tensor, labels: th.Tensor, generator: th.Generator) -> th.Tensor:
+    """The grids with some of their certain mines (hidden cells labelled 1) flagged: all of them in half the
+    positions, each with a chance drawn uniformly per position in the other half.
+
+    A network that marks its own certain mines as it plays has, at any move, marked nearly all it has found: the
+    ones the last reveal made certain are not marked yet. Both ends and what lies between are trained on.
+    """
+    n = len(grids)
+    device = grids.device
+    share = th.rand((n, 1, 1), device=device, generator=generator)
+    share = th.where(th.rand((n, 1, 1), device=device, generator=generator) < 0.5, th.ones_like(share), share)
+    chosen = th.rand(grids.shape, device=device, generator=generator) < share
+    known = (grids == HIDDEN) & (labels >= 1.0)
+    return th.where(known & chosen, th.full_like(grids, FLAG), grids)

@@ -1,0 +1,134 @@
+"""The model files of a run and its periodic evaluation: the model card written beside each model, and the
+win rate on a fixed set of games that decides the run's best model (used by :func:`train.sb3.training.train`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.model_card import ModelCard
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.spec import BoardSpec
+from train.sb3.export import export_model
+from train.sb3.networks import action_scores
+
+if TYPE_CHECKING:
+    from train.sb3.run_config import RunConfig
+
+
+# ---------------------------------------------------------------------- model files
+def model_card(
+    model: BaseAlgorithm, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None,
+    network: dict[str, Any] | None = None,
+) -> ModelCard:
+    """The card written beside a model: what ``eval/`` needs to rebuild its env and its network (``network``, the
+    section :func:`train.sb3.export.export_model` returns), and the run."""
+    spec = config.board_spec()
+    model_class = type(model)
+    return ModelCard(
+        algo=algo,
+        model_class=f"{model_class.__module__}:{model_class.__name__}",
+        env_kwargs={
+            "rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click,
+            "obs_mode": "grid", "flags": False,
+        },
+        config=dataclasses.asdict(config),
+        steps=int(model.num_timesteps),
+        eval=evaluation,
+        network=network,
+    )  # fmt: skip
+
+
+def save_model(
+    model: BaseAlgorithm, path: Path, algo: str, config: RunConfig, evaluation: dict[str, Any] | None = None
+) -> None:
+    """Save ``path`` (.zip, SB3: what resuming and fine-tuning read), the playing network's weights (same name, .pt:
+    the model format the evaluation reads) and the model card (same name, .json).
+
+    ``evaluation`` is the evaluation that made it the best model so far: ``{"games", "seed", "win_rate"}``.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    card_path = path.with_suffix(".json")
+    model_card(model, algo, config, evaluation, export_model(model, card_path)).write(card_path)
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate_win_rate(policy: Any, spec: BoardSpec, games: int, seed: int) -> float:
+    """Win rate of the masked greedy policy on a fixed set of games (board i plays game seed + i).
+
+    Every board plays one game; the best valid action is taken by Q-value or logit, so even an
+    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models.
+    """
+    engine = BatchEngine(spec, games)
+    engine.reset(seed)
+    finished = np.zeros(games, dtype=bool)
+    won = np.zeros(games, dtype=bool)
+    was_training = policy.training
+    policy.set_training_mode(False)
+    while not finished.all():
+        scores = action_scores(policy, engine.grids()).cpu().numpy()
+        actions = np.where(engine.action_masks(), scores, -np.inf).argmax(axis=1)
+        out = engine.step(actions)
+        ended = (out.terminated | out.truncated) & ~finished
+        won[ended] = out.success[ended]
+        finished |= ended
+    policy.set_training_mode(was_training)
+    return float(won.mean())
+
+
+class WinRateCallback(BaseCallback):
+    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate``, keep the best model."""
+
+    def __init__(self, algo: str, config: RunConfig, run_dir: Path) -> None:
+        super().__init__()
+        self.algo = algo
+        self.config = config
+        self.run_dir = run_dir
+        self.spec = config.board_spec()
+        self.best = self._best_so_far(run_dir / "best_model.json")
+        self.next_eval = 0
+        self.last_eval = -1
+
+    @staticmethod
+    def _best_so_far(card_path: Path) -> float:
+        """The win rate of a resumed run's best model (-1.0 before any)."""
+        if not card_path.is_file():
+            return -1.0
+        evaluation = ModelCard.read(card_path).eval
+        if evaluation is None or "win_rate" not in evaluation:
+            raise ValueError(f"model card {card_path} records no evaluation win rate")
+        return float(evaluation["win_rate"])
+
+    def _on_training_start(self) -> None:
+        every = self.config.eval_every  # at whole multiples, so that a resumed run keeps the schedule
+        self.next_eval = (self.num_timesteps // every + 1) * every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_eval:
+            self.next_eval += self.config.eval_every
+            self.evaluate()
+        return True
+
+    def _on_training_end(self) -> None:
+        self.evaluate()
+
+    def evaluate(self) -> None:
+        if self.config.eval_games == 0 or self.last_eval == self.num_timesteps:
+            return
+        self.last_eval = self.num_timesteps
+        win_rate = evaluate_win_rate(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
+        self.logger.record("eval/win_rate", win_rate)
+        self.logger.record("time/total_timesteps", self.num_timesteps)
+        self.logger.dump(self.num_timesteps)
+        print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)
+        if win_rate > self.best:
+            self.best = win_rate
+            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}
+            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)

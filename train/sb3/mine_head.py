@@ -1,0 +1,176 @@
+"""PPO and MaskablePPO with an auxiliary head that learns the true mines of the hidden cells.
+
+A game's layout is a free label: the engine knows it from the first reveal on, and the network is never shown it.
+With ``mine_coef`` above 0 the policy gets a second 1x1 head on the actor's trunk
+(:class:`train.sb3.networks.ConvHeads`, ``mine_head``) and every update adds ``mine_coef`` times its binary
+cross-entropy against the true mines, over the hidden cells of games whose mines are placed. The trunk so learns
+what decides a cell's danger from every step, not only from the rare reward at a game's end (the strongest
+published pure-RL intermediate agent trains such a head). Play never reads the head.
+
+The labels travel with the rollout: before each step the vector env keeps the boards' layouts
+(:meth:`train.sb3.vec_env.BatchVecEnv.layouts_before_step`), and the rollout buffer stores them beside the
+observations they belong to (:class:`MineRolloutBuffer`). The update (:meth:`MineHeadAlgorithm.train`) is PPO's
+clipped surrogate, value loss and entropy bonus as stable-baselines3 computes them, in one pass with the mine head
+(the options the runs here never set, ``target_kl`` and a value clip range, are refused).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Generator
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch as th
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from stable_baselines3 import PPO
+from stable_baselines3.common.buffers import RolloutBuffer
+from stable_baselines3.common.utils import explained_variance
+
+from mine_env.engine.constants import HIDDEN
+
+LabelSource = Callable[[], tuple[np.ndarray, np.ndarray]]
+"""Returns the mines behind the observations of the step just taken (uint8 (N, n_cells)) and which games had
+them placed (bool (N,))."""
+
+
+class MineBatch(NamedTuple):
+    """A minibatch of the rollout (SB3's samples) with the true mines of its observations and whether known."""
+
+    samples: Any
+    mines: th.Tensor
+    known: th.Tensor
+
+
+class _MineLabels:
+    """Rollout-buffer mix-in: stores each step's true mines beside its observation, yields them in minibatches."""
+
+    buffer_size: int
+    n_envs: int
+    obs_shape: tuple[int, ...]
+    generator_ready: bool
+    pos: int
+    label_source: LabelSource | None = None
+
+    def reset(self) -> None:
+        cells = int(np.prod(self.obs_shape))
+        self.mines = np.zeros((self.buffer_size, self.n_envs, cells), dtype=np.uint8)
+        self.known = np.zeros((self.buffer_size, self.n_envs), dtype=np.bool_)
+        super().reset()  # type: ignore[misc]
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        if self.label_source is not None:
+            self.mines[self.pos], self.known[self.pos] = self.label_source()
+        super().add(*args, **kwargs)  # type: ignore[misc]
+
+    def get(self, batch_size: int | None = None) -> Generator[MineBatch, None, None]:
+        if not self.generator_ready:  # the base class flattens its own arrays, then marks them ready
+            self.mines = self.swap_and_flatten(self.mines)  # type: ignore[attr-defined]
+            self.known = self.swap_and_flatten(self.known)  # type: ignore[attr-defined]
+        yield from super().get(batch_size)  # type: ignore[misc]
+
+    def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MineBatch:
+        samples = super()._get_samples(batch_inds, env)  # type: ignore[misc]
+        to_torch = self.to_torch  # type: ignore[attr-defined]
+        return MineBatch(samples, to_torch(self.mines[batch_inds]), to_torch(self.known[batch_inds]).flatten())
+
+
+class MineRolloutBuffer(_MineLabels, RolloutBuffer):
+    """PPO's rollout buffer with the true mines."""
+
+
+class MaskableMineRolloutBuffer(_MineLabels, MaskableRolloutBuffer):
+    """MaskablePPO's rollout buffer (with the action masks) with the true mines."""
+
+
+def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor, known: th.Tensor) -> th.Tensor:
+    """Mean binary cross-entropy of the mine logits (N, n_cells) against the true mines, over the hidden cells of
+    the games whose mines are placed (a weighted mean: no host synchronisation on a GPU)."""
+    weights = (observations.flatten(1) == HIDDEN).float() * known.float().view(-1, 1)
+    losses = F.binary_cross_entropy_with_logits(logits, mines.float(), reduction="none")
+    return (losses * weights).sum() / weights.sum().clamp(min=1.0)
+
+
+class MineHeadAlgorithm:
+    """Mix-in for PPO and MaskablePPO: the mine-labelled rollout buffer and an update with the mine head's loss."""
+
+    buffer_class: type[RolloutBuffer]
+
+    def __init__(self, *args: Any, mine_coef: float = 0.0, **kwargs: Any) -> None:
+        self.mine_coef = mine_coef
+        super().__init__(*args, **kwargs)
+
+    def _setup_model(self) -> None:
+        self.rollout_buffer_class = self.buffer_class
+        super()._setup_model()  # type: ignore[misc]
+        if self.mine_coef:
+            self.rollout_buffer.label_source = self._labels
+
+    def _labels(self) -> tuple[np.ndarray, np.ndarray]:
+        env = self.env.unwrapped  # type: ignore[attr-defined]
+        if not hasattr(env, "layouts_before_step"):
+            raise ValueError(f"mine_coef needs the batched training env, which knows the layouts; got {type(env)}")
+        return env.layouts_before_step()
+
+    def train(self) -> None:
+        """One PPO update over the rollout, plus ``mine_coef`` times the mine head's loss when the policy has one."""
+        if self.target_kl is not None or self.clip_range_vf is not None:  # type: ignore[attr-defined]
+            raise ValueError("the update here has no target_kl and no value clip range; leave them unset")
+        policy = self.policy  # type: ignore[attr-defined]
+        policy.set_training_mode(True)
+        self._update_learning_rate(policy.optimizer)  # type: ignore[attr-defined]
+        clip = self.clip_range(self._current_progress_remaining)  # type: ignore[attr-defined]
+        stats: dict[str, list[th.Tensor]] = defaultdict(list)
+        for _ in range(self.n_epochs):  # type: ignore[attr-defined]
+            for batch in self.rollout_buffer.get(self.batch_size):  # type: ignore[attr-defined]
+                data = batch.samples
+                values, log_prob, entropy, mine_logits = policy.evaluate_with_mines(
+                    data.observations, data.actions.long().flatten(), getattr(data, "action_masks", None)
+                )
+                advantages = data.advantages
+                if self.normalize_advantage and len(advantages) > 1:  # type: ignore[attr-defined]
+                    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                ratio = th.exp(log_prob - data.old_log_prob)
+                clipped = th.clamp(ratio, 1 - clip, 1 + clip)
+                policy_loss = -th.min(advantages * ratio, advantages * clipped).mean()
+                value_loss = F.mse_loss(data.returns, values.flatten())
+                entropy_loss = -entropy.mean()
+                loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss  # type: ignore[attr-defined]
+                if mine_logits is not None and self.mine_coef:
+                    mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known)
+                    loss = loss + self.mine_coef * mine_loss
+                    stats["mine_loss"].append(mine_loss.detach())
+                policy.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)  # type: ignore[attr-defined]
+                policy.optimizer.step()
+                with th.no_grad():
+                    log_ratio = log_prob - data.old_log_prob
+                    stats["approx_kl"].append(((th.exp(log_ratio) - 1) - log_ratio).mean())
+                    stats["clip_fraction"].append(((ratio - 1).abs() > clip).float().mean())
+                stats["policy_gradient_loss"].append(policy_loss.detach())
+                stats["value_loss"].append(value_loss.detach())
+                stats["entropy_loss"].append(entropy_loss.detach())
+                stats["loss"].append(loss.detach())
+        self._n_updates += self.n_epochs  # type: ignore[attr-defined]
+        buffer = self.rollout_buffer  # type: ignore[attr-defined]
+        logger = self.logger  # type: ignore[attr-defined]
+        for name, values in stats.items():
+            logger.record(f"train/{name}", th.stack(values).mean().item())
+        logger.record("train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten()))
+        logger.record("train/n_updates", self._n_updates, exclude="tensorboard")  # type: ignore[attr-defined]
+        logger.record("train/clip_range", clip)
+
+
+class MinePPO(MineHeadAlgorithm, PPO):
+    """PPO with the optional mine head (``mine_coef``)."""
+
+    buffer_class = MineRolloutBuffer
+
+
+class MineMaskablePPO(MineHeadAlgorithm, MaskablePPO):
+    """MaskablePPO with the optional mine head (``mine_coef``)."""
+
+    buffer_class = MaskableMineRolloutBuffer

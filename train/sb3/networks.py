@@ -1,0 +1,213 @@
+"""The board networks as stable-baselines3 policies: fully convolutional, on the modules of :mod:`agents.networks`.
+
+Every network here reads the int8 grid observation (``obs_mode="grid"``), one-hots it inside (cheaper
+to store and to move than the float planes), and runs only convolutions over the cells, so its weights
+fit any board size: the per-cell action logits and Q-values come from a 1x1 convolution, never from a
+flat layer over the board, and the value comes from pooling over the cells.
+
+- :class:`CellFeatures` / :class:`BoardFeatures`: the trunks of :mod:`agents.networks.trunks` as SB3 features
+  extractors (their weights are the plain modules', key for key, so the model format saves them as they are).
+- :class:`ConvActorCriticPolicy` / :class:`MaskableConvActorCriticPolicy`: PPO / MaskablePPO policies
+  whose action logits are one conv channel per cell.
+- :class:`MaskedDQNPolicy`: DQN policy whose Q-values are one conv channel per cell and whose greedy
+  action never picks a revealed cell (see :mod:`train.sb3.dqn` for the masked target).
+
+The plain pieces (``GlobalBias``, ``CellLogits``, ``one_hot_grid``, ...) live in :mod:`agents.networks` and are
+named here too, where the saved training zips and the training code have always found them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch as th
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import ActorCriticPolicy
+from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
+from torch import nn
+
+from agents.networks.layers import (
+    CellLogits,
+    CountRefinement,
+    GlobalBias,
+    GuessPreference,
+    PooledValue,
+    hidden_cells,
+    neighbour_sums,
+    one_hot_grid,
+    remaining_density,
+)
+from agents.networks.trunks import BoardTrunk, CellTrunk, set_mine_count
+
+__all__ = [
+    "BoardFeatures", "CellFeatures", "CellLogits", "ConvActorCriticPolicy", "ConvHeads", "CountRefinement",
+    "GlobalBias", "GuessPreference", "MaskableConvActorCriticPolicy", "MaskedDQNPolicy", "MaskedQNetwork",
+    "PooledValue", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax", "neighbour_sums",
+    "one_hot_grid", "remaining_density", "set_mine_count",
+]  # fmt: skip
+
+
+def check_grid_space(observation_space: gym.spaces.Space, name: str) -> None:
+    """ValueError unless the observation is the (rows, cols) grid every trunk reads."""
+    shape = observation_space.shape
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"{name} reads the (rows, cols) grid, got shape {shape}")
+
+
+class CellFeatures(CellTrunk):
+    """:class:`~agents.networks.trunks.CellTrunk` as an SB3 features extractor (the observation space first)."""
+
+    def __init__(self, observation_space: gym.spaces.Box, channels: int = 64, layers: int = 4) -> None:
+        check_grid_space(observation_space, "CellFeatures")
+        super().__init__(channels, layers)
+
+
+class BoardFeatures(BoardTrunk):
+    """:class:`~agents.networks.trunks.BoardTrunk` as an SB3 features extractor (the observation space first)."""
+
+    def __init__(self, observation_space: gym.spaces.Box, channels: int = 48,
+                 dilations: Sequence[int] = (1, 1, 1, 2, 2, 1, 1), mines: int = 10, pooled: Sequence[int] = (),
+                 refine: int = 0) -> None:  # fmt: skip
+        check_grid_space(observation_space, "BoardFeatures")
+        super().__init__(channels, dilations, mines, pooled, refine)
+
+
+class ConvHeads(nn.Module):
+    """Stands in for SB3's ``MlpExtractor``: the actor latent is already the per-cell logits (the safety logits,
+    plus a :class:`GuessPreference` when ``preference_bound`` is above 0). With ``mine_head``, a second 1x1
+    head beside them predicts each cell's true mine (trained by :mod:`train.sb3.mine_head`; play never reads it)."""
+
+    def __init__(
+        self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False
+    ) -> None:
+        super().__init__()
+        self.policy_head = CellLogits(channels)
+        self.value_head = PooledValue(channels, value_hidden)
+        self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
+        self.mine_head = CellLogits(channels) if mine_head else None
+        self.latent_dim_pi = n_actions
+        self.latent_dim_vf = value_hidden
+
+    def forward(self, features: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: th.Tensor) -> th.Tensor:
+        safety = self.policy_head(features)
+        if self.preference is None:
+            return safety
+        return safety + self.preference(features, safety)
+
+    def forward_critic(self, features: th.Tensor) -> th.Tensor:
+        return self.value_head(features)
+
+
+class _ConvHeadsMixin:
+    """Swaps SB3's MLP extractor and linear action head for :class:`ConvHeads` (shared by PPO and MaskablePPO).
+
+    SB3 builds ``action_net`` as a linear layer from the actor latent to the actions; here the latent *is*
+    the logits, so ``action_net`` becomes the identity and the optimizer is rebuilt without that layer.
+    """
+
+    features_dim: int
+    action_space: gym.spaces.Discrete
+    optimizer_class: type[th.optim.Optimizer]
+    optimizer_kwargs: dict[str, Any]
+
+    def __init__(
+        self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False, **kwargs: Any
+    ) -> None:
+        self.value_hidden = value_hidden
+        self.preference_bound = preference_bound
+        self.mine_head = mine_head
+        kwargs.setdefault("features_extractor_class", CellFeatures)
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
+                                       self.preference_bound, self.mine_head)  # fmt: skip
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)  # type: ignore[misc]
+        self.action_net = nn.Identity()
+        if self.ortho_init:  # type: ignore[attr-defined]
+            nn.init.orthogonal_(self.mlp_extractor.policy_head.conv.weight, gain=0.01)
+            nn.init.zeros_(self.mlp_extractor.policy_head.conv.bias)
+        if self.mlp_extractor.preference is not None:
+            self.mlp_extractor.preference.start_neutral()
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[attr-defined]
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()  # type: ignore[misc]
+        data["value_hidden"] = self.value_hidden
+        if self.preference_bound:  # a model saved without the head loads in older versions too
+            data["preference_bound"] = self.preference_bound
+        if self.mine_head:
+            data["mine_head"] = True
+        return data
+
+    def evaluate_with_mines(
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:
+        """``evaluate_actions`` (values, log-probabilities, entropies) in one pass with the mine head's logits
+        (N, H * W) on the actor's trunk, or None without the head. ``action_masks`` only for MaskablePPO."""
+        features = self.extract_features(obs)  # type: ignore[attr-defined]
+        if self.share_features_extractor:  # type: ignore[attr-defined]
+            actor_features = critic_features = features
+        else:
+            actor_features, critic_features = features
+        heads = self.mlp_extractor
+        distribution = self._get_action_dist_from_latent(heads.forward_actor(actor_features))  # type: ignore[attr-defined]
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        values = self.value_net(heads.forward_critic(critic_features))  # type: ignore[attr-defined]
+        mines = None if heads.mine_head is None else heads.mine_head(actor_features)
+        return values, distribution.log_prob(actions), distribution.entropy(), mines
+
+
+class ConvActorCriticPolicy(_ConvHeadsMixin, ActorCriticPolicy):
+    """PPO policy: :class:`CellFeatures` trunk, per-cell logits, pooled value. No masking."""
+
+
+class MaskableConvActorCriticPolicy(_ConvHeadsMixin, MaskableActorCriticPolicy):
+    """MaskablePPO policy: the same network; sb3-contrib applies the env's masks to its logits."""
+
+
+class MaskedQNetwork(QNetwork):
+    """Q-network with one Q-value per cell from a 1x1 convolution; its greedy action is always valid."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.q_net = CellLogits(self.features_dim)
+
+    def _predict(self, observation: th.Tensor, deterministic: bool = True) -> th.Tensor:
+        return masked_argmax(self(observation), hidden_cells(observation))
+
+
+class MaskedDQNPolicy(DQNPolicy):
+    """DQN policy over :class:`MaskedQNetwork` with the :class:`CellFeatures` trunk."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("features_extractor_class", CellFeatures)
+        kwargs.setdefault("net_arch", [])
+        super().__init__(*args, **kwargs)
+
+    def make_q_net(self) -> MaskedQNetwork:
+        net_args = self._update_features_extractor(self.net_args, features_extractor=None)
+        return MaskedQNetwork(**net_args).to(self.device)
+
+
+def masked_argmax(scores: th.Tensor, valid: th.Tensor) -> th.Tensor:
+    """Index of the best valid score per row (row 0's action 0 if a row has no valid action)."""
+    return scores.masked_fill(~valid, -th.inf).argmax(dim=1)
+
+
+def action_scores(policy: Any, grids: np.ndarray) -> th.Tensor:
+    """Per-action preferences of any policy here: Q-values for DQN, logits for (Maskable)PPO, (N, n_actions)."""
+    obs, _ = policy.obs_to_tensor(grids)
+    with th.no_grad():
+        if isinstance(policy, DQNPolicy):
+            return policy.q_net(obs)
+        return policy.get_distribution(obs).distribution.logits

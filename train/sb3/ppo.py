@@ -1,0 +1,148 @@
+"""PPO (stable-baselines3) with the fully convolutional policy, without action masks.
+
+The policy may pick a revealed cell: that step changes nothing and earns ``reward_invalid`` (negative by
+default here), so PPO has to learn validity itself. Compare :mod:`train.sb3.maskable_ppo`, which never can.
+
+Run: ``python -m train.sb3.ppo --preset beginner --first-click opening --steps 1000000 --seed 0`` or
+``minesweeper train ppo ...``; every option is a field of :class:`PPOConfig`.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import torch as th
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+from train.options import at_least, option, within
+from train.sb3.mine_head import MinePPO
+from train.sb3.networks import BoardFeatures, ConvActorCriticPolicy
+from train.sb3.run_config import RunConfig, policy_network_kwargs
+from train.sb3.training import Algorithm, script_main
+
+
+@dataclass
+class PPOConfig(RunConfig):
+    """PPO settings on top of :class:`~train.sb3.run_config.RunConfig` (also used by MaskablePPO)."""
+
+    reward_invalid: float = option(-0.1, "Reward for revealing a revealed cell (PPO has no masks to avoid it).")
+    n_steps: int = option(64, "Steps per board per rollout; a rollout holds num_envs * n_steps steps.")
+    batch_size: int = option(512, "Minibatch size of the PPO update.")
+    n_epochs: int = option(4, "Passes over each rollout.")
+    gamma: float = option(0.99, "Discount factor.")
+    gae_lambda: float = option(0.95, "GAE lambda (bias/variance of the advantages).")
+    clip_range: float = option(0.2, "PPO clipping of the probability ratio.")
+    ent_coef: float = option(0.01, "Entropy bonus coefficient (exploration).")
+    vf_coef: float = option(0.5, "Value loss coefficient.")
+    max_grad_norm: float = option(0.5, "Gradient norm clipping.")
+    mine_coef: float = option(
+        0.0,
+        "Weight of the auxiliary mine head's loss (train.sb3.mine_head): a second head learns the true mines of the "
+        "hidden cells, free labels that shape the trunk at every step; 0 = no head.",
+    )
+    critic_warmup: int = option(
+        0,
+        "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
+        "and with --init its trunk) stay frozen, so its first updates follow advantages of a trained critic.",
+    )
+
+    def validate(self) -> None:
+        """The shared checks, then PPO's own (SB3 would fail on them with an assertion, or train nonsense)."""
+        super().validate()
+        at_least(self, 1, "n_steps", "n_epochs")
+        at_least(self, 0, "critic_warmup", "mine_coef")
+        at_least(self, 2, "batch_size")
+        within(self, 0.0, 1.0, "gamma", "gae_lambda")
+        for name in ("clip_range", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+
+
+def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
+    """The keyword arguments PPO and MaskablePPO share, from the config."""
+    return {
+        "learning_rate": config.learning_rate, "n_steps": config.n_steps, "batch_size": config.batch_size,
+        "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
+        "clip_range": config.clip_range, "ent_coef": config.ent_coef, "vf_coef": config.vf_coef,
+        "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
+        "mine_coef": config.mine_coef,
+        "policy_kwargs": {
+            **policy_network_kwargs(config),
+            "value_hidden": config.value_hidden,
+            "mine_head": config.mine_coef > 0,
+            # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
+            # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
+            "share_features_extractor": not config.init,
+        },
+    }  # fmt: skip
+
+
+class CriticWarmup(BaseCallback):
+    """Freeze the actor's own parameters until ``steps`` environment steps have been played.
+
+    A value head fresh on top of a distilled actor gives advantages that are noise at first; PPO then moves
+    the actor at random (MaskablePPO lost about a point per 8,000 steps from the distilled weights). Frozen
+    parameters get no gradient, so Adam leaves them be, while the critic learns the actor's returns.
+    """
+
+    def __init__(self, steps: int) -> None:
+        super().__init__()
+        self.steps = steps
+        self.frozen = False
+
+    def actor_parameters(self) -> list[th.nn.Parameter]:
+        policy = self.model.policy
+        own = list(policy.mlp_extractor.policy_head.parameters())
+        if not policy.share_features_extractor:
+            own += list(policy.pi_features_extractor.parameters())
+        return own
+
+    def set_frozen(self, frozen: bool) -> None:
+        for parameter in self.actor_parameters():
+            parameter.requires_grad_(not frozen)
+        self.frozen = frozen
+
+    def _on_training_start(self) -> None:
+        if self.num_timesteps < self.steps:
+            self.set_frozen(True)
+
+    def _on_rollout_start(self) -> None:
+        # the update of a rollout follows its collection: the rollout that reaches ``steps`` is still warm-up
+        if self.frozen and self.num_timesteps >= self.steps:
+            self.set_frozen(False)
+            print(f"step {self.num_timesteps}: critic warm-up over, the actor learns from now on", flush=True)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def ppo_callbacks(config: PPOConfig) -> list[BaseCallback]:
+    """The critic warm-up, when asked for."""
+    return [CriticWarmup(config.critic_warmup)] if config.critic_warmup else []
+
+
+def damped(model: MinePPO, config: PPOConfig) -> MinePPO:
+    """The model, with its residual trunk (``--dilations``) damped at the start (:meth:`BoardFeatures.damp_residuals`;
+    a trunk from ``--init`` is replaced by the distilled one, and the random draws of its runs stay as they were)."""
+    if not config.dilations:
+        return model
+    for module in model.policy.modules():
+        if isinstance(module, BoardFeatures):
+            module.damp_residuals()
+    return model
+
+
+def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
+    return damped(MinePPO(ConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
+
+
+ALGORITHM = Algorithm("ppo", PPOConfig, MinePPO, build_model, callbacks=ppo_callbacks)
+
+if __name__ == "__main__":
+    # Run through the imported module, so that saved models name train.sb3.ppo, not __main__, as their class.
+    from train.sb3 import ppo
+
+    sys.exit(script_main(ppo.ALGORITHM))

@@ -1,0 +1,201 @@
+"""The stable-baselines3 scripts' training loop: one script's parts (:class:`Algorithm`), its command line, the
+run directory, and training with resume (the model files and the periodic evaluation: :mod:`train.sb3.evaluation`;
+checkpoints and the limits that stop a run: :mod:`train.sb3.checkpoints`).
+
+A run directory (``runs/<run_name>/``) holds ``config.json``, CSV (and TensorBoard) logs under ``logs/``,
+the checkpoint a run resumes from under ``checkpoints/`` (:mod:`train.sb3.checkpoints`), and ``best_model.zip`` /
+``final_model.zip``, each with its model card beside it (:class:`agents.model_card.ModelCard`, the
+``.json`` that ``eval/`` loads; see :func:`train.sb3.evaluation.model_card`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+from train.command_line import add_config_arguments, add_resume_argument, config_from_args, report_run
+from train.sb3.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
+from train.sb3.evaluation import WinRateCallback, save_model
+from train.sb3.run_config import RunConfig
+from train.sb3.vec_env import BatchVecEnv
+from train.sb3.warm_start import load_distilled
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One training script's parts: its name, config class, SB3 model class and model builder."""
+
+    name: str
+    config_class: type[RunConfig]
+    model_class: type[BaseAlgorithm]
+    build: Callable[[Any, VecEnv], BaseAlgorithm]
+    resumed: Callable[[Any, Any], None] | None = None
+    """Called with (model, config) after loading a checkpoint, to apply settings SB3 measures against the
+    total steps (which a resume with a larger ``--steps`` changes)."""
+    callbacks: Callable[[Any], list[BaseCallback]] | None = None
+    """The algorithm's own training callbacks for a config (beside the evaluation and checkpoints)."""
+
+
+def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.ALGO [options]`` (and ``minesweeper train ALGO``): parse, train, print the run directory."""
+    name = algorithm.name
+    parser = argparse.ArgumentParser(
+        prog=prog or f"python -m train.{name}", description=f"Train {name} on Minesweeper."
+    )
+    add_config_arguments(parser, algorithm.config_class)
+    add_resume_argument(parser)
+    args = parser.parse_args(argv)
+    return report_run(parser, lambda: train_from_args(algorithm, args))
+
+
+def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
+    """Build the config (from a resumed run's ``config.json`` when ``--resume``) and train."""
+    resume: Path | None = args.resume
+    base = None
+    if resume is not None:
+        resume = checkpoint_file(resume)
+        # a pause ends the stretch it was given for; the resumed one goes on unless paused anew
+        base = dataclasses.replace(run_config(algorithm, find_run_config(resume)), pause_at=0)
+    return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
+
+
+def run_config(algorithm: Algorithm, path: Path) -> RunConfig:
+    """The config a run saved in ``path``, as ``algorithm``'s config; a ValueError when another algorithm's run
+    (or anything else) wrote it."""
+    try:
+        saved = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a run's config: {error}") from None
+    known = {item.name for item in dataclasses.fields(algorithm.config_class)}
+    foreign = sorted(set(saved) - known) if isinstance(saved, dict) else ["(not a JSON object)"]
+    if foreign:
+        raise ValueError(
+            f"{path} is not the config of a {algorithm.name} run (it has {', '.join(foreign)}): resume a run with "
+            "the algorithm that trained it"
+        )
+    return algorithm.config_class(**saved)
+
+
+def find_run_config(checkpoint: Path) -> Path:
+    """The ``config.json`` of the run a checkpoint belongs to (its folder or a parent)."""
+    for folder in checkpoint.resolve().parents:
+        if (folder / "config.json").is_file():
+            return folder / "config.json"
+    raise FileNotFoundError(f"no config.json in any folder above {checkpoint}")
+
+
+def make_vec_env(config: RunConfig) -> VecEnv:
+    """The training env: the batched engine as an SB3 VecEnv, with episode statistics."""
+    keep_layouts = getattr(config, "mine_coef", 0.0) > 0  # only the mine head reads them
+    return VecMonitor(BatchVecEnv(config.board_spec(), config.num_envs, config.reward_config(), config.max_steps,
+                                  keep_layouts))  # fmt: skip
+
+
+def new_run_dir(algo: str, config: RunConfig) -> Path:
+    spec = config.board_spec()
+    name = config.run_name or (
+        f"{algo}-{spec.rows}x{spec.cols}x{spec.mines}-{spec.first_click}-s{config.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+    run_dir = Path(config.runs_dir) / name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def keep_earlier_config(run_dir: Path, steps: int) -> None:
+    """On resume, move the run's ``config.json`` aside as ``config-until-STEPS.json``: the resumed config may
+    differ (a larger ``--steps``, a time limit)."""
+    path = run_dir / "config.json"
+    if path.is_file():
+        path.rename(path.with_name(f"config-until-{steps}.json"))
+
+
+def start_or_resume(
+    algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
+) -> tuple[BaseAlgorithm, Path]:
+    """A new model in a new run directory, or the checkpoint ``resume`` in its own with its replay buffer; the
+    rest of what it carries (``resume_state``) is for :func:`train.sb3.checkpoints.restore_state` once the run's
+    logger is set."""
+    if resume is None:
+        model = algorithm.build(config, env)
+        if config.init:
+            load_distilled(model, config.init, config.board_spec().mines)
+        return model, new_run_dir(algorithm.name, config)
+    run_dir = find_run_config(resume).parent
+    try:
+        # force_reset off: the games in progress come back with the checkpoint (SB3 would start new ones)
+        model = algorithm.model_class.load(resume, env=env, device=config.device, force_reset=False)
+    except Exception as error:  # another algorithm's checkpoint, another board, a foreign file: SB3 fails in many ways
+        raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
+    if algorithm.resumed is not None:
+        algorithm.resumed(model, config)
+    buffer = saved_replay_buffer(resume)
+    if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
+        model.load_replay_buffer(buffer)
+    keep_earlier_config(run_dir, model.num_timesteps)
+    return model, run_dir
+
+
+def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -> Path:
+    """Train (or resume) a run until ``config.steps`` environment steps, or until ``--minutes`` or
+    ``--pause-at`` stop it; returns the run directory."""
+    started = time.monotonic()
+    config.validate()
+    th.set_num_threads(config.torch_threads)
+    algo = algorithm.name
+    model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
+    if model.device.type == "cuda":  # a few fixed batch shapes (rollout, minibatch, evaluation): tune each once
+        th.backends.cudnn.benchmark = True
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
+    if resume is not None:  # last: nothing may draw from the random states once they are restored
+        restore_state(model, model.__dict__.pop("resume_state", None))
+    keeper = RunKeeper(run_dir, config.checkpoint_every, config.minutes, config.pause_at, started)
+    callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir)]
+    if algorithm.callbacks is not None:
+        callbacks.extend(algorithm.callbacks(config))
+    steps = planned_steps(model, config.steps)
+    if steps != config.steps:
+        print(f"--steps {config.steps:,} rounded up to {steps:,}: {algo} collects {steps_per_round(model):,} steps "
+              f"at a time ({round_description(model)})", flush=True)  # fmt: skip
+    remaining = steps - model.num_timesteps
+    model.learn(remaining, callback=callbacks, progress_bar=config.progress_bar, reset_num_timesteps=resume is None)
+    save_model(model, run_dir / "final_model.zip", algo, config)
+    return run_dir
+
+
+def steps_per_round(model: BaseAlgorithm) -> int:
+    """Environment steps the algorithm collects between two looks at its step budget: a PPO rollout, or
+    a DQN training interval, on every board."""
+    if isinstance(model, OnPolicyAlgorithm):
+        return model.n_steps * model.n_envs
+    return model.train_freq.frequency * model.n_envs
+
+
+def round_description(model: BaseAlgorithm) -> str:
+    """How :func:`steps_per_round` comes about, in the options' names."""
+    if isinstance(model, OnPolicyAlgorithm):
+        return f"n_steps {model.n_steps} * num_envs {model.n_envs}"
+    return f"train_freq {model.train_freq.frequency} * num_envs {model.n_envs}"
+
+
+def planned_steps(model: BaseAlgorithm, asked: int) -> int:
+    """The total steps training will reach for ``asked``: whole rounds beyond the model's steps so far (none
+    when it has reached ``asked`` already). SB3 stops only between rounds, so the bar's total is this."""
+    done = model.num_timesteps
+    if asked <= done:
+        return done
+    per_round = steps_per_round(model)
+    return done + -(-(asked - done) // per_round) * per_round
