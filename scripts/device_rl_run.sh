@@ -32,7 +32,7 @@ else
         --learning-rate 3e-4 --ent-coef 0.01 --steps 100000000 --eval-games 500 --eval-every 500000
         --checkpoint-every 1000000 --seed 1 --runs-dir /tmp/runs --run-name "$NAME")
 fi
-python3 -m train.maskable_ppo "${ARGS[@]}" --device "${DEVICE:-cuda}" --torch-threads 2 --minutes "${MINUTES:-8}" \
+python3 -m train.sb3.maskable_ppo "${ARGS[@]}" --device "${DEVICE:-cuda}" --torch-threads 2 --minutes "${MINUTES:-8}" \
   --no-progress-bar > "$DEST/train-log.txt" 2>&1
 tail -3 "$DEST/train-log.txt"
 # the .pt + card of each model come back; their SB3 zips (written again when a resumed run ends) stay behind
