@@ -16,6 +16,10 @@ stopped, with a budget that counts the time already trained, and its workers pla
 follow the resume count; the ring of positions is refilled, not saved). At the end each trunk is written as a
 distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
 
+Two levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
+counts drawn per game, the network told each position's own count through its density plane) and ``--targets
+mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one).
+
 Run: ``python -m train.distill.stream --preset expert --device cuda --minutes 6 --producers 8``.
 """
 
@@ -28,7 +32,7 @@ import multiprocessing as mp
 import queue
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -43,10 +47,10 @@ from train.command_line import add_config_arguments, config_from_args, report_ru
 from train.distill.config import DistillConfig
 from train.distill.data import Dataset
 from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.losses import distill_loss
+from train.distill.levers import board_density, lever_loss, produce_varied
 from train.distill.network import new_model, start_from
 from train.distill.stream_config import StreamConfig
-from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
+from train.distill.stream_data import Batch, LearnerPlay, PositionBuffer, produce
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
 from train.sb3.networks import MaskableConvActorCriticPolicy
@@ -73,12 +77,12 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
                        seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
 
 
-def trunk_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor,
-                 loss_passes: Sequence[int]) -> list[th.Tensor]:  # fmt: skip
+def trunk_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor, loss_passes: Sequence[int],
+                 density: th.Tensor | None = None) -> list[th.Tensor]:  # fmt: skip
     """The safety logits (N, cells) the loss is taken on: the iterated trunk's at each of ``loss_passes``, the
-    dilated trunk's once."""
+    dilated trunk's once; ``density`` (N,) overrides the density plane (positions of other mine counts)."""
     extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
-    planes = extractor.input_planes(grids)
+    planes = extractor.input_planes(grids, density)
     if isinstance(extractor, IteratedFeatures):
         return [head(features) for features in extractor.stages(planes, loss_passes)]
     return [head(extractor.trunk(planes))]
@@ -115,19 +119,22 @@ class StreamRun:
         policy = self.models[name].policy
         return [*policy.features_extractor.parameters(), *policy.mlp_extractor.policy_head.parameters()]
 
-    def train_step(self, grids: th.Tensor, labels: th.Tensor) -> dict[str, th.Tensor]:
+    def train_step(self, batch: Batch) -> dict[str, th.Tensor]:
         """One optimiser step of every trunk on the same minibatch; returns each trunk's loss (on the device)."""
         config = self.config
         rate = scheduled_rate(config, self.step, self.seconds)
-        flat_grids, flat_labels = grids.flatten(1), labels.flatten(1)
-        weight = th.ones_like(flat_labels)
+        grids = batch.grids
+        flat_grids, flat_labels = grids.flatten(1), batch.labels.flatten(1)
+        flat_truth = None if batch.truth is None else batch.truth.flatten(1)
+        density = None if batch.counts is None else board_density(grids, batch.counts)
         losses: dict[str, th.Tensor] = {}
         for name in self.names:
             policy = self.models[name].policy
             with th.autocast(self.device.type, dtype=th.bfloat16, enabled=config.bf16 and self.device.type == "cuda"):
-                logits = trunk_logits(policy, grids, config.loss_pass_list())
-            loss = sum(distill_loss(each.float(), flat_grids, flat_labels, weight, config.revealed_weight,
-                                    config.choice_weight) for each in logits) / len(logits)  # fmt: skip
+                logits = trunk_logits(policy, grids, config.loss_pass_list(), density)
+            loss = sum(lever_loss(each.float(), flat_grids, flat_labels, flat_truth, config.targets,
+                                  config.revealed_weight, config.choice_weight)
+                       for each in logits) / len(logits)  # fmt: skip
             optimizer = self.optimizers[name]
             for group in optimizer.param_groups:
                 group["lr"] = rate
@@ -149,20 +156,22 @@ class StreamRun:
 
     def scorer(self, name: str) -> Any:
         """The trunk's safety logits of a batch of numpy grids, as numpy: how it plays (the iterated trunk with
-        its ``passes``)."""
+        its ``passes``); ``counts`` (N,), where given, are the grids' own mine counts."""
         policy = self.models[name].policy
         extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
 
-        def scores(grids: np.ndarray) -> np.ndarray:
+        def scores(grids: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
             with th.no_grad(), th.autocast(self.device.type, dtype=th.bfloat16, enabled=self.device.type == "cuda"):
-                logits = head(extractor(th.as_tensor(grids, device=self.device)))
+                grids_t = th.as_tensor(grids, device=self.device)
+                density = None if counts is None else board_density(grids_t, th.as_tensor(counts, device=self.device))
+                logits = head(extractor.trunk(extractor.input_planes(grids_t, density)))
             return logits.float().cpu().numpy()
 
         return scores
 
-    def held_out(self, grids: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    def held_out(self, grids: np.ndarray, labels: np.ndarray, counts: np.ndarray | None = None) -> dict[str, float]:
         """Each trunk's mean absolute error of the mine chance over hidden cells, and how often its pick is one of
-        the oracle's safest cells."""
+        the oracle's safest cells (``counts``: the positions' mine counts, where they vary)."""
         out: dict[str, float] = {}
         if not len(grids):
             return out
@@ -170,7 +179,9 @@ class StreamRun:
         hidden = grids.reshape(len(grids), -1) == HIDDEN
         least = np.where(hidden, flat_labels, np.inf).min(axis=1)
         for name in self.names:
-            logits = np.concatenate([self.scorer(name)(grids[i:i + 1024]) for i in range(0, len(grids), 1024)])
+            scores = self.scorer(name)
+            logits = np.concatenate([scores(grids[i:i + 1024], None if counts is None else counts[i:i + 1024])
+                                     for i in range(0, len(grids), 1024)])  # fmt: skip
             chance = 1.0 / (1.0 + np.exp(np.clip(logits, -60, 60)))
             pick = np.where(hidden, logits, -np.inf).argmax(axis=1)
             out[f"{name}_error"] = float(np.abs(chance - flat_labels)[hidden].mean())
@@ -229,8 +240,9 @@ def run(config: StreamConfig, resume: Path | None = None) -> Path:
     seed_base = config.seed * 7919 + (0 if state is None else (state["resumes"] + 1) * 104_729)
     spec = config.board_spec()
     board = (spec.rows, spec.cols, spec.mines, spec.first_click)
-    workers = [context.Process(target=produce, args=(board, seed_base + i, config.producer_boards, config.explore,
-                                                     config.chunk, stream, stop), daemon=True)
+    target, levers = oracle_worker(config)
+    workers = [context.Process(target=target, args=(board, seed_base + i, config.producer_boards, config.explore,
+                                                    config.chunk, *levers, stream, stop), daemon=True)
                for i in range(config.producers)]  # fmt: skip
     for worker in workers:
         worker.start()
@@ -247,21 +259,31 @@ def run(config: StreamConfig, resume: Path | None = None) -> Path:
                 worker.terminate()
 
 
+def oracle_worker(config: StreamConfig) -> tuple[Callable[..., None], tuple[Any, ...]]:
+    """What the oracle's worker processes run, and the arguments the levers add: the plain worker
+    (:func:`train.distill.stream_data.produce`) unless a lever is on (:func:`train.distill.levers.produce_varied`)."""
+    mine_range, truth = config.mine_bounds(), config.targets != "exact"
+    return (produce_varied, (mine_range, truth)) if mine_range or truth else (produce, ())
+
+
 def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int) -> Path:
     config, spec = run.config, run.spec
+    truth = config.targets != "exact"
     buffer = PositionBuffer(config.buffer, spec.rows, spec.cols, run.device, run.generator,
-                            config.seed * 1_000_003 + run.resumes)  # a resume draws afresh: its ring is new too
+                            config.seed * 1_000_003 + run.resumes,  # a resume draws afresh: its ring is new too
+                            truth, spec.mines if config.mine_bounds() else None)  # fmt: skip
+    held: tuple[Any, ...]  # grids, labels and (where they vary) the mine counts of the positions held out
     if config.dataset:  # its last positions are held out; training starts on the rest while the workers warm up
         dataset = Dataset.load(config.dataset)
         dataset.check_board(spec, config.dataset)
-        held = min(HELD_OUT, len(dataset) // 2)
-        held_grids, held_labels = dataset.grids[-held:], dataset.labels[-held:]
-        buffer.add(dataset.grids[:-held], dataset.labels[:-held])
+        size = min(HELD_OUT, len(dataset) // 2)
+        held = (dataset.grids[-size:], dataset.labels[-size:])
+        buffer.add(dataset.grids[:-size], dataset.labels[:-size])
     else:
-        grids, labels = stream.get()
-        held_grids, held_labels = grids[:HELD_OUT], labels[:HELD_OUT]
+        first = stream.get()
+        held = tuple(None if part is None else part[:HELD_OUT] for part in first[:2] + first[3:])
     learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
-                          config.mark_above or None) if pool else None  # fmt: skip
+                          config.mark_above or None, truth) if pool else None  # fmt: skip
     while buffer.size < config.batch_size:
         buffer.add(*stream.get())
         run.taken += 1
@@ -270,21 +292,21 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
     print(f"{run.run_dir}: training {', '.join(run.names)} on {run.device} for {config.minutes} min", flush=True)
     while run.seconds < config.minutes * 60.0:
         _feed(run, buffer, stream, learner)
-        losses = run.train_step(*buffer.sample(config.batch_size, marks=config.mark_above > 0))
+        losses = run.train_step(buffer.sample(config.batch_size, marks=config.mark_above > 0))
         run.seconds = time.perf_counter() - began
         if run.seconds - last_log >= 30.0 or run.seconds >= config.minutes * 60.0:
             last_log = run.seconds
             values = {name: float(loss) for name, loss in losses.items()}
             row = {"step": run.step, "samples": run.samples, "seconds": round(run.seconds, 1),
                    "positions": buffer.added, **{f"{n}_loss": v for n, v in values.items()},
-                   **run.held_out(held_grids, held_labels)}  # fmt: skip
+                   **run.held_out(*held)}  # fmt: skip
             _log(progress, row)
             run.drop_diverged(values)
         if time.perf_counter() - last_checkpoint >= config.checkpoint_minutes * 60.0:
             run.save_checkpoint()
             last_checkpoint = time.perf_counter()
     run.save_checkpoint()
-    run.save_models(run.held_out(held_grids, held_labels))
+    run.save_models(run.held_out(*held))
     return run.run_dir
 
 
@@ -295,14 +317,14 @@ def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerP
     if learner is not None:
         if run.step % config.learner_every == 0:
             learner.step(run.scorer(run.names[0]))
-        for grids, labels in learner.harvest():
-            buffer.add(grids, labels)
+        for chunk in learner.harvest():
+            buffer.add(*chunk)
     while buffer.added * config.reuse < run.samples + config.batch_size:
         try:
-            grids, labels = stream.get(timeout=0.0 if buffer.size >= config.batch_size else 5.0)
+            chunk = stream.get(timeout=0.0 if buffer.size >= config.batch_size else 5.0)
         except queue.Empty:  # the workers are behind: train on what the ring holds
             return
-        buffer.add(grids, labels)
+        buffer.add(*chunk)
         run.taken += 1
 
 

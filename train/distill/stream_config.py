@@ -8,6 +8,7 @@ import torch as th
 
 from agents.marks import sure_logit
 from train.distill.config import DistillConfig
+from train.distill.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
 
 TRUNKS = ("dilated", "iterated")
@@ -45,6 +46,11 @@ class StreamConfig(BoardOptions):
     init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
     mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
                                "shown as flags, the learner marking its cells above this mine chance; 0: none.")
+    mine_range: str = option("", "LO,HI: each oracle worker's game holds a mine count drawn uniformly in [LO, HI], "
+                             "read by the network through its density plane (train.distill.levers); empty: the "
+                             "board's own count.")
+    targets: str = option("exact", f"Target of the loss on a hidden cell: {', '.join(TARGETS)} (the oracle's "
+                          "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     bf16: bool = option(True, "bfloat16 autocast on CUDA.")
     device: str = option("cuda", "Torch device: cuda, cpu or auto.")
@@ -67,6 +73,10 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"every loss pass count must be at least 1, got {self.loss_passes!r}")
         return values
 
+    def mine_bounds(self) -> tuple[int, int] | None:
+        """``--mine-range`` as (LO, HI), or None when off."""
+        return mine_range_bounds(self.mine_range, self.board_spec())
+
     def validate(self) -> None:
         self.board_spec()
         self.trunk_list()
@@ -79,6 +89,9 @@ class StreamConfig(BoardOptions):
             raise ValueError("no positions to start on: give --producers or --dataset")
         if self.mark_above:
             sure_logit(self.mark_above)
+        self.mine_bounds()
+        if self.targets not in TARGETS:
+            raise ValueError(f"targets must be one of {', '.join(TARGETS)}, got {self.targets!r}")
         if self.init and "dilated" not in self.trunk_list():
             raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:

@@ -9,6 +9,9 @@
   symmetries applied per minibatch, and with marks: the mines the labels make certain shown as flags (a random
   share of them, :func:`mark_known`), the input a network that marks its own certain mines reads as it plays
   (:mod:`agents.marks`).
+
+With the levers of :mod:`train.distill.levers` on, the oracle's workers are :func:`train.distill.levers.produce_varied`
+and a position travels with its true mines and its board's mine count; the buffer keeps them beside it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import queue as queue_module
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch as th
@@ -29,8 +32,19 @@ from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector
 from train.distill.labels import Labeller, label_positions
 
-Chunk = tuple[np.ndarray, np.ndarray]
-"""Grids int8 (N, rows, cols) and their labels float16 (N, rows, cols)."""
+Chunk = tuple[Any, ...]
+"""Grids int8 (N, rows, cols) and their labels float16 (N, rows, cols); with the levers, also the true mines float16
+(N, rows, cols) and the mine counts int16 (N,), each None when not sent (:meth:`PositionBuffer.add`)."""
+
+
+class Batch(NamedTuple):
+    """A minibatch: grids int8 and labels float32 (n, rows, cols); the true mines float32 (n, rows, cols) and the
+    boards' mine counts int16 (n,) where the buffer keeps them, else None."""
+
+    grids: th.Tensor
+    labels: th.Tensor
+    truth: th.Tensor | None
+    counts: th.Tensor | None
 
 
 def produce(board: tuple[int, int, int, str], seed: int, boards: int, explore: float, chunk: int,
@@ -42,23 +56,28 @@ def produce(board: tuple[int, int, int, str], seed: int, boards: int, explore: f
         collector = PositionCollector(spec, boards, seed, labeller, explore)
         while not stop.is_set():
             grids, labels, _ = collector.collect(chunk, (1.0, 0.0, 0.0), None)
-            item = (grids, labels.astype(np.float16))
-            while not stop.is_set():
-                try:
-                    out.put(item, timeout=0.5)
-                    break
-                except queue_module.Full:
-                    continue
+            put_until_stopped(out, (grids, labels.astype(np.float16)), stop)
+
+
+def put_until_stopped(out: Any, item: Any, stop: Any) -> None:
+    """Put ``item`` on the queue ``out``, waiting while it is full, unless the event ``stop`` is set first."""
+    while not stop.is_set():
+        try:
+            out.put(item, timeout=0.5)
+            return
+        except queue_module.Full:
+            continue
 
 
 class LearnerPlay:
     """``boards`` boards played greedily by a scorer of safety logits (its highest hidden cell; a uniform hidden
     cell with chance ``explore``), each position sent to ``pool`` for its labels; :meth:`harvest` returns the
     labelled ones. With ``mark_above`` the scorer marks its own certain mines as it plays (:mod:`agents.marks`):
-    it reads them as flags, and never reveals a marked cell while an unmarked one is hidden."""
+    it reads them as flags, and never reveals a marked cell while an unmarked one is hidden. With ``truth`` a
+    harvested chunk carries the boards' true mines too (the label where a game has no layout yet)."""
 
     def __init__(self, spec: BoardSpec, boards: int, seed: int, explore: float, pool: Executor,
-                 mark_above: float | None = None) -> None:  # fmt: skip
+                 mark_above: float | None = None, truth: bool = False) -> None:  # fmt: skip
         self.spec = spec
         self.engine = BatchEngine(spec, boards)
         self.engine.reset(seed)
@@ -67,12 +86,15 @@ class LearnerPlay:
         self.pool = pool
         self.mark_above = mark_above
         self.marks = np.zeros((boards, spec.rows * spec.cols), dtype=bool)
-        self.pending: deque[tuple[np.ndarray, Future[np.ndarray]]] = deque()
+        self.truth = truth
+        self.pending: deque[tuple[np.ndarray, Future[np.ndarray], Any]] = deque()
 
     def step(self, scorer: Callable[[np.ndarray], np.ndarray]) -> None:
         """Send the boards' positions to be labelled and play one move on each."""
         grids = self.engine.grids()
-        self.pending.append((grids, self.pool.submit(label_positions, grids, self.spec.mines, self.spec.first_click)))
+        layouts = self.engine.layouts() if self.truth else None
+        self.pending.append((grids, self.pool.submit(label_positions, grids, self.spec.mines, self.spec.first_click),
+                             layouts))  # fmt: skip
         flat = grids.reshape(len(grids), -1)
         hidden = flat == HIDDEN
         if self.mark_above is None:
@@ -90,19 +112,31 @@ class LearnerPlay:
         """The positions whose labels are ready, oldest first."""
         done: list[Chunk] = []
         while self.pending and self.pending[0][1].done():
-            grids, future = self.pending.popleft()
-            done.append((grids, future.result().astype(np.float16)))
+            grids, future, layouts = self.pending.popleft()
+            labels = future.result()
+            if layouts is None:
+                done.append((grids, labels.astype(np.float16)))
+                continue
+            mines, known = layouts
+            truth = np.where(known[:, None, None], mines.reshape(grids.shape), labels)
+            done.append((grids, labels.astype(np.float16), truth.astype(np.float16), None))
         return done
 
 
 class PositionBuffer:
     """The last ``capacity`` positions on ``device``; :meth:`sample` draws a minibatch uniformly, in a random one of
-    the board's symmetries (flips; transposes too on a square board), the labels transformed alike."""
+    the board's symmetries (flips; transposes too on a square board), the labels transformed alike.
+
+    With ``truth`` it keeps each position's true mines too (its label where a chunk carries none), with
+    ``default_count`` each position's mine count (that count where a chunk carries none)."""
 
     def __init__(self, capacity: int, rows: int, cols: int, device: th.device, generator: th.Generator,
-                 seed: int) -> None:  # fmt: skip
+                 seed: int, truth: bool = False, default_count: int | None = None) -> None:  # fmt: skip
         self.grids = th.empty((capacity, rows, cols), dtype=th.int8, device=device)
         self.labels = th.empty((capacity, rows, cols), dtype=th.float16, device=device)
+        self.truth = th.empty((capacity, rows, cols), dtype=th.float16, device=device) if truth else None
+        self.counts = None if default_count is None else th.empty(capacity, dtype=th.int16, device=device)
+        self.default_count = default_count
         self.capacity = capacity
         self.size = 0
         self.next = 0
@@ -110,36 +144,47 @@ class PositionBuffer:
         self.generator = generator
         self.rng = np.random.default_rng(seed)
 
-    def add(self, grids: np.ndarray, labels: np.ndarray) -> None:
-        """Append positions, overwriting the oldest once full."""
+    def add(self, grids: np.ndarray, labels: np.ndarray, truth: np.ndarray | None = None,
+            counts: np.ndarray | None = None) -> None:  # fmt: skip
+        """Append positions (with their true mines and mine counts where kept), overwriting the oldest once full."""
         n = min(len(grids), self.capacity)
-        grids_t = th.from_numpy(np.ascontiguousarray(grids[-n:])).to(self.grids.device, non_blocking=True)
-        labels_t = th.from_numpy(np.ascontiguousarray(labels[-n:], dtype=np.float16)).to(self.labels.device,
-                                                                                          non_blocking=True)
         first = min(n, self.capacity - self.next)
-        self.grids[self.next:self.next + first] = grids_t[:first]
-        self.labels[self.next:self.next + first] = labels_t[:first]
-        self.grids[:n - first] = grids_t[first:]
-        self.labels[:n - first] = labels_t[first:]
+        self._store(self.grids, grids[-n:], first)
+        self._store(self.labels, np.asarray(labels[-n:], dtype=np.float16), first)
+        if self.truth is not None:
+            self._store(self.truth, np.asarray((labels if truth is None else truth)[-n:], dtype=np.float16), first)
+        if self.counts is not None:
+            self._store(self.counts, np.full(n, self.default_count, np.int16) if counts is None
+                        else np.asarray(counts[-n:], dtype=np.int16), first)  # fmt: skip
         self.next = (self.next + n) % self.capacity
         self.size = min(self.capacity, self.size + n)
         self.added += len(grids)
 
-    def sample(self, n: int, marks: bool = False) -> tuple[th.Tensor, th.Tensor]:
-        """Grids (n, rows, cols) int8 and labels float32 of ``n`` positions drawn with replacement; with ``marks``,
-        a random share of each position's certain mines flagged (:func:`mark_known`)."""
+    def _store(self, target: th.Tensor, values: np.ndarray, first: int) -> None:
+        """Write ``values`` at the ring's next slots: ``first`` of them before its end, the rest from its start."""
+        tensor = th.from_numpy(np.ascontiguousarray(values)).to(target.device, non_blocking=True)
+        target[self.next:self.next + first] = tensor[:first]
+        target[:len(values) - first] = tensor[first:]
+
+    def sample(self, n: int, marks: bool = False) -> Batch:
+        """``n`` positions drawn with replacement (:class:`Batch`); with ``marks``, a random share of each
+        position's certain mines flagged (:func:`mark_known`)."""
         device = self.grids.device
         index = th.randint(self.size, (n,), device=device, generator=self.generator)
         grids, labels = self.grids[index], self.labels[index].float()
+        truth = None if self.truth is None else self.truth[index].float()
         flips = self.rng.integers(2, size=3)  # drawn on the host: no wait on the device
         for dim, flip in zip((1, 2), flips[:2], strict=True):
             if flip:
                 grids, labels = grids.flip(dim), labels.flip(dim)
+                truth = None if truth is None else truth.flip(dim)
         if flips[2] and grids.shape[1] == grids.shape[2]:
             grids, labels = grids.transpose(1, 2), labels.transpose(1, 2)
+            truth = None if truth is None else truth.transpose(1, 2)
         if marks:
             grids = mark_known(grids, labels, self.generator)
-        return grids.contiguous(), labels.contiguous()
+        counts = None if self.counts is None else self.counts[index]
+        return Batch(grids.contiguous(), labels.contiguous(), None if truth is None else truth.contiguous(), counts)
 
 
 def mark_known(grids: th.Tensor, labels: th.Tensor, generator: th.Generator) -> th.Tensor:

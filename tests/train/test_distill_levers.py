@@ -1,0 +1,208 @@
+"""The levers of streamed distillation (train.distill.levers): varied mine counts and true-mine targets, each off by
+default with the stream unchanged, on tiny boards on the CPU."""
+
+from __future__ import annotations
+
+import json
+import queue
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch as th
+
+import train.distill.stream as distill_stream
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train.distill.data import PositionCollector
+from train.distill.labels import Labeller
+from train.distill.levers import OracleBoards, board_density, lever_loss, produce_varied
+from train.distill.losses import distill_loss
+from train.distill.stream import StreamConfig, main, oracle_worker, trunk_logits
+from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
+from train.sb3.networks import BoardFeatures
+
+BEGINNER = BoardSpec(9, 9, 10, "opening")
+
+
+class StopAfter:
+    """An event that is set after ``checks`` looks: a worker's loop that ends by itself."""
+
+    def __init__(self, checks: int) -> None:
+        self.checks = checks
+
+    def is_set(self) -> bool:
+        self.checks -= 1
+        return self.checks < 0
+
+
+def started(grids: np.ndarray) -> np.ndarray:
+    return ~(grids == HIDDEN).all(axis=(1, 2))
+
+
+def test_defaults_keep_the_plain_worker_and_its_chunks() -> None:
+    config = StreamConfig()
+    assert config.mine_bounds() is None and config.targets == "exact"
+    assert oracle_worker(config) == (produce, ())
+    out: queue.Queue[Any] = queue.Queue()
+    produce((9, 9, 10, "opening"), 5, 8, 0.02, 300, out, StopAfter(2))
+    chunk = out.get_nowait()
+    with Labeller(workers=1) as labeller:
+        grids, labels, _ = PositionCollector(BEGINNER, 8, 5, labeller, 0.02).collect(300, (1.0, 0.0, 0.0), None)
+    assert len(chunk) == 2 and np.array_equal(chunk[0], grids)
+    assert np.array_equal(chunk[1], labels.astype(np.float16))
+    varied = oracle_worker(StreamConfig(mine_range="5,20", targets="mines"))
+    assert varied == (produce_varied, ((5, 20), True))
+
+
+def test_the_buffer_draws_the_same_batches_whatever_it_keeps_beside_them() -> None:
+    rng = np.random.default_rng(0)
+    grids = rng.integers(-1, 3, (50, 4, 4)).astype(np.int8)
+    labels = rng.random((50, 4, 4)).astype(np.float16)
+    truth = (rng.random((50, 4, 4)) < 0.3).astype(np.float16)
+    batches = []
+    for keeps in ((False, None), (True, 10)):
+        buffer = PositionBuffer(64, 4, 4, th.device("cpu"), th.Generator().manual_seed(3), 4, *keeps)
+        buffer.add(grids[:20], labels[:20], truth[:20], np.arange(30, 50, dtype=np.int16))
+        buffer.add(grids[20:], labels[20:])  # a chunk without them: its labels, the default count
+        batches.append([buffer.sample(40, marks=True) for _ in range(4)])
+    for plain, kept in zip(*batches, strict=True):
+        assert plain.truth is None and plain.counts is None
+        assert th.equal(plain.grids, kept.grids) and th.equal(plain.labels, kept.labels)
+        assert kept.truth is not None and kept.counts is not None
+        from_labels = kept.counts == 10
+        assert th.equal(kept.truth[from_labels], kept.labels[from_labels])  # flipped alike
+        assert set(kept.counts[~from_labels].tolist()) <= set(range(30, 50))
+        assert not th.equal(kept.truth[~from_labels], kept.labels[~from_labels])
+
+
+def test_mine_range_varies_the_counts_within_it_from_the_seed() -> None:
+    grids, labels, truth, counts = OracleBoards(BEGINNER, 16, 7, 0.02, (5, 20)).collect(800)
+    assert counts.min() >= 5 and counts.max() <= 20 and len(np.unique(counts)) > 8
+    again = OracleBoards(BEGINNER, 16, 7, 0.02, (5, 20)).collect(800)
+    assert all(np.array_equal(a, b) for a, b in zip((grids, labels, truth, counts), again, strict=True))
+    assert not np.array_equal(OracleBoards(BEGINNER, 16, 8, 0.02, (5, 20)).collect(800)[3], counts)
+    # each position is labelled with its own board's count: the chances of its hidden cells add up to it
+    hidden = grids == HIDDEN
+    on = started(grids)
+    assert np.allclose(np.where(hidden, labels, 0).sum(axis=(1, 2))[on], counts[on], atol=1e-3)
+    fixed = OracleBoards(BEGINNER, 16, 7, 0.02, None).collect(300)[3]
+    assert (fixed == 10).all()
+
+
+def test_true_mine_targets_are_the_layouts_mines() -> None:
+    grids, labels, truth, counts = OracleBoards(BEGINNER, 16, 2, 0.02, (8, 14)).collect(600)
+    on, hidden = started(grids), grids == HIDDEN
+    assert on.sum() > 400
+    assert np.isin(truth[on], (0.0, 1.0)).all()  # 0 or 1 once the game has its layout
+    assert (truth[on][~hidden[on]] == 0).all()  # a revealed cell holds no mine
+    assert np.array_equal(truth[on].sum(axis=(1, 2)), counts[on])  # the board's mines, all of them hidden
+    certain = hidden & ((labels == 0) | (labels == 1))
+    assert np.array_equal(truth[certain], labels[certain])  # where the oracle is sure, it agrees
+    assert np.array_equal(truth[~on], labels[~on])  # no layout yet: the exact label stands in
+    layout_boards = OracleBoards(BEGINNER, 4, 2, 0.0, None)
+    layout_boards.collect(10)
+    playing = layout_boards.boards.truth(np.zeros((4, 9, 9)))
+    board_grids = layout_boards.boards.grids()
+    mines = layout_boards.boards.mines.reshape(4, 9, 9)
+    assert np.array_equal(playing[started(board_grids)], mines[started(board_grids)])
+
+
+def test_the_learners_boards_carry_their_true_mines() -> None:
+    with ThreadPoolExecutor(1) as pool:
+        learner = LearnerPlay(BEGINNER, 8, 1, 0.0, pool, truth=True)
+        for _ in range(6):
+            learner.step(lambda grids: np.random.default_rng(0).random((len(grids), 81)))
+        pool.shutdown(wait=True)
+        chunks = learner.harvest()
+    assert len(chunks) == 6
+    for grids, labels, truth, counts in chunks:
+        on = started(grids)
+        assert counts is None and np.isin(truth[on], (0.0, 1.0)).all()
+        assert (truth[on].sum(axis=(1, 2)) == 10).all() and np.array_equal(truth[~on], labels[~on])
+
+
+def test_the_targets_losses() -> None:
+    rng = np.random.default_rng(1)
+    logits = th.as_tensor(rng.normal(size=(6, 16)), dtype=th.float32)
+    grids = th.as_tensor(rng.choice([HIDDEN, 0, 1], size=(6, 16)), dtype=th.int8)
+    labels = th.as_tensor(rng.random((6, 16)), dtype=th.float32)
+    truth = (th.as_tensor(rng.random((6, 16))) < labels).float()
+    weight = th.ones_like(labels)
+    exact = lever_loss(logits, grids, labels, truth, "exact", 0.1, 0.5)
+    assert th.equal(exact, distill_loss(logits, grids, labels, weight, 0.1, 0.5))
+    mines = lever_loss(logits, grids, labels, truth, "mines", 0.1, 0.0)
+    assert th.equal(mines, distill_loss(logits, grids, truth, weight, 0.1))
+    both = lever_loss(logits, grids, labels, truth, "both", 0.1, 0.5)
+    mean = (exact + lever_loss(logits, grids, labels, truth, "mines", 0.1, 0.5)) / 2
+    assert th.allclose(both, mean, atol=1e-6)  # cross-entropy is linear in its target
+    assert not th.allclose(mines, lever_loss(logits, grids, labels, truth, "exact", 0.1, 0.0))
+
+
+def test_a_position_is_read_with_its_own_mine_count() -> None:
+    net = BoardFeatures(gym.spaces.Box(-3, 8, (5, 7), np.int8), channels=8, dilations=(1, 2), mines=10, pooled=(1,))
+    grids = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
+    grids[:, 0, :3] = th.tensor([0, 1, 2], dtype=th.int8)
+    counts = th.tensor([10, 20], dtype=th.int16)
+    density = board_density(grids, counts)
+    features = net.trunk(net.input_planes(grids, density))
+    assert th.allclose(features[0], net(grids)[0])  # the preset's count: as it plays
+    net.set_mine_count(20)
+    assert th.allclose(features[1], net(grids)[1])
+    assert net.mines == 20  # only set_mine_count changes the trunk's count; training never does
+
+
+def test_bad_lever_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    for value, message in (("5", "two integers"), ("20,5", "LO <= HI"), ("5,100", "do not fit")):
+        with pytest.raises(SystemExit) as stop:
+            main(["--mine-range", value, "--device", "cpu"])
+        assert stop.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--targets", "truth", "--device", "cpu"])
+    assert "targets must be one of exact, mines, both" in capsys.readouterr().err
+
+
+def test_a_resume_keeps_both_levers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = StreamConfig(mine_range="5,20", targets="both", device="cpu")
+    (tmp_path / "config.json").write_text(json.dumps(config.__dict__))
+    (tmp_path / "checkpoint.pt").write_bytes(b"")
+    seen: list[StreamConfig] = []
+    monkeypatch.setattr(distill_stream, "run", lambda config, resume: seen.append(config) or resume)
+    assert main(["--resume", str(tmp_path), "--minutes", "9"]) == 0
+    assert (seen[0].mine_range, seen[0].targets, seen[0].minutes) == ("5,20", "both", 9.0)
+    assert main(["--resume", str(tmp_path), "--targets", "mines"]) == 0  # an option given overrides it
+    assert (seen[1].mine_range, seen[1].targets) == ("5,20", "mines")
+
+
+@pytest.mark.slow
+def test_a_short_run_with_both_levers_resumes(tmp_path: Path) -> None:
+    options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
+               "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--channels", "8",
+               "--dilations", "1,2", "--pooled", "1", "--batch-size", "32", "--buffer", "5000", "--runs-dir",
+               str(tmp_path), "--run-name", "run", "--checkpoint-minutes", "0.05", "--mine-range", "5,20",
+               "--targets", "both"]  # fmt: skip
+    assert main([*options, "--minutes", "0.1"]) == 0
+    run_dir = tmp_path / "run"
+    assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
+    state = th.load(run_dir / "checkpoint.pt", weights_only=False)
+    assert state["resumes"] == 1 and state["step"] > 0
+    assert (state["config"]["mine_range"], state["config"]["targets"]) == ("5,20", "both")
+    card = json.loads((run_dir / "dilated.json").read_text())
+    assert card["network"]["trunk_kwargs"]["mines"] == 10  # it plays beginner's count, as any model of it
+    assert np.isfinite(card["eval"]["held_out"]["dilated_error"])
+
+
+def test_trunk_logits_take_the_density() -> None:
+    net = BoardFeatures(gym.spaces.Box(-3, 8, (4, 4), np.int8), channels=4, dilations=(1,), mines=3)
+
+    class Policy:
+        features_extractor = net
+        mlp_extractor = type("Heads", (), {"policy_head": staticmethod(lambda features: features.sum(dim=1))})()
+
+    grids = th.full((1, 4, 4), HIDDEN, dtype=th.int8)
+    plain = trunk_logits(Policy(), grids, [1])[0]  # type: ignore[arg-type]
+    assert th.equal(plain, trunk_logits(Policy(), grids, [1], board_density(grids, th.tensor([3])))[0])  # type: ignore[arg-type]
+    assert not th.equal(plain, trunk_logits(Policy(), grids, [1], board_density(grids, th.tensor([9])))[0])  # type: ignore[arg-type]
