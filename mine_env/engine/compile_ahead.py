@@ -42,16 +42,17 @@ class Plan(NamedTuple):
     """The dotted names (``module.function``) of the kernels it compiles and reports."""
 
 
-_plans: dict[str, Plan] = {}
-"""Armed jobs by the dotted name of the kernel whose first compile starts them."""
+_plans: list[tuple[str, Plan]] = []
+"""Armed jobs, each with the dotted name of the kernel whose first compile starts it."""
 
 
 def compile_ahead(trigger: str, job: str, kernels: Iterable[str]) -> None:
     """Start ``python -m job`` when the kernel ``trigger`` (dotted name) first compiles from Python in this
     process; the job compiles ``kernels`` (dotted names), which this process then loads from the cache.
-    A job that already started in this process is not armed again."""
-    if all(started.plan.job != job for started in _jobs):
-        _plans[trigger] = Plan(job, tuple(kernels))
+    A job armed or started already in this process is not armed again."""
+    plan = Plan(job, tuple(kernels))
+    if all(armed != plan for _, armed in _plans) and all(started.plan != plan for started in _jobs):
+        _plans.append((trigger, plan))
 
 
 def enabled(environ: dict[str, str] | os._Environ[str]) -> bool:
@@ -144,10 +145,14 @@ def start_job(plan: Plan, environ: dict[str, str] | os._Environ[str] = os.enviro
 
 def on_compile_start(name: str, depth: int) -> None:
     """Called by :mod:`mine_env.engine.compilation` when numba starts compiling the kernel ``name``: starts
-    the job it triggers, once, when the compile comes from Python and jobs are enabled."""
-    plan = _plans.pop(name, None) if depth == 0 else None
-    if plan is not None and enabled(os.environ):
-        start_job(plan)
+    the jobs it triggers, once, when the compile comes from Python and jobs are enabled."""
+    if depth or not any(trigger == name for trigger, _ in _plans):
+        return
+    triggered = [plan for trigger, plan in _plans if trigger == name]
+    _plans[:] = [(trigger, plan) for trigger, plan in _plans if trigger != name]
+    if enabled(os.environ):
+        for plan in triggered:
+            start_job(plan)
 
 
 def run_job(steps: Iterable[tuple[Any, tuple[Any, ...]]]) -> None:

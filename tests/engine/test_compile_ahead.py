@@ -56,28 +56,30 @@ def test_a_miss_of_a_kernel_the_job_compiles_waits_and_looks_again(monkeypatch: 
 def test_a_job_starts_once_on_its_triggers_first_compile_from_python(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[Plan] = []
     monkeypatch.setattr(compile_ahead, "start_job", started.append)
-    monkeypatch.setattr(compile_ahead, "_plans", {})
+    monkeypatch.setattr(compile_ahead, "_plans", [])
     monkeypatch.delenv(ENV_VAR, raising=False)
     compile_ahead.compile_ahead("pkg.trigger", "pkg.job", ["pkg.kernel"])
+    compile_ahead.compile_ahead("pkg.trigger", "pkg.job", ["pkg.kernel"])  # armed twice: one job
+    compile_ahead.compile_ahead("pkg.trigger", "pkg.other_job", ["pkg.other"])
     compile_ahead.on_compile_start("pkg.other", 0)
     compile_ahead.on_compile_start("pkg.trigger", 1)  # compiled inside another kernel's compile: not yet
     assert started == []
     compile_ahead.on_compile_start("pkg.trigger", 0)
     compile_ahead.on_compile_start("pkg.trigger", 0)
-    assert started == [Plan("pkg.job", ("pkg.kernel",))]
+    assert started == [Plan("pkg.job", ("pkg.kernel",)), Plan("pkg.other_job", ("pkg.other",))]
 
 
 def test_a_job_that_started_is_not_armed_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compile_ahead, "_plans", {})
+    monkeypatch.setattr(compile_ahead, "_plans", [])
     monkeypatch.setattr(compile_ahead, "_jobs", [SimpleNamespace(plan=Plan("pkg.job", ("pkg.kernel",)))])
     compile_ahead.compile_ahead("pkg.trigger", "pkg.job", ["pkg.kernel"])
-    assert compile_ahead._plans == {}
+    assert compile_ahead._plans == []
 
 
 def test_the_environment_variable_turns_jobs_off(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[Plan] = []
     monkeypatch.setattr(compile_ahead, "start_job", started.append)
-    monkeypatch.setattr(compile_ahead, "_plans", {})
+    monkeypatch.setattr(compile_ahead, "_plans", [])
     monkeypatch.setenv(ENV_VAR, "0")
     compile_ahead.compile_ahead("pkg.trigger", "pkg.job", ["pkg.kernel"])
     compile_ahead.on_compile_start("pkg.trigger", 0)
