@@ -23,7 +23,7 @@ import importlib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -55,7 +55,7 @@ def compile_ahead(trigger: str, job: str, kernels: Iterable[str]) -> None:
         _plans.append((trigger, plan))
 
 
-def enabled(environ: dict[str, str] | os._Environ[str]) -> bool:
+def enabled(environ: Mapping[str, str]) -> bool:
     """Whether jobs may start (:data:`ENV_VAR` is not ``0``)."""
     return environ.get(ENV_VAR, "").strip() != "0"
 
@@ -125,7 +125,7 @@ def _load_after(job: Job, name: str, load: Callable[..., Any]) -> Callable[..., 
     return load_overload
 
 
-def start_job(plan: Plan, environ: dict[str, str] | os._Environ[str] = os.environ) -> Job:
+def start_job(plan: Plan, environ: Mapping[str, str] = os.environ) -> Job:
     """Start ``plan``'s job and make this process's lookups of its kernels wait for it."""
     package_root = str(Path(__file__).resolve().parents[2])
     paths = [package_root, *([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else [])]
