@@ -33,6 +33,7 @@ from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
 from agents.seeding import numpy_first_draws
 from agents.solver_games import play_games
+from mine_env.analysis import guess_ahead
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.analysis.deduction import local_safe
@@ -203,6 +204,7 @@ class SolverAgent(PlannedMovesAgent):
         self.first_cell = None if first_cell is None else _cell_pair(first_cell)
         self._state = np.uint64(initial_state(seed))
         self.reset()
+        guess_ahead.arm()  # on a cold cache, the guess's count-free kernels compile in a second process meanwhile
 
     def first_click(self, rows: int, cols: int, rule: str) -> tuple[int, int]:
         """``first_cell`` when one was given (it must lie on the board), else the best cell for the rule."""

@@ -227,7 +227,7 @@ def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, sta
     single = np.ones(1, np.bool_)
     strong = settings.strength == STRONG
     if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
-        cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, ENDGAME_WORK)
+        cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, np.int64(ENDGAME_WORK))
         if cell >= 0:
             return single, np.full(1, cell, np.int64), state
     if strong and settings.pairs_first:

@@ -10,7 +10,8 @@ process prints one line, for example::
 The line is printed when numba starts compiling a kernel called from Python (numba's ``numba:compile``
 event, which a cache hit never raises), so a warm cache prints nothing. Each package names its groups by
 dotted-name prefix (:func:`announce_compiles`: a package, a module or one kernel); this module imports
-nothing of theirs.
+nothing of theirs. The same event starts the jobs that compile kernels ahead in a second process
+(:mod:`mine_env.engine.compile_ahead`).
 
 While one of our kernels compiles, CPython's cyclic garbage collector runs less often
 (:data:`GC_THRESHOLD_WHILE_COMPILING`): numba's compiler allocates millions of short-lived objects, and at
@@ -32,6 +33,8 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple, TextIO
 
 from numba.core import event
+
+from mine_env.engine import compile_ahead
 
 ENV_VAR = "MINESWEEPER_RL_COMPILE_NOTICE"
 """``0``: never show the notice (any other value, or none: show it)."""
@@ -119,6 +122,15 @@ def notice_for(
     return None if prefix is None or groups[prefix] in shown else groups[prefix]
 
 
+def _announce(name: str, depth: int) -> None:
+    """Show the notice of the kernel ``name``'s group when :func:`notice_for` says so."""
+    group = notice_for(name, depth, _GROUPS, _shown)
+    sink = None if group is None else notice_sink(os.environ, sys.stderr, _handler)
+    if sink is not None:
+        _shown.add(group)
+        sink(notice_line(group))
+
+
 class _CompileListener(event.Listener):
     """Around a compile of one of our kernels started from Python: shows the notice when :func:`notice_for`
     announces it, and compiles with fewer GC passes (:func:`threshold_while_compiling`)."""
@@ -134,11 +146,8 @@ class _CompileListener(event.Listener):
         if depth == 0 and group_of(name, _GROUPS) is not None:
             self._saved_threshold = gc.get_threshold()
             gc.set_threshold(*threshold_while_compiling(self._saved_threshold))
-        group = notice_for(name, depth, _GROUPS, _shown)
-        sink = None if group is None else notice_sink(os.environ, sys.stderr, _handler)
-        if sink is not None:
-            _shown.add(group)
-            sink(notice_line(group))
+        _announce(name, depth)
+        compile_ahead.on_compile_start(name, depth)
 
     def on_end(self, ev: event.Event) -> None:
         self._depth -= 1
@@ -148,4 +157,5 @@ class _CompileListener(event.Listener):
 
 
 event.register("numba:compile", _CompileListener())
+compile_ahead.on_wait = lambda name: _announce(name, 0)  # waiting for a kernel compiling ahead is a compile too
 announce_compiles("mine_env.engine", "the game engine's kernels", "a few seconds")
