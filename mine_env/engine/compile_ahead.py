@@ -21,8 +21,10 @@ from __future__ import annotations
 import atexit
 import importlib
 import os
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -66,22 +68,46 @@ def dispatcher_named(name: str) -> Any:
     return getattr(importlib.import_module(module), function)
 
 
+SILENCE_LIMIT = 240.0
+"""Seconds a waiting process gives the job to report its next kernel before it stops the job and compiles the
+kernel itself (one kernel compiles in under 30 s on a loaded 2-core machine): a stuck job never hangs a game."""
+
+
 class Job:
     """A running job: its process, and the kernels it has reported compiled."""
 
-    def __init__(self, plan: Plan, command: list[str], environ: dict[str, str]) -> None:
+    def __init__(self, plan: Plan, command: list[str], environ: dict[str, str],
+                 silence_limit: float = SILENCE_LIMIT) -> None:  # fmt: skip
         self.plan = plan
         self.reported: set[str] = set()
+        self.silence_limit = silence_limit
         self.process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=environ, text=True
         )
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read_reports, daemon=True).start()
         atexit.register(self.stop)
 
+    def _read_reports(self) -> None:
+        """The job's report lines, one by one, into :attr:`lines`; an empty line when its output ends."""
+        try:
+            for line in self.process.stdout or ():
+                self.lines.put(line)
+        except (OSError, ValueError):  # the pipe closed by :meth:`stop` while reading
+            pass
+        self.lines.put("")
+
     def wait_for(self, name: str) -> bool:
-        """Wait until the job reports ``name`` compiled (True) or ends without it (False)."""
+        """Wait until the job reports ``name`` compiled (True), or ends without it or stays silent for
+        :attr:`silence_limit` seconds (False; a silent job is stopped)."""
         while name not in self.reported:
-            line = self.process.stdout.readline() if self.process.stdout else ""
+            try:
+                line = self.lines.get(timeout=self.silence_limit)
+            except queue.Empty:
+                self.stop()
+                return False
             if not line:
+                self.lines.put("")  # the end, for the next wait too
                 return False
             self.reported.add(line.strip())
         return True

@@ -27,6 +27,13 @@ def test_waiting_for_a_kernel_reads_the_jobs_reports_until_it_or_the_end() -> No
     assert job.process.returncode == 0
 
 
+def test_a_job_silent_for_too_long_is_stopped_and_not_waited_for() -> None:
+    job = Job(Plan("unused", ("a",)), [sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ),
+              silence_limit=0.5)  # fmt: skip
+    assert not job.wait_for("a")
+    assert job.process.returncode is not None  # stopped, not left running
+
+
 def test_stopping_ends_a_job_that_still_runs() -> None:
     job = _job("import time; time.sleep(60)")
     job.stop()
