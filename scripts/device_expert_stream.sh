@@ -15,8 +15,7 @@
 # 7,600 samples/s each on an H200; one trunk alone should have the GPU to itself.
 set -u
 export PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD
+source scripts/device_site.sh
 RUN=/tmp/runs/expert-stream
 mkdir -p "$RUN"
 if ls .resume/part.* >/dev/null 2>&1; then

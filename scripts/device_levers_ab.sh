@@ -26,10 +26,7 @@
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:?set OUT to the folder that comes back}
-if [ -d .whl ] && ! python3 -c "import sb3_contrib" 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
+source scripts/device_site.sh
 RUNS=${RUNS:-/tmp/runs-levers}
 SUITE=${SUITE:-expert-opening-10k}
 DEVICE=${DEVICE:-cuda}

@@ -18,10 +18,7 @@ PRESET=${PRESET:-intermediate}
 NAME=mppo-$PRESET-gpu
 DEST="$OUT/rl"
 mkdir -p "$DEST" /tmp/runs
-if [ ! -d /tmp/site/stable_baselines3 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl || exit 1
-fi
-export PYTHONPATH=/tmp/site:$PWD
+source scripts/device_site.sh
 if ls .resume-rl/part.* >/dev/null 2>&1; then
   mkdir -p "/tmp/runs/$NAME"
   cat .resume-rl/part.* | tar x -C "/tmp/runs/$NAME" || exit 1
