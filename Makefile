@@ -70,6 +70,16 @@ docs: venv
 	  || echo "chromium is not available (apt-get install chromium): the rendering checks will be skipped"
 	$(PYTHON) -m mkdocs build --strict
 	$(PYTHON) -m pytest -q -m docs tests/docs
+# The numba kernels of a first hour compiled ahead for a generic x86-64 CPU (scripts/build_kernel_bundle.py), for
+# a wheel to carry: an install loads them at its first game instead of compiling (docs/COLD_START.md).
+.PHONY: kernel-bundle wheel
+kernel-bundle: install-dev
+	$(PYTHON) scripts/build_kernel_bundle.py build/kernel-bundle
+
+# The release into dist/: the sdist, and the wheel with the kernel bundle.
+wheel: kernel-bundle
+	MINESWEEPER_RL_KERNEL_BUNDLE_SOURCE=$(CURDIR)/build/kernel-bundle $(PYTHON) -m build --outdir dist .
+
 # The release: the sdist and the wheel built, the wheel installed into a fresh virtual environment outside the
 # checkout, and the README's snippets, eval with the shipped models, solve and play run from there (.ci/check-wheel).
 wheel-check: install-dev

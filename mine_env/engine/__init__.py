@@ -11,7 +11,11 @@ on it, and it imports nothing of theirs. Its modules, from the bottom up:
 - ``spec``: board specifications; ``textformat``: boards as text; ``board``: one game; ``batch``: N games
   stepped in one compiled call; ``reference``: the rules in plain Python, the tests' yardstick;
 - ``compilation``: the one-line notice while numba compiles the kernels for the first time (imported
-  here, so that it listens before any kernel compiles).
+  here, so that it listens before any kernel compiles); ``kernel_bundle``: a release's kernels compiled
+  ahead, copied into numba's cache here, before any kernel is called.
 """
 
 from mine_env.engine import compilation as compilation
+from mine_env.engine import kernel_bundle as kernel_bundle
+
+kernel_bundle.seed_once()
