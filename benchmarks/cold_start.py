@@ -11,6 +11,7 @@ Usage::
 
     python benchmarks/cold_start.py                  # every scenario, this checkout
     python benchmarks/cold_start.py --tree ../main   # the same scenarios on another checkout
+    python benchmarks/cold_start.py --python VENV/bin/python   # an installed wheel, run outside any checkout
     python benchmarks/cold_start.py --only solver-compiled probabilities --repeats 2
 
 Prints a Markdown table, with the machine and the date (docs/COLD_START.md).
@@ -126,13 +127,25 @@ class Timing(NamedTuple):
     notices: int
 
 
-def run_once(scenario: Scenario, tree: Path, cache: Path, position: Path) -> Timing:
+class Install(NamedTuple):
+    """What runs a scenario: an interpreter, the folder it runs in, and the sources on its path (none: the
+    interpreter's installed package)."""
+
+    python: str
+    folder: Path
+    sources: Path | None
+
+
+def run_once(scenario: Scenario, install: Install, cache: Path, position: Path) -> Timing:
     """Run a scenario in a fresh process with numba's cache in ``cache``; fails loudly if it fails."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(tree), "MINESWEEPER_RL_COMPILE_NOTICE": "1"}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "MINESWEEPER_RL_COMPILE_NOTICE": "1"}
+    env.pop("PYTHONPATH", None)
+    if install.sources is not None:
+        env["PYTHONPATH"] = str(install.sources)
     args = [arg.format(position=position) for arg in scenario.args]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, *args], cwd=tree, env=env, capture_output=True, text=True)
+    result = subprocess.run([install.python, *args], cwd=install.folder, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
@@ -142,13 +155,13 @@ def run_once(scenario: Scenario, tree: Path, cache: Path, position: Path) -> Tim
     return Timing(wall, cpu, notices)
 
 
-def measure(scenario: Scenario, tree: Path, position: Path, repeats: int) -> tuple[Timing, Timing]:
+def measure(scenario: Scenario, install: Install, position: Path, repeats: int) -> tuple[Timing, Timing]:
     """(cold, warm): each the fastest of ``repeats`` runs, every cold run with a new empty cache."""
     colds, warms = [], []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-            colds.append(run_once(scenario, tree, Path(cache), position))
-            warms.append(run_once(scenario, tree, Path(cache), position))
+            colds.append(run_once(scenario, install, Path(cache), position))
+            warms.append(run_once(scenario, install, Path(cache), position))
     return min(colds), min(warms)
 
 
@@ -167,23 +180,34 @@ def machine() -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    parser.add_argument(
+        "--python",
+        help="an interpreter with minesweeper-rl installed (a wheel's virtual "
+        "environment): the scenarios run with it, outside any checkout, instead of --tree",
+    )
     parser.add_argument("--only", nargs="+", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--repeats", type=int, default=1, help="runs per scenario; the fastest counts")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
-    if not (args.tree / "mine_env").is_dir():
+    if args.python is None and not (args.tree / "mine_env").is_dir():
         parser.error(f"--tree {args.tree} is not a minesweeper-rl checkout (no mine_env/ in it)")
     names = args.only or list(SCENARIOS)
-    print(f"{datetime.date.today()}, {machine()}, load average {os.getloadavg()[0]:.1f}, tree {args.tree}")
+    measured = f"the package installed for {args.python}" if args.python else f"tree {args.tree}"
+    print(f"{datetime.date.today()}, {machine()}, load average {os.getloadavg()[0]:.1f}, {measured}")
     print()
     print("| first use | cold (s) | cold CPU (s) | warm (s) | notices cold / warm |")
     print("|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as scratch:
         position = Path(scratch) / "position.txt"
         position.write_text(POSITION)
+        install = (
+            Install(args.python, Path(scratch), None)
+            if args.python
+            else Install(sys.executable, args.tree.resolve(), args.tree.resolve())
+        )
         for name in names:
-            cold, warm = measure(SCENARIOS[name], args.tree.resolve(), position, args.repeats)
+            cold, warm = measure(SCENARIOS[name], install, position, args.repeats)
             print(f"| {SCENARIOS[name].description} | {cold.wall:.1f} | {cold.cpu:.1f} | {warm.wall:.1f} | "
                   f"{cold.notices} / {warm.notices} |", flush=True)  # fmt: skip
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
