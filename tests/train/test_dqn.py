@@ -92,3 +92,17 @@ def test_n_step_returns_sum_the_rewards_before_bootstrapping(tmp_path: Path) -> 
     assert powers.any(axis=1).all() and powers[:, 2].any()
     with pytest.raises(ValueError, match="n_step must be at least 1"):
         tiny_config(tmp_path, n_step=0).validate()
+
+
+def test_a_residual_trunk_starts_damped_with_the_target_network_a_copy_of_it(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, dilations="1,2,1", channels=8)
+    env = BatchVecEnv(config.board_spec(), 4)
+    model = dqn.build_model(config, env)
+    blocks = model.q_net.features_extractor.blocks
+    gain = (2.0 / len(blocks)) ** 0.5  # orthogonal rows of norm `gain`: the damped start of BoardTrunk
+    for block in blocks:
+        rows = block.weight.detach().reshape(block.weight.shape[0], -1)
+        assert th.allclose(rows.norm(dim=1), th.full((rows.shape[0],), gain), atol=1e-5)
+        assert not block.bias.detach().any()
+    target = model.q_net_target.state_dict()
+    assert all(th.equal(weights, target[name]) for name, weights in model.q_net.state_dict().items())

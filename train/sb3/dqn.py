@@ -36,7 +36,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from mine_env.engine.constants import HIDDEN
 from train.options import at_least, option, within
-from train.sb3.networks import MaskedDQNPolicy, action_scores, hidden_cells, masked_argmax
+from train.sb3.networks import MaskedDQNPolicy, action_scores, damp_residual_trunks, hidden_cells, masked_argmax
 from train.sb3.run_config import RunConfig, policy_network_kwargs
 from train.sb3.training import Algorithm, script_main
 
@@ -164,7 +164,7 @@ class DQNConfig(RunConfig):
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
-    return MaskedDQN(
+    return damped(MaskedDQN(
         MaskedDQNPolicy, env, learning_rate=config.learning_rate, buffer_size=config.buffer_size,
         learning_starts=config.learning_starts, batch_size=config.batch_size, train_freq=config.train_freq,
         gradient_steps=config.gradient_steps, target_update_interval=config.target_update_interval,
@@ -173,7 +173,16 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
         policy_kwargs=policy_network_kwargs(config),
         **n_step_buffer(config),
-    )  # fmt: skip
+    ), config)  # fmt: skip
+
+
+def damped(model: MaskedDQN, config: DQNConfig) -> MaskedDQN:
+    """The model, with a residual trunk (``--dilations``) damped at the start as PPO's is
+    (:func:`train.sb3.networks.damp_residual_trunks`), and the target network a copy of the damped one."""
+    if config.dilations:
+        damp_residual_trunks(model.q_net)
+        model.q_net_target.load_state_dict(model.q_net.state_dict())
+    return model
 
 
 def n_step_buffer(config: DQNConfig) -> dict[str, Any]:

@@ -199,6 +199,13 @@ class MaskedDQNPolicy(DQNPolicy):
         return MaskedQNetwork(**net_args).to(self.device)
 
 
+def damp_residual_trunks(network: nn.Module) -> None:
+    """Damp every residual trunk in ``network`` for learning from scratch (:meth:`BoardTrunk.damp_residuals`)."""
+    for module in network.modules():
+        if isinstance(module, BoardFeatures):
+            module.damp_residuals()
+
+
 def masked_argmax(scores: th.Tensor, valid: th.Tensor) -> th.Tensor:
     """Index of the best valid score per row (row 0's action 0 if a row has no valid action)."""
     return scores.masked_fill(~valid, -th.inf).argmax(dim=1)

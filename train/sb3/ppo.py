@@ -19,7 +19,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from train.options import at_least, option, within
 from train.sb3.mine_head import MinePPO
-from train.sb3.networks import BoardFeatures, ConvActorCriticPolicy
+from train.sb3.networks import ConvActorCriticPolicy, damp_residual_trunks
 from train.sb3.run_config import RunConfig, policy_network_kwargs
 from train.sb3.training import Algorithm, script_main
 
@@ -127,11 +127,8 @@ def ppo_callbacks(config: PPOConfig) -> list[BaseCallback]:
 def damped(model: MinePPO, config: PPOConfig) -> MinePPO:
     """The model, with its residual trunk (``--dilations``) damped at the start (:meth:`BoardFeatures.damp_residuals`;
     a trunk from ``--init`` is replaced by the distilled one, and the random draws of its runs stay as they were)."""
-    if not config.dilations:
-        return model
-    for module in model.policy.modules():
-        if isinstance(module, BoardFeatures):
-            module.damp_residuals()
+    if config.dilations:
+        damp_residual_trunks(model.policy)
     return model
 
 
