@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +18,7 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
 import torch as th
+from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
@@ -154,3 +158,33 @@ def test_cuda_asked_where_there_is_none_is_one_clear_error(monkeypatch: pytest.M
     check_device("cpu")
     with pytest.raises(ValueError, match="unknown device 'gpu'"):
         check_device("gpu")
+
+
+class _SignalAt(BaseCallback):
+    """Sends this process ``number`` once the run has ``steps`` steps (as a scheduler's SIGTERM or a Ctrl-C would)."""
+
+    def __init__(self, number: int, steps: int) -> None:
+        super().__init__()
+        self.number, self.steps, self.sent = number, steps, False
+
+    def _on_step(self) -> bool:
+        if not self.sent and self.num_timesteps >= self.steps:
+            self.sent = True
+            os.kill(os.getpid(), self.number)
+        return True
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
+    number: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    signalling = dataclasses.replace(ppo.ALGORITHM, callbacks=lambda config: [_SignalAt(number, 100)])
+    options = TINY | ALGO_TINY["ppo"] | {"runs_dir": str(tmp_path), "run_name": "signalled", "steps": 10_000}
+    halted = train(signalling, ppo.ALGORITHM.config_class(**options))
+    assert f"{signal.Signals(number).name} received" in capsys.readouterr().out
+    steps = ModelCard.read(halted / "final_model.json").steps
+    assert steps is not None and 100 <= steps < 10_000
+    assert ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu").num_timesteps == steps
+    assert signal.getsignal(number) in (signal.default_int_handler, signal.SIG_DFL)  # the handler is given back
+    resume("ppo", halted, "--steps", str(steps + 64))
+    assert ModelCard.read(halted / "final_model.json").steps == steps + 64

@@ -1,4 +1,5 @@
-"""Checkpoints that resume a run where it stopped, and the limits that stop one (``--minutes``, ``--pause-at``).
+"""Checkpoints that resume a run where it stopped, and the limits that stop one (``--minutes``, ``--pause-at``, a
+signal).
 
 A run's checkpoint is ``checkpoints/latest.zip`` in its directory, replaced at each interval (DQN adds
 ``latest_replay_buffer.pkl``, its replay buffer). It is SB3's model file, which keeps the weights, the optimizer's
@@ -12,6 +13,9 @@ Checkpoints are taken between two rounds of collection, at the start of a rollou
 collected yet), so a resumed run continues exactly: run on one machine with the same settings, a run stopped and
 resumed ends with the very weights of one that never stopped (``tests/train/test_checkpoints.py``). The learning
 curve continues too: a resumed run keeps ``logs/progress.csv`` up to the checkpoint's step and appends to it.
+
+SIGTERM (a scheduler's or a session's end) and Ctrl-C (SIGINT) stop a run the same way, with a checkpoint at the
+next rollout's start; a second Ctrl-C interrupts at once, without one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 import csv
 import os
 import random
+import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -116,9 +122,14 @@ def save_checkpoint(model: BaseAlgorithm, run_dir: Path) -> Path:
     return path
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+"""The signals that stop a run with a checkpoint (in the main thread, where Python can handle them)."""
+
+
 class RunKeeper(BaseCallback):
     """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time since
-    ``started`` (``time.monotonic()``) or once ``pause_at`` steps are reached; 0 turns each off.
+    ``started`` (``time.monotonic()``), once ``pause_at`` steps are reached (0 turns each off), or on a signal of
+    :data:`STOP_SIGNALS`.
 
     Everything happens at a rollout's start (see the module docstring); the stop then ends collection at its first
     step, whose transition SB3 throws away with the round, so that step is not counted.
@@ -134,9 +145,20 @@ class RunKeeper(BaseCallback):
         self.next_checkpoint = 0
         self.saved_at = -1
         self.stopping = ""
+        self.signalled = ""
+        self._handlers: dict[int, Any] = {}
 
     def _on_training_start(self) -> None:
         self.next_checkpoint = self._next_after(self.num_timesteps)
+        if threading.current_thread() is threading.main_thread():
+            self._handlers = {number: signal.signal(number, self._on_signal) for number in STOP_SIGNALS}
+
+    def _on_signal(self, number: int, frame: Any) -> None:
+        """Stop at the next rollout's start; Ctrl-C a second time interrupts at once."""
+        if self.signalled and number == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.signalled = f"{signal.Signals(number).name} received"
+        print(f"{self.signalled}: stopping at the next checkpoint (Ctrl-C again to stop without one)", flush=True)
 
     def _next_after(self, steps: int) -> int:
         return (steps // self.every + 1) * self.every if self.every else -1
@@ -147,6 +169,8 @@ class RunKeeper(BaseCallback):
             self.stopping = f"{self.minutes:g} minutes are up"
         elif self.pause_at and steps >= self.pause_at:
             self.stopping = f"paused at {self.pause_at:,} steps"
+        elif self.signalled:
+            self.stopping = self.signalled
         if self.every and (steps >= self.next_checkpoint or self.stopping):
             self.save()
         if self.stopping and self.every:
@@ -161,6 +185,9 @@ class RunKeeper(BaseCallback):
         return False
 
     def _on_training_end(self) -> None:
+        for number, handler in self._handlers.items():
+            signal.signal(number, handler)
+        self._handlers = {}
         if self.every and not self.stopping:
             self.save()
 
