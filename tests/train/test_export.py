@@ -55,3 +55,27 @@ def test_what_the_format_cannot_save_is_told_in_one_line(tmp_path: Path, capsys:
     (tmp_path / "mlp.zip").unlink()
     assert main([str(tmp_path / "mlp.zip")]) == 2
     assert "converting reads the training zip" in capsys.readouterr().err
+
+
+def test_a_policy_on_the_mine_prior_is_saved_as_one_head_that_plays_its_logits(tmp_path: Path) -> None:
+    config = maskable_ppo.ALGORITHM.config_class(rows=4, cols=5, mines=3, num_envs=2, channels=8, layers=2,
+                                                 value_hidden=8, mine_coef=0.5, mine_prior=True,
+                                                 runs_dir=str(tmp_path))  # fmt: skip
+    model = maskable_ppo.ALGORITHM.build(config, make_vec_env(config))
+    heads = model.policy.mlp_extractor
+    th.nn.init.normal_(heads.mine_head.conv.weight)  # a head that has learnt something: it moves the logits
+    grids = np.stack([random_position(np.random.default_rng(seed), 4, 5, 3)[1] for seed in range(16)])
+    features = model.policy.extract_features(model.policy.obs_to_tensor(grids)[0])
+    with th.no_grad():
+        th.testing.assert_close(heads.forward_actor(features), heads.policy_head(features) - heads.mine_head(features))
+    model_card(model, "maskable_ppo", config, {"games": 5, "seed": 1, "win_rate": 0.2}).write(tmp_path / "m.json")
+    model.save(tmp_path / "m.zip")
+    assert main([str(tmp_path / "m.zip")]) == 0
+    played = th.log_softmax(th.as_tensor(load_model_agent(tmp_path / "m").batch_scores(grids)), dim=1)
+    th.testing.assert_close(played, action_scores(model.policy, grids))
+
+
+def test_the_mine_prior_without_the_mine_head_is_one_clear_error() -> None:
+    config = maskable_ppo.ALGORITHM.config_class(rows=4, cols=5, mines=3, mine_prior=True)
+    with pytest.raises(ValueError, match="--mine-coef above 0"):
+        config.validate()

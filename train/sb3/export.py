@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.dqn.policies import DQNPolicy
 
@@ -43,6 +44,8 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
     elif isinstance(getattr(policy, "mlp_extractor", None), ConvHeads):
         trunk, head, kind = policy.pi_features_extractor, policy.mlp_extractor.policy_head, "policy"
         preference = policy.mlp_extractor.preference
+        if policy.mlp_extractor.mine_prior:
+            head = folded_prior(head, policy.mlp_extractor.mine_head)
     else:
         raise ValueError(f"a {type(policy).__name__} is not a policy of train.sb3.networks (a convolutional trunk and "
                          "a per-cell head): the model format cannot save it")  # fmt: skip
@@ -56,6 +59,16 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
         assert network.preference is not None
         network.preference.load_state_dict(preference.state_dict())
     return network.cpu().eval(), kind
+
+
+def folded_prior(policy_head: CellLogits, mine_head: CellLogits) -> CellLogits:
+    """One head scoring every cell as ``policy_head`` minus ``mine_head`` (both 1x1 convolutions of the same
+    features, so their difference is one too): the logits of a policy trained with ``--mine-prior``."""
+    head = CellLogits(policy_head.conv.in_channels)
+    with th.no_grad():
+        head.conv.weight.copy_(policy_head.conv.weight - mine_head.conv.weight)
+        head.conv.bias.copy_(policy_head.conv.bias - mine_head.conv.bias)
+    return head
 
 
 def export_model(model: BaseAlgorithm, card_path: Path) -> dict[str, Any]:

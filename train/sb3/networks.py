@@ -78,16 +78,22 @@ class BoardFeatures(BoardTrunk):
 class ConvHeads(nn.Module):
     """Stands in for SB3's ``MlpExtractor``: the actor latent is already the per-cell logits (the safety logits,
     plus a :class:`GuessPreference` when ``preference_bound`` is above 0). With ``mine_head``, a second 1x1
-    head beside them predicts each cell's true mine (trained by :mod:`train.sb3.mine_head`; play never reads it)."""
+    head beside them predicts each cell's true mine (trained by :mod:`train.sb3.mine_head`). Play reads it only
+    with ``mine_prior``: the safety logits are then the policy head's minus the mine head's, so the policy starts
+    from the cells the head finds safest and RL learns what to prefer among them."""
 
     def __init__(
-        self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False
-    ) -> None:
+        self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False,
+        mine_prior: bool = False,
+    ) -> None:  # fmt: skip
+        if mine_prior and not mine_head:
+            raise ValueError("mine_prior needs the mine head (mine_head=True)")
         super().__init__()
         self.policy_head = CellLogits(channels)
         self.value_head = PooledValue(channels, value_hidden)
         self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
         self.mine_head = CellLogits(channels) if mine_head else None
+        self.mine_prior = mine_prior
         self.latent_dim_pi = n_actions
         self.latent_dim_vf = value_hidden
 
@@ -96,6 +102,9 @@ class ConvHeads(nn.Module):
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
         safety = self.policy_head(features)
+        if self.mine_prior:
+            assert self.mine_head is not None
+            safety = safety - self.mine_head(features)
         if self.preference is None:
             return safety
         return safety + self.preference(features, safety)
@@ -117,17 +126,19 @@ class _ConvHeadsMixin:
     optimizer_kwargs: dict[str, Any]
 
     def __init__(
-        self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False, **kwargs: Any
-    ) -> None:
+        self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False,
+        mine_prior: bool = False, **kwargs: Any,
+    ) -> None:  # fmt: skip
         self.value_hidden = value_hidden
         self.preference_bound = preference_bound
         self.mine_head = mine_head
+        self.mine_prior = mine_prior
         kwargs.setdefault("features_extractor_class", CellFeatures)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
-                                       self.preference_bound, self.mine_head)  # fmt: skip
+                                       self.preference_bound, self.mine_head, self.mine_prior)  # fmt: skip
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -146,6 +157,8 @@ class _ConvHeadsMixin:
             data["preference_bound"] = self.preference_bound
         if self.mine_head:
             data["mine_head"] = True
+        if self.mine_prior:
+            data["mine_prior"] = True
         return data
 
     def evaluate_with_mines(

@@ -43,6 +43,12 @@ class PPOConfig(RunConfig):
         "Weight of the auxiliary mine head's loss (train.sb3.mine_head): a second head learns the true mines of the "
         "hidden cells, free labels that shape the trunk at every step; 0 = no head.",
     )
+    mine_prior: bool = option(
+        False,
+        "The actor's logits start from the mine head's (--mine-coef above 0): each cell's logit is the policy head's "
+        "minus the mine head's, so the policy plays the cells the head finds safest from the first updates on and "
+        "RL learns what to prefer among them (train.sb3.networks.ConvHeads).",
+    )
     critic_warmup: int = option(
         0,
         "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
@@ -56,6 +62,8 @@ class PPOConfig(RunConfig):
         at_least(self, 0, "critic_warmup", "mine_coef")
         at_least(self, 2, "batch_size")
         within(self, 0.0, 1.0, "gamma", "gae_lambda")
+        if self.mine_prior and not self.mine_coef > 0:
+            raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
         for name in ("clip_range", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -73,6 +81,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
             "mine_head": config.mine_coef > 0,
+            "mine_prior": config.mine_prior,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
             "share_features_extractor": not config.init,
