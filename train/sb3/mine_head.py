@@ -5,7 +5,8 @@ With ``mine_coef`` above 0 the policy gets a second 1x1 head on the actor's trun
 (:class:`train.sb3.networks.ConvHeads`, ``mine_head``) and every update adds ``mine_coef`` times its binary
 cross-entropy against the true mines, over the hidden cells of games whose mines are placed. The trunk so learns
 what decides a cell's danger from every step, not only from the rare reward at a game's end (the strongest
-published pure-RL intermediate agent trains such a head). Play never reads the head.
+published pure-RL intermediate agent trains such a head). Play reads the head only with ``--mine-prior``
+(:class:`train.sb3.networks.ConvHeads`).
 
 The labels travel with the rollout: before each step the vector env keeps the boards' layouts
 (:meth:`train.sb3.vec_env.BatchVecEnv.layouts_before_step`), and the rollout buffer stores them beside the
