@@ -75,3 +75,27 @@ def test_a_run_with_the_head_logs_its_loss_and_plays_without_it(tmp_path: Path) 
     assert model.policy.mlp_extractor.mine_head is not None
     grids = np.full((2, 5, 5), HIDDEN, dtype=np.int8)
     assert action_scores(model.policy, grids).shape == (2, 25)
+
+
+@pytest.mark.parametrize("detach", [False, True], ids=["joint", "detached"])
+def test_a_detached_prior_keeps_the_policy_gradient_off_the_mine_head(detach: bool, tmp_path: Path) -> None:
+    config = maskable_ppo.MaskablePPOConfig(**TINY, mine_coef=0.5, mine_prior=True, detach_prior=detach,
+                                            runs_dir=str(tmp_path))  # fmt: skip
+    config.validate()
+    model = maskable_ppo.ALGORITHM.build(config, make_vec_env(config))
+    policy = model.policy
+    obs = policy.obs_to_tensor(np.full((3, 5, 5), HIDDEN, dtype=np.int8))[0]
+    heads = policy.mlp_extractor
+    heads.forward_actor(policy.extract_features(obs)).logsumexp(dim=1).sum().backward()
+    reached = heads.mine_head.conv.weight.grad
+    assert (reached is None or not reached.any()) == detach
+    assert heads.policy_head.conv.weight.grad.any()
+    model.save(tmp_path / "m.zip")
+    saved = maskable_ppo.ALGORITHM.model_class.load(tmp_path / "m.zip", device="cpu")
+    assert saved.policy.mlp_extractor.detach_prior == detach
+
+
+def test_a_detached_prior_without_the_prior_is_one_clear_error() -> None:
+    config = maskable_ppo.MaskablePPOConfig(rows=4, cols=5, mines=3, mine_coef=0.5, detach_prior=True)
+    with pytest.raises(ValueError, match="give --mine-prior too"):
+        config.validate()

@@ -80,20 +80,25 @@ class ConvHeads(nn.Module):
     plus a :class:`GuessPreference` when ``preference_bound`` is above 0). With ``mine_head``, a second 1x1
     head beside them predicts each cell's true mine (trained by :mod:`train.sb3.mine_head`). Play reads it only
     with ``mine_prior``: the safety logits are then the policy head's minus the mine head's, so the policy starts
-    from the cells the head finds safest and RL learns what to prefer among them."""
+    from the cells the head finds safest and RL learns what to prefer among them. With ``detach_prior`` the policy's
+    gradient stops at the mine head's output: the head stays an estimator of the true mines (its own loss alone
+    trains it), and the policy head learns only the offset RL finds against it."""
 
     def __init__(
         self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False,
+        mine_prior: bool = False, detach_prior: bool = False,
     ) -> None:  # fmt: skip
         if mine_prior and not mine_head:
             raise ValueError("mine_prior needs the mine head (mine_head=True)")
+        if detach_prior and not mine_prior:
+            raise ValueError("detach_prior acts on the mine prior (mine_prior=True)")
         super().__init__()
         self.policy_head = CellLogits(channels)
         self.value_head = PooledValue(channels, value_hidden)
         self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
         self.mine_head = CellLogits(channels) if mine_head else None
         self.mine_prior = mine_prior
+        self.detach_prior = detach_prior
         self.latent_dim_pi = n_actions
         self.latent_dim_vf = value_hidden
 
@@ -104,7 +109,8 @@ class ConvHeads(nn.Module):
         safety = self.policy_head(features)
         if self.mine_prior:
             assert self.mine_head is not None
-            safety = safety - self.mine_head(features)
+            mines = self.mine_head(features)
+            safety = safety - (mines.detach() if self.detach_prior else mines)
         if self.preference is None:
             return safety
         return safety + self.preference(features, safety)
@@ -127,18 +133,20 @@ class _ConvHeadsMixin:
 
     def __init__(
         self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False, **kwargs: Any,
+        mine_prior: bool = False, detach_prior: bool = False, **kwargs: Any,
     ) -> None:  # fmt: skip
         self.value_hidden = value_hidden
         self.preference_bound = preference_bound
         self.mine_head = mine_head
         self.mine_prior = mine_prior
+        self.detach_prior = detach_prior
         kwargs.setdefault("features_extractor_class", CellFeatures)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
-                                       self.preference_bound, self.mine_head, self.mine_prior)  # fmt: skip
+                                       self.preference_bound, self.mine_head, self.mine_prior,
+                                       self.detach_prior)  # fmt: skip
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -159,6 +167,8 @@ class _ConvHeadsMixin:
             data["mine_head"] = True
         if self.mine_prior:
             data["mine_prior"] = True
+        if self.detach_prior:
+            data["detach_prior"] = True
         return data
 
     def evaluate_with_mines(

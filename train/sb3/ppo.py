@@ -49,6 +49,11 @@ class PPOConfig(RunConfig):
         "minus the mine head's, so the policy plays the cells the head finds safest from the first updates on and "
         "RL learns what to prefer among them (train.sb3.networks.ConvHeads).",
     )
+    detach_prior: bool = option(
+        False,
+        "With --mine-prior: the policy's gradient stops at the mine head, which only its own loss then trains (it "
+        "stays an estimator of the true mines, the policy head learns the offset against it).",
+    )
     critic_warmup: int = option(
         0,
         "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
@@ -64,6 +69,8 @@ class PPOConfig(RunConfig):
         within(self, 0.0, 1.0, "gamma", "gae_lambda")
         if self.mine_prior and not self.mine_coef > 0:
             raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
+        if self.detach_prior and not self.mine_prior:
+            raise ValueError("--detach-prior acts on the mine prior: give --mine-prior too")
         for name in ("clip_range", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -82,6 +89,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
             "value_hidden": config.value_hidden,
             "mine_head": config.mine_coef > 0,
             "mine_prior": config.mine_prior,
+            "detach_prior": config.detach_prior,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
             "share_features_extractor": not config.init,
