@@ -187,6 +187,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--only", nargs="+", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--repeats", type=int, default=1, help="runs per scenario; the fastest counts")
+    parser.add_argument(
+        "--no-compile",
+        action="store_true",
+        help="exit 1 if a cold run compiled a kernel (a compile notice): a release's kernel bundle must cover them",
+    )
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error(f"--repeats must be at least 1, got {args.repeats}")
@@ -206,11 +211,15 @@ def main(argv: list[str] | None = None) -> None:
             if args.python
             else Install(sys.executable, args.tree.resolve(), args.tree.resolve())
         )
+        compiled = []
         for name in names:
             cold, warm = measure(SCENARIOS[name], install, position, args.repeats)
             print(f"| {SCENARIOS[name].description} | {cold.wall:.1f} | {cold.cpu:.1f} | {warm.wall:.1f} | "
                   f"{cold.notices} / {warm.notices} |", flush=True)  # fmt: skip
+            compiled += [name] * bool(cold.notices)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+    if args.no_compile and compiled:
+        raise SystemExit(f"kernels compiled on an empty cache in: {', '.join(compiled)}")
 
 
 if __name__ == "__main__":

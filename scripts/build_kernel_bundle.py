@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def shipped_packages() -> list[str]:
+    """The top-level packages a release ships (pyproject's ``packages.find``): the only folders whose kernels the
+    bundle may hold, and the only ones walked (not a virtual environment or a build folder inside the checkout)."""
+    table = r"^\[tool\.setuptools\.packages\.find\]\ninclude = \[(.*)\]$"
+    found = re.search(table, (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
+    if found is None:  # Python 3.10 has no tomllib; the table's form is this project's own
+        raise SystemExit("pyproject.toml has no one-line include = [...] under [tool.setuptools.packages.find]")
+    return re.findall(r'"(\w+)\*"', found.group(1))
 
 
 def exercise() -> None:
@@ -76,7 +87,7 @@ def build(out: Path) -> None:
                        "MINESWEEPER_RL_COMPILE_AHEAD": "0", "PYTHONPATH": str(ROOT)}  # fmt: skip
         start = time.perf_counter()
         subprocess.run([sys.executable, __file__, "--exercise"], env=environment, check=True, cwd=ROOT)
-        manifest = collect(Path(cache), ROOT, out)
+        manifest = collect(Path(cache), ROOT, shipped_packages(), out)
     print(f"{manifest['kernels']} kernels compiled for a generic CPU in {time.perf_counter() - start:.0f} s "
           f"into {out} (bundle {manifest['id']})")  # fmt: skip
 

@@ -28,7 +28,7 @@ import os
 import shutil
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ENV_VAR = "MINESWEEPER_RL_KERNEL_BUNDLE"
@@ -59,17 +59,16 @@ def host_target() -> tuple[str, str, str]:
     return tuple(cpu_target.target_context.codegen().magic_tuple())
 
 
-def collect(cache_dir: Path, source_root: Path, out: Path) -> dict:
-    """Gather what a compile under ``NUMBA_CACHE_DIR=cache_dir`` left for the source folders below
-    ``source_root`` into the bundle folder ``out``; returns the manifest written there."""
+def collect(cache_dir: Path, source_root: Path, packages: Sequence[str], out: Path) -> dict:
+    """Gather what a compile under ``NUMBA_CACHE_DIR=cache_dir`` left for the ``packages`` (top-level folders of
+    ``source_root``, the ones a release ships) into the bundle folder ``out``; returns the manifest written there."""
     from numba.core.caching import UserProvidedCacheLocator
 
     out.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
     entries = 0
-    for folder in sorted({path.parent for path in source_root.rglob("*.py")}):
-        if any(part.startswith(".") or part == "__pycache__" for part in folder.relative_to(source_root).parts):
-            continue
+    folders = {path.parent for package in packages for path in (source_root / package).rglob("*.py")}
+    for folder in sorted(folder for folder in folders if "__pycache__" not in folder.parts):
         compiled = cache_dir / UserProvidedCacheLocator.get_suitable_cache_subpath(str(folder / "x.py"))
         if not compiled.is_dir():
             continue

@@ -48,7 +48,7 @@ def bundle(tmp_path: Path) -> tuple[Path, Path]:
     (packages / "toypkg" / "__init__.py").write_text("")
     (packages / "toypkg" / "kern.py").write_text(KERNEL)
     assert _call(packages, tmp_path / "build-cache", **GENERIC_CPU) == (5, 1)  # compiled there
-    manifest = collect(tmp_path / "build-cache", packages, tmp_path / "bundle")
+    manifest = collect(tmp_path / "build-cache", packages, ["toypkg"], tmp_path / "bundle")
     assert manifest["kernels"] == 1 and manifest["numba"] == numba.__version__ and manifest["cpu"] == "generic"
     return packages, tmp_path / "bundle"
 
