@@ -189,3 +189,30 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
     assert signal.getsignal(number) is before  # the handler that was there is given back
     resume("ppo", halted, "--steps", str(steps + 64))
     assert ModelCard.read(halted / "final_model.json").steps == steps + 64
+
+
+def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> None:
+    halted = run("maskable_ppo", tmp_path, "changed", pause_at=64)
+    resume("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps", "128",
+           "--pause-at", "128")  # fmt: skip
+    model = maskable_ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu")
+    assert (model.num_timesteps, model.ent_coef, model.n_epochs, model.mine_coef) == (128, 0.0, 2, 1.5)
+
+
+@pytest.mark.parametrize(
+    ("algo", "options", "refused"),
+    [("ppo", ["--channels", "16", "--seed", "5"], "--seed, --channels cannot change"),
+     ("maskable_ppo", ["--mine-coef", "0"], "--mine-coef cannot go from 0.5 to 0.0"),
+     ("dqn", ["--learning-rate", "0.1"], "--learning-rate cannot change")],
+)  # fmt: skip
+def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
+    algo: str, options: list[str], refused: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    halted = run(algo, tmp_path, "fixed", pause_at=64)
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["train", algo, "--resume", str(halted), *options])
+    with pytest.raises(SystemExit) as stopped:
+        args.func(args)
+    assert stopped.value.code == 2
+    assert refused in capsys.readouterr().err

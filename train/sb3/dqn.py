@@ -201,7 +201,10 @@ def resumed(model: MaskedDQN, config: DQNConfig) -> None:
     )
 
 
-ALGORITHM = Algorithm("dqn", DQNConfig, MaskedDQN, build_model, resumed)
+EXPLORATION = frozenset({"exploration_fraction", "exploration_initial_eps", "exploration_final_eps"})
+"""What a resumed DQN run may change: the epsilon schedule (``resumed`` rebuilds it)."""
+
+ALGORITHM = Algorithm("dqn", DQNConfig, MaskedDQN, build_model, resumed, changeable=EXPLORATION)
 
 if __name__ == "__main__":
     # Run through the imported module, so that saved models name train.sb3.dqn, not __main__, as their class.

@@ -18,7 +18,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from train.options import option
 from train.sb3.mine_head import MineMaskablePPO
 from train.sb3.networks import MaskableConvActorCriticPolicy
-from train.sb3.ppo import PPOConfig, damped, ppo_callbacks, ppo_kwargs
+from train.sb3.ppo import CHANGEABLE, PPOConfig, damped, ppo_callbacks, ppo_kwargs, resumed
 from train.sb3.training import Algorithm, script_main
 
 
@@ -33,7 +33,8 @@ def build_model(config: MaskablePPOConfig, env: VecEnv) -> MineMaskablePPO:
     return damped(MineMaskablePPO(MaskableConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
 
 
-ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MineMaskablePPO, build_model, callbacks=ppo_callbacks)
+ALGORITHM = Algorithm("maskable_ppo", MaskablePPOConfig, MineMaskablePPO, build_model, resumed,
+                      callbacks=ppo_callbacks, changeable=CHANGEABLE)
 
 if __name__ == "__main__":
     # Run through the imported module, so that saved models name train.sb3.maskable_ppo, not __main__, as their class.

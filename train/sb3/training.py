@@ -43,10 +43,21 @@ class Algorithm:
     model_class: type[BaseAlgorithm]
     build: Callable[[Any, VecEnv], BaseAlgorithm]
     resumed: Callable[[Any, Any], None] | None = None
-    """Called with (model, config) after loading a checkpoint, to apply settings SB3 measures against the
-    total steps (which a resume with a larger ``--steps`` changes)."""
+    """Called with (model, config) after loading a checkpoint, to apply the settings of ``changeable`` (the model
+    keeps what the checkpoint saved) and those SB3 measures against the total steps (which a larger ``--steps``
+    changes)."""
+    changeable: frozenset[str] = frozenset()
+    """The algorithm's own settings a resumed run may change (``resumed`` applies them; beside
+    :data:`CHANGEABLE_ON_RESUME`)."""
     callbacks: Callable[[Any], list[BaseCallback]] | None = None
     """The algorithm's own training callbacks for a config (beside the evaluation and checkpoints)."""
+
+
+CHANGEABLE_ON_RESUME = frozenset({
+    "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
+    "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid",
+})  # fmt: skip
+"""Settings any resumed run may change: how long and where it runs, and the env's (built anew from the config)."""
 
 
 def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -69,7 +80,22 @@ def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
         resume = checkpoint_file(resume)
         # a pause ends the stretch it was given for; the resumed one goes on unless paused anew
         base = dataclasses.replace(run_config(algorithm, find_run_config(resume)), pause_at=0)
-    return train(algorithm, config_from_args(algorithm.config_class, args, base), resume)
+    config = config_from_args(algorithm.config_class, args, base)
+    if base is not None:
+        check_changes_on_resume(algorithm, base, config)
+    return train(algorithm, config, resume)
+
+
+def check_changes_on_resume(algorithm: Algorithm, saved: RunConfig, config: RunConfig) -> None:
+    """Refuse, in one line, a resumed run's setting that the checkpoint fixes (the network, the board, the rollout
+    or buffer shape, the seed): the model would go on with the saved value while the config claimed another."""
+    allowed = CHANGEABLE_ON_RESUME | algorithm.changeable
+    fixed = [field.name for field in dataclasses.fields(saved)
+             if field.name not in allowed and getattr(saved, field.name) != getattr(config, field.name)]  # fmt: skip
+    if fixed:
+        options = ", ".join("--" + name.replace("_", "-") for name in fixed)
+        raise ValueError(f"{options} cannot change in a resumed run (the checkpoint fixes them): leave them out, or "
+                         "start a new run (--init takes a distilled model's weights)")  # fmt: skip
 
 
 def run_config(algorithm: Algorithm, path: Path) -> RunConfig:
