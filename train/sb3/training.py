@@ -55,9 +55,10 @@ class Algorithm:
 
 CHANGEABLE_ON_RESUME = frozenset({
     "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
-    "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid",
+    "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid", "runs_dir", "run_name",
 })  # fmt: skip
-"""Settings any resumed run may change: how long and where it runs, and the env's (built anew from the config)."""
+"""Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), and
+where a new run would go (a resumed one stays in its checkpoint's folder)."""
 
 
 def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
