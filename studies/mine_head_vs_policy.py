@@ -1,10 +1,15 @@
 """A MaskablePPO run's policy against its own true-mine head, as players, on the same fixed games.
 
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --games 2000
+    python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --offsets   # what the policy head adds
 
 The policy plays the valid cell with the highest logit; the head plays the hidden cell with the lowest predicted
 mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: beginner, opening rule, game i
-seeded ``--seed + i`` (the training runs' evaluation set by default).
+seeded ``--seed + i`` (the training runs' evaluation set by default), played as the runs evaluate
+(:func:`train.sb3.evaluation.evaluate_win_rate`). ``--offsets`` reads a ``--mine-prior`` policy: over the valid
+cells of the first moves of ``--games`` games played by the head, the policy head's offsets (its logit before the
+prior is subtracted) against the mine logits, by band of mine logit
+(docs/lab/2026-11-27-detached-mine-prior-beginner-cpu.md).
 """
 
 from __future__ import annotations
@@ -16,26 +21,45 @@ import torch as th
 
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
+from train.sb3.evaluation import evaluate_win_rate
 from train.sb3.maskable_ppo import MineMaskablePPO
 
+BEGINNER = BoardSpec(9, 9, 10, "opening")
+BANDS = ((-np.inf, -6), (-6, -4), (-4, -2), (-2, 0), (0, np.inf))
 
-def win_rate(policy, spec: BoardSpec, games: int, seed: int, by_mine_head: bool) -> float:
-    """Win rate of greedy play by the policy's logits or by its mine head's (negated) logits."""
-    engine = BatchEngine(spec, games)
+
+def heads_of(policy, grids: np.ndarray) -> tuple[th.Tensor, th.Tensor]:
+    """(policy head logits, mine head logits) of a batch of grids, each (N, cells)."""
+    obs, _ = policy.obs_to_tensor(grids)
+    with th.no_grad():
+        features = policy.extract_features(obs)
+        features = features[0] if isinstance(features, tuple) else features
+        heads = policy.mlp_extractor
+        return heads.policy_head(features), heads.mine_head(features)
+
+
+def mine_head_scores(policy, grids: np.ndarray) -> th.Tensor:
+    """The head as a player: the lowest predicted mine logit scores highest."""
+    return -heads_of(policy, grids)[1]
+
+
+def offsets(policy, games: int, seed: int, moves: int = 6) -> None:
+    """Print the policy head's offsets against the mine logits over the valid cells of the first ``moves`` moves."""
+    engine = BatchEngine(BEGINNER, games)
     engine.reset(seed)
-    finished, won = np.zeros(games, bool), np.zeros(games, bool)
-    heads = policy.mlp_extractor
-    while not finished.all():
-        obs, _ = policy.obs_to_tensor(engine.grids())
-        with th.no_grad():
-            features = policy.extract_features(obs)
-            features = features[0] if isinstance(features, tuple) else features
-            scores = -heads.mine_head(features) if by_mine_head else heads.forward_actor(features)
-        out = engine.step(np.where(engine.action_masks(), scores.numpy(), -np.inf).argmax(axis=1))
-        ended = (out.terminated | out.truncated) & ~finished
-        won[ended] = out.success[ended]
-        finished |= ended
-    return float(won.mean())
+    offset, mine = [], []
+    for _ in range(moves):
+        valid = engine.action_masks()
+        policy_logits, mine_logits = (head.numpy() for head in heads_of(policy, engine.grids()))
+        offset.append(policy_logits[valid])
+        mine.append(mine_logits[valid])
+        engine.step(np.where(valid, -mine_logits, -np.inf).argmax(axis=1))
+    offset, mine = np.concatenate(offset), np.concatenate(mine)
+    print(f"{len(offset)} valid cells: offset std {offset.std():.2f}, mine logit std {mine.std():.2f}, "
+          f"correlation {np.corrcoef(offset, mine)[0, 1]:.2f}")
+    for low, high in BANDS:
+        band = (mine >= low) & (mine < high)
+        print(f"mine logit in [{low}, {high}): {band.sum()} cells, mean offset {offset[band].mean():.2f}")
 
 
 def main() -> None:
@@ -43,15 +67,20 @@ def main() -> None:
     parser.add_argument("model", help="a MaskablePPO zip trained with --mine-coef above 0")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10000019)
+    parser.add_argument("--offsets", action="store_true", help="the policy head's offsets (a --mine-prior policy)")
     args = parser.parse_args()
     th.set_num_threads(1)
     policy = MineMaskablePPO.load(args.model, device="cpu").policy
     policy.set_training_mode(False)
     if policy.mlp_extractor.mine_head is None:
         parser.error(f"{args.model} has no mine head (trained without --mine-coef)")
-    spec = BoardSpec(9, 9, 10, "opening")
-    policy_rate = win_rate(policy, spec, args.games, args.seed, by_mine_head=False)
-    head_rate = win_rate(policy, spec, args.games, args.seed, by_mine_head=True)
+    if args.offsets:
+        if not policy.mlp_extractor.mine_prior:
+            parser.error(f"{args.model} has no mine prior (trained without --mine-prior): its heads are not summed")
+        offsets(policy, args.games, args.seed)
+        return
+    policy_rate = evaluate_win_rate(policy, BEGINNER, args.games, args.seed)
+    head_rate = evaluate_win_rate(policy, BEGINNER, args.games, args.seed, mine_head_scores)
     print(f"{args.model}: policy {policy_rate:.3f}, mine head {head_rate:.3f} ({args.games} games)")
 
 

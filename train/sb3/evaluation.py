@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,11 +61,15 @@ def save_model(
 
 
 # ---------------------------------------------------------------------- evaluation
-def evaluate_win_rate(policy: Any, spec: BoardSpec, games: int, seed: int) -> float:
+def evaluate_win_rate(
+    policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
+) -> float:
     """Win rate of the masked greedy policy on a fixed set of games (board i plays game seed + i).
 
     Every board plays one game; the best valid action is taken by Q-value or logit, so even an
-    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models.
+    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models. ``scores`` maps the
+    policy and a batch of grids to per-action scores (a tensor): the policy's own by default, another of its heads
+    in a study.
     """
     engine = BatchEngine(spec, games)
     engine.reset(seed)
@@ -73,8 +78,8 @@ def evaluate_win_rate(policy: Any, spec: BoardSpec, games: int, seed: int) -> fl
     was_training = policy.training
     policy.set_training_mode(False)
     while not finished.all():
-        scores = action_scores(policy, engine.grids()).cpu().numpy()
-        actions = np.where(engine.action_masks(), scores, -np.inf).argmax(axis=1)
+        scored = scores(policy, engine.grids()).cpu().numpy()
+        actions = np.where(engine.action_masks(), scored, -np.inf).argmax(axis=1)
         out = engine.step(actions)
         ended = (out.terminated | out.truncated) & ~finished
         won[ended] = out.success[ended]
