@@ -153,18 +153,20 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
     return damped(MinePPO(ConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
 
 
-CHANGEABLE = frozenset({"ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "critic_warmup"})
-"""What a resumed PPO or MaskablePPO run may change: the update's weights and passes (``resumed`` sets them on the
-loaded model) and the critic warm-up (a callback built from the config)."""
+SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef")
+"""The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
+CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup"}
+"""What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME` and the critic warm-up (a callback built
+from the config)."""
 
 
 def resumed(model: MinePPO, config: PPOConfig) -> None:
-    """Set the settings of :data:`CHANGEABLE` on a loaded checkpoint (SB3 keeps the saved ones); the mine head's
+    """Set :data:`SET_ON_RESUME` on a loaded checkpoint (SB3 keeps the saved ones); the mine head's
     weight only between positive values, since without it there is no head and no labels."""
     if (config.mine_coef > 0) != (model.mine_coef > 0):
         raise ValueError(f"--mine-coef cannot go from {model.mine_coef} to {config.mine_coef} in a resumed run (the "
                          "mine head and its labels are there only above 0): start a new run")  # fmt: skip
-    for name in ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef"):
+    for name in SET_ON_RESUME:
         setattr(model, name, getattr(config, name))
 
 
