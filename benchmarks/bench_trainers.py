@@ -35,7 +35,7 @@ from stable_baselines3.common.logger import configure
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.checkpoints import RunKeeper
+from train.sb3.checkpoints import RunClock, RunKeeper
 from train.sb3.training import make_vec_env
 
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -135,7 +135,7 @@ def sb3_trained(algo: str, preset: str, seconds: float, threads: int) -> tuple[f
     warm_up = SETTINGS[algo].get("learning_starts", 0) + 2 * config.num_envs * SETTINGS[algo].get("n_steps", 16)
     model.learn(warm_up)
     start, began = model.num_timesteps, time.monotonic()
-    model.learn(10**9, callback=RunKeeper(Path("."), 0, seconds / 60, 0, began), reset_num_timesteps=False)
+    model.learn(10**9, callback=RunKeeper(Path("."), 0, RunClock(began), seconds / 60), reset_num_timesteps=False)
     trained = (model.num_timesteps - start) / (time.monotonic() - began)
     return trained, sb3_bound(algo, model, config.board_spec())
 

@@ -1,4 +1,5 @@
-"""Learning curves of training runs: the fixed-set win rate and the training success rate against steps.
+"""Learning curves of training runs: the fixed-set win rate against environment steps and against the wall time the
+run trained (summed over its resumed stretches), and the training success rate against steps.
 
 Reads each run's ``logs/progress.csv`` (written by SB3's CSV logger during training) and draws one PNG.
 
@@ -11,26 +12,33 @@ import argparse
 import csv
 from pathlib import Path
 
-CURVES = (("eval/win_rate", "win rate, fixed evaluation set (masked greedy)"),
-          ("rollout/success_rate", "win rate while training (sampling, last 100 games)"))  # fmt: skip
+STEPS = ("time/total_timesteps", "environment steps", 1.0)
+HOURS = ("time/wall_seconds", "wall-clock hours of training", 3600.0)
+CURVES = (("eval/win_rate", STEPS, "win rate, fixed evaluation set (masked greedy)"),
+          ("eval/win_rate", HOURS, "the same against wall-clock time"),
+          ("rollout/success_rate", STEPS, "win rate while training (sampling, last 100 games)"))  # fmt: skip
+"""Each panel: the logged key, its x axis (the logged key, its label, the unit it is divided by) and its title."""
 
 
-def read_curve(log_dir: Path, key: str) -> tuple[list[int], list[float]]:
-    """(steps, values) of one logged key over every ``progress*.csv`` of a run (resumes included), by step.
+def read_curve(log_dir: Path, key: str, x_key: str = STEPS[0]) -> tuple[list[float], list[float]]:
+    """(x, values) of one logged key against ``x_key`` over every ``progress*.csv`` of a run (resumes included),
+    sorted by x.
 
-    A row without ``time/total_timesteps`` (an evaluation logged between two rollouts by an older version
-    of the callback) takes the step of the row before it, at most one rollout early.
+    A row without the step (an evaluation logged between two rollouts by an older version of the callback) takes
+    the step of the row before it, at most one rollout early; rows without another ``x_key`` (runs from before
+    ``time/wall_seconds`` was logged) are left out.
     """
     points = []
     for progress_csv in log_dir.glob("progress*.csv"):
-        step = 0
+        step = 0.0
         with progress_csv.open(newline="") as handle:
             for row in csv.DictReader(handle):
-                step = int(float(row["time/total_timesteps"])) if row.get("time/total_timesteps") else step
-                if row.get(key):
-                    points.append((step, float(row[key])))
+                step = float(row[STEPS[0]]) if row.get(STEPS[0]) else step
+                x = step if x_key == STEPS[0] else float(row[x_key]) if row.get(x_key) else None
+                if row.get(key) and x is not None:
+                    points.append((x, float(row[key])))
     points.sort()
-    return [step for step, _ in points], [value for _, value in points]
+    return [x for x, _ in points], [value for _, value in points]
 
 
 def plot_runs(run_dirs: list[Path], out: Path) -> None:
@@ -40,12 +48,12 @@ def plot_runs(run_dirs: list[Path], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, len(CURVES), figsize=(6 * len(CURVES), 4), sharey=True)
-    for axis, (key, title) in zip(axes, CURVES, strict=True):
+    for axis, (key, (x_key, x_label, unit), title) in zip(axes, CURVES, strict=True):
         for run_dir in run_dirs:
-            steps, values = read_curve(run_dir / "logs", key)
-            axis.plot(steps, values, label=run_dir.name, marker="." if len(steps) < 50 else None)
+            xs, values = read_curve(run_dir / "logs", key, x_key)
+            axis.plot([x / unit for x in xs], values, label=run_dir.name, marker="." if len(xs) < 50 else None)
         axis.set_title(title)
-        axis.set_xlabel("environment steps")
+        axis.set_xlabel(x_label)
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("win rate")
     axes[0].legend(fontsize=8)

@@ -26,7 +26,7 @@ from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
 from train.options import check_device
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file
+from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file, logged_wall_seconds
 from train.sb3.training import train
 
 pytestmark = pytest.mark.train
@@ -65,7 +65,7 @@ def curve(run_dir: Path) -> list[dict[str, str]]:
 
 def without_times(rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """The curve's rows without what depends on the clock or counts a process's own rollouts."""
-    clock = ("time/fps", "time/time_elapsed", "time/iterations")
+    clock = ("time/fps", "time/time_elapsed", "time/iterations", "time/wall_seconds")
     return [{key: value for key, value in row.items() if key not in clock} for row in rows]
 
 
@@ -87,6 +87,9 @@ def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: 
         th.testing.assert_close(adam[0][index]["exp_avg_sq"], adam[1][index]["exp_avg_sq"], rtol=0, atol=0)
     assert without_times(curve(halves)) == without_times(curve(whole))
     assert (halves / "config-until-128.json").is_file()
+    walls = [float(row["time/wall_seconds"]) for row in curve(halves) if row.get("time/wall_seconds")]
+    assert len(walls) == 4 and walls == sorted(walls)  # at 64, 128, then after the resume at 192 and 256
+    assert walls[1] <= paused.resume_state["wall_seconds"] < walls[2]  # the resumed stretch counts on from it
     if algo == "dqn":
         for model, folder in zip(models, (whole, halves), strict=True):
             model.load_replay_buffer(folder / "checkpoints" / "latest_replay_buffer.pkl")
@@ -121,6 +124,15 @@ def test_a_continued_log_drops_the_rows_after_the_checkpoint(tmp_path: Path) -> 
     log.write({"a": 4, "time/total_timesteps": 192, "b": "new"}, {}, 192)
     log.close()
     assert path.read_text().splitlines() == ["a,time/total_timesteps,b", "1,64,", "2,128,", ",,", '4,192,"new"']
+
+
+def test_an_older_checkpoints_wall_time_is_read_from_its_log(tmp_path: Path) -> None:
+    path = tmp_path / "progress.csv"
+    assert logged_wall_seconds(path) == 0.0
+    path.write_text("time/time_elapsed,eval/win_rate\n3,\n,0.5\n9,\n")
+    assert logged_wall_seconds(path) == 9.0
+    path.write_text("time/time_elapsed,time/wall_seconds\n3,\n9,120.5\n2,\n,130.25\n")
+    assert logged_wall_seconds(path) == 130.25
 
 
 def test_the_engine_continues_from_its_state() -> None:

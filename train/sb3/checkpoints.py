@@ -7,7 +7,7 @@ state, the step and update counters, the schedules, the last observation and the
 SB3 does not keep stored in it as the model's ``resume_state``: the random states (torch's, CUDA's, numpy's global
 one that SB3 shuffles minibatches with, Python's; DQN's exploration generator is a model attribute already), the
 batched engine's games in progress with their generators, the episodes the monitor is counting, and the values
-the logger holds for its next row.
+the logger holds for its next row, and the wall time the run has trained so far (:class:`RunClock`).
 
 Checkpoints are taken between two rounds of collection, at the start of a rollout (the last update done, nothing
 collected yet), so a resumed run continues exactly: run on one machine with the same settings, a run stopped and
@@ -21,6 +21,7 @@ next rollout's start; a second Ctrl-C interrupts at once, without one.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import random
 import signal
@@ -63,10 +64,23 @@ def saved_replay_buffer(checkpoint: Path) -> Path | None:
     return next((path for path in (replay_buffer_file(checkpoint), sb3_name) if path.is_file()), None)
 
 
-def capture_state(model: BaseAlgorithm) -> dict[str, Any]:
+@dataclasses.dataclass
+class RunClock:
+    """The wall time a run has trained, summed over its stretches: ``before`` seconds in the stretches before this
+    one, and this one's since ``started`` (``time.monotonic()``). Learning curves against wall-clock time read it."""
+
+    started: float
+    before: float = 0.0
+
+    def seconds(self) -> float:
+        return self.before + time.monotonic() - self.started
+
+
+def capture_state(model: BaseAlgorithm, wall_seconds: float) -> dict[str, Any]:
     """What a checkpoint needs beyond SB3's model file (see the module docstring)."""
     env = model.get_env()
     state: dict[str, Any] = {
+        "wall_seconds": wall_seconds,
         "torch": th.get_rng_state(),
         "cuda": th.cuda.get_rng_state_all() if th.cuda.is_available() else [],
         "numpy": np.random.get_state(),
@@ -79,12 +93,15 @@ def capture_state(model: BaseAlgorithm) -> dict[str, Any]:
     return state
 
 
-def restore_state(model: BaseAlgorithm, state: dict[str, Any] | None) -> None:
+def restore_state(model: BaseAlgorithm, state: dict[str, Any] | None) -> float | None:
     """Continue from a checkpoint's :func:`capture_state`; without one (a checkpoint of an older version), the
-    env starts new games at the first step, as SB3 does for a run it did not save the env of."""
+    env starts new games at the first step, as SB3 does for a run it did not save the env of.
+
+    Returns the wall seconds the run had trained at the checkpoint (None where an older version did not save them).
+    """
     if state is None:
         model._last_obs = None  # type: ignore[assignment]  # SB3 then resets the env before collecting
-        return
+        return None
     th.set_rng_state(state["torch"])
     if state["cuda"] and th.cuda.is_available() and len(state["cuda"]) == th.cuda.device_count():
         th.cuda.set_rng_state_all(state["cuda"])
@@ -97,6 +114,22 @@ def restore_state(model: BaseAlgorithm, state: dict[str, Any] | None) -> None:
         env.episode_returns[:], env.episode_lengths[:] = returns, lengths
     for target, values in zip(pending_log(model.logger), state["log"], strict=True):
         target.update(values)
+    return state.get("wall_seconds")
+
+
+def logged_wall_seconds(progress_csv: Path) -> float:
+    """The wall time a resumed run had trained, read from its log where its checkpoint predates :class:`RunClock`:
+    the last ``time/wall_seconds`` logged, else the largest ``time/time_elapsed`` (SB3's seconds since its stretch
+    began: exact for a run stopped once before, short of the earlier stretches otherwise); 0.0 without either."""
+    if not progress_csv.is_file():
+        return 0.0
+    with progress_csv.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    for key, pick in (("time/wall_seconds", lambda values: values[-1]), ("time/time_elapsed", max)):
+        values = [float(row[key]) for row in rows if row.get(key)]
+        if values:
+            return float(pick(values))
+    return 0.0
 
 
 def pending_log(logger: Logger) -> tuple[dict[str, Any], ...]:
@@ -104,11 +137,12 @@ def pending_log(logger: Logger) -> tuple[dict[str, Any], ...]:
     return logger.name_to_value, logger.name_to_count, logger.name_to_excluded
 
 
-def save_checkpoint(model: BaseAlgorithm, run_dir: Path) -> Path:
-    """Write the run's checkpoint (and DQN's replay buffer), each replacing the last one only once complete."""
+def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) -> Path:
+    """Write the run's checkpoint (and DQN's replay buffer), each replacing the last one only once complete;
+    ``wall_seconds``: the wall time the run has trained (:class:`RunClock`)."""
     path = run_dir / LATEST
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.resume_state = capture_state(model)  # type: ignore[attr-defined]
+    model.resume_state = capture_state(model, wall_seconds)  # type: ignore[attr-defined]
     try:
         partial = path.with_name("partial.zip")
         model.save(partial)
@@ -127,21 +161,21 @@ STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class RunKeeper(BaseCallback):
-    """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time since
-    ``started`` (``time.monotonic()``), once ``pause_at`` steps are reached (0 turns each off), or on a signal of
-    :data:`STOP_SIGNALS`.
+    """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time in this
+    stretch of ``clock`` (the run's :class:`RunClock`), once ``pause_at`` steps are reached (0 turns each off), or on
+    a signal of :data:`STOP_SIGNALS`.
 
     Everything happens at a rollout's start (see the module docstring); the stop then ends collection at its first
     step, whose transition SB3 throws away with the round, so that step is not counted.
     """
 
-    def __init__(self, run_dir: Path, every: int, minutes: float = 0.0, pause_at: int = 0, started: float = 0.0):
+    def __init__(self, run_dir: Path, every: int, clock: RunClock, minutes: float = 0.0, pause_at: int = 0):
         super().__init__()
         self.run_dir = run_dir
         self.every = every
+        self.clock = clock
         self.minutes = minutes
         self.pause_at = pause_at
-        self.started = started
         self.next_checkpoint = 0
         self.saved_at = -1
         self.stopping = ""
@@ -165,7 +199,7 @@ class RunKeeper(BaseCallback):
 
     def _on_rollout_start(self) -> None:
         steps = self.num_timesteps
-        if self.minutes and time.monotonic() - self.started >= 60 * self.minutes:
+        if self.minutes and time.monotonic() - self.clock.started >= 60 * self.minutes:
             self.stopping = f"{self.minutes:g} minutes are up"
         elif self.pause_at and steps >= self.pause_at:
             self.stopping = f"paused at {self.pause_at:,} steps"
@@ -193,7 +227,7 @@ class RunKeeper(BaseCallback):
 
     def save(self) -> None:
         if self.saved_at != self.num_timesteps:
-            save_checkpoint(self.model, self.run_dir)
+            save_checkpoint(self.model, self.run_dir, self.clock.seconds())
             self.saved_at = self.num_timesteps
         self.next_checkpoint = self._next_after(self.num_timesteps)
 

@@ -20,6 +20,7 @@ from train.sb3.export import export_model
 from train.sb3.networks import action_scores
 
 if TYPE_CHECKING:
+    from train.sb3.checkpoints import RunClock
     from train.sb3.run_config import RunConfig
 
 
@@ -89,13 +90,15 @@ def evaluate_win_rate(
 
 
 class WinRateCallback(BaseCallback):
-    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate``, keep the best model."""
+    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate`` with the run's wall time so far
+    (``time/wall_seconds``, from ``clock``: the curve against wall-clock time), keep the best model."""
 
-    def __init__(self, algo: str, config: RunConfig, run_dir: Path) -> None:
+    def __init__(self, algo: str, config: RunConfig, run_dir: Path, clock: RunClock) -> None:
         super().__init__()
         self.algo = algo
         self.config = config
         self.run_dir = run_dir
+        self.clock = clock
         self.spec = config.board_spec()
         self.best = self._best_so_far(run_dir / "best_model.json")
         self.next_eval = 0
@@ -128,8 +131,10 @@ class WinRateCallback(BaseCallback):
         if self.config.eval_games == 0 or self.last_eval == self.num_timesteps:
             return
         self.last_eval = self.num_timesteps
+        wall_seconds = self.clock.seconds()  # the evaluation's own time is not training
         win_rate = evaluate_win_rate(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
         self.logger.record("eval/win_rate", win_rate)
+        self.logger.record("time/wall_seconds", round(wall_seconds, 3))
         self.logger.record("time/total_timesteps", self.num_timesteps)
         self.logger.dump(self.num_timesteps)
         print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)

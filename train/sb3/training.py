@@ -27,7 +27,15 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from train.command_line import add_config_arguments, add_resume_argument, config_from_args, report_run
-from train.sb3.checkpoints import RunKeeper, checkpoint_file, restore_state, run_logger, saved_replay_buffer
+from train.sb3.checkpoints import (
+    RunClock,
+    RunKeeper,
+    checkpoint_file,
+    logged_wall_seconds,
+    restore_state,
+    run_logger,
+    saved_replay_buffer,
+)
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
@@ -187,10 +195,12 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
         th.backends.cudnn.benchmark = True
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
+    clock = RunClock(started)
     if resume is not None:  # last: nothing may draw from the random states once they are restored
-        restore_state(model, model.__dict__.pop("resume_state", None))
-    keeper = RunKeeper(run_dir, config.checkpoint_every, config.minutes, config.pause_at, started)
-    callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir)]
+        saved = restore_state(model, model.__dict__.pop("resume_state", None))
+        clock.before = logged_wall_seconds(run_dir / "logs" / "progress.csv") if saved is None else saved
+    keeper = RunKeeper(run_dir, config.checkpoint_every, clock, config.minutes, config.pause_at)
+    callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir, clock)]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
     steps = planned_steps(model, config.steps)
