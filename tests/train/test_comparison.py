@@ -1,0 +1,64 @@
+"""The comparison's driver: which runs a call trains, their command lines, and a stretch that starts a run and a
+later one that resumes it to a larger budget."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+
+from train.sb3 import comparison
+from train.sb3.comparison import Board, RunState, command, read_state, to_train
+
+pytestmark = pytest.mark.train
+
+TINY = ["--rows", "4", "--cols", "5", "--mines", "3", "--num-envs", "4", "--channels", "8", "--layers", "2",
+        "--value-hidden", "8", "--n-steps", "16", "--batch-size", "32", "--eval-games", "10"]  # fmt: skip
+
+
+def state(algo: str, steps: int, folder: Path = Path("nowhere")) -> RunState:
+    return RunState(algo, folder, steps, None)
+
+
+def test_the_runs_furthest_behind_train_first() -> None:
+    states = [state("dqn", 500), state("ppo", 0), state("maskable_ppo", 900), state("other", 1000)]
+    assert [s.algo for s in to_train(states, 1000, 2)] == ["ppo", "dqn"]
+    assert [s.algo for s in to_train(states, 1000, 5)] == ["ppo", "dqn", "maskable_ppo"]
+    assert to_train([state("dqn", 1000)], 1000, 2) == []
+
+
+def test_a_new_run_gets_the_boards_options_and_a_started_one_resumes(tmp_path: Path) -> None:
+    board = comparison.BOARDS["intermediate"]
+    new = command(state("dqn", 0, tmp_path / "intermediate-dqn"), board, "intermediate", 30)
+    assert new[:3] == [sys.executable, "-m", "train.sb3.dqn"]
+    assert ["--preset", "intermediate", "--steps", str(board.budget)] == new[3:7]
+    assert new[new.index("--run-name") + 1] == "intermediate-dqn" and new[-2:] == ["--minutes", "30"]
+    (tmp_path / "intermediate-dqn" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "intermediate-dqn" / "checkpoints" / "latest.zip").write_bytes(b"")
+    resumed = command(state("dqn", 10, tmp_path / "intermediate-dqn"), board, "intermediate", 30)
+    assert resumed[3:] == ["--resume", str(tmp_path / "intermediate-dqn"), "--steps", str(board.budget),
+                           "--minutes", "30"]  # fmt: skip
+    (tmp_path / "intermediate-ppo").mkdir()
+    (tmp_path / "intermediate-ppo" / "config.json").write_text("{}")
+    with pytest.raises(ValueError, match="holds a run without a checkpoint: move it aside"):
+        command(state("ppo", 0, tmp_path / "intermediate-ppo"), board, "intermediate", 30)
+
+
+def test_a_stretch_starts_the_run_and_the_next_resumes_it_to_a_larger_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(comparison, "BOARDS", {"beginner": Board(128, {"ppo": TINY}, every=64)})
+    arguments = ["--board", "beginner", "--minutes", "5", "--runs-dir", str(tmp_path)]
+    assert comparison.main(arguments) == 0
+    first = read_state(tmp_path, "beginner", "ppo")
+    assert first.steps == 128 and first.win_rate is not None and first.started
+    assert comparison.main(arguments) == 0  # at the budget: nothing to train
+    assert "training" not in capsys.readouterr().out.splitlines()[-1]
+    monkeypatch.setattr(comparison, "BOARDS", {"beginner": Board(256, {"ppo": TINY}, every=64)})
+    assert comparison.main(arguments) == 0
+    assert read_state(tmp_path, "beginner", "ppo").steps == 256
+    assert (tmp_path / "beginner-ppo" / "config-until-128.json").is_file()  # resumed, not started anew

@@ -1,0 +1,172 @@
+"""The design card's comparison: masked DQN, PPO and MaskablePPO trained from scratch on one board with one budget of
+environment steps shared by the three, each run started or resumed here for a stretch of wall time.
+
+Each board's settings (:data:`BOARDS`) are the budget and, per trainer, the options of a new run: a network sized for
+the board, the same seed, the same fixed evaluation set and cadence, so the runs' learning curves (``eval/win_rate``
+against steps and against ``time/wall_seconds``) compare on the same games. A call trains the runs still short of
+the budget, the furthest behind first, ``--parallel`` at a time on one torch thread each (one per core), for
+``--minutes``; every run checkpoints and resumes, so the comparison fills up over as many calls as the budget takes.
+
+Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from train.sb3.checkpoints import LATEST
+
+EVALUATION = ["--eval-games", "500", "--eval-seed", "10000019", "--torch-threads", "1", "--first-click", "opening"]
+"""Every run's fixed evaluation set, and one torch thread (a core each)."""
+
+PPO_FAMILY = [
+    "--seed", "1", "--channels", "32", "--mine-coef", "0.5", "--gamma", "0.75", "--gae-lambda", "0.9",
+    "--ent-coef", "0.001", "--learning-rate", "5e-4", "--n-steps", "32", "--num-envs", "64", "--batch-size", "256",
+    "--n-epochs", "4",
+]  # fmt: skip
+"""PPO and MaskablePPO alike (the masks are the difference): the true-mine head beside the policy, the shaped
+return of the shipped MaskablePPO (gamma 0.75, 0.01 a revealed cell)."""
+
+DQN = [
+    "--seed", "1", "--channels", "32", "--num-envs", "16", "--batch-size", "64", "--gradient-steps", "1",
+    "--learning-starts", "5000", "--buffer-size", "100000", "--learning-rate", "2.5e-4", "--exploration-fraction",
+    "0.01",
+]  # fmt: skip
+"""The shipped DQN's recipe (masked double DQN, one minibatch of 64 per step of 16 boards)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Board:
+    """One board's comparison: its step budget and, per trainer, the options of a new run."""
+
+    budget: int
+    runs: dict[str, list[str]]
+    every: int
+    """Steps between two evaluations (and checkpoints)."""
+
+    def options(self, algo: str, preset: str, run_dir: Path) -> list[str]:
+        """The command-line options of a new run of ``algo``."""
+        cadence = ["--eval-every", str(self.every), "--checkpoint-every", str(min(self.every, 100_000))]
+        place = ["--runs-dir", str(run_dir.parent), "--run-name", run_dir.name]
+        return ["--preset", preset, "--steps", str(self.budget), *self.runs[algo], *EVALUATION, *cadence, *place]
+
+
+BOARDS: dict[str, Board] = {
+    "beginner": Board(3_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "4"],
+                                  "maskable_ppo": [*PPO_FAMILY, "--layers", "4"]}, every=250_000),
+    "intermediate": Board(2_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "5"],
+                                      "maskable_ppo": [*PPO_FAMILY, "--layers", "5"]}, every=250_000),
+    "expert": Board(1_000_000, {"dqn": [*DQN, "--layers", "6"], "ppo": [*PPO_FAMILY, "--layers", "6"],
+                                "maskable_ppo": [*PPO_FAMILY, "--layers", "6"]}, every=125_000),
+}  # fmt: skip
+"""The budget per board (as much as two shared cores give over a few days of sessions: millions of steps where
+the board's games are short) and the networks: a 3x3 trunk whose view widens with the board, 32 channels."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RunState:
+    """Where one run of the comparison stands, from its files."""
+
+    algo: str
+    folder: Path
+    steps: int
+    win_rate: float | None
+    """The last ``eval/win_rate`` logged (None before the first evaluation)."""
+
+    @property
+    def started(self) -> bool:
+        return (self.folder / LATEST).is_file()
+
+
+def run_folder(runs_dir: Path, preset: str, algo: str) -> Path:
+    return runs_dir / f"{preset}-{algo}"
+
+
+def read_state(runs_dir: Path, preset: str, algo: str) -> RunState:
+    """A run's steps and last evaluation, from its log (rows past the checkpoint are dropped when it resumes)."""
+    folder = run_folder(runs_dir, preset, algo)
+    steps, win_rate = 0, None
+    log = folder / "logs" / "progress.csv"
+    if log.is_file():
+        with log.open(newline="") as handle:
+            for row in csv.DictReader(handle):
+                steps = max(steps, int(float(row.get("time/total_timesteps") or 0)))
+                win_rate = float(row["eval/win_rate"]) if row.get("eval/win_rate") else win_rate
+    return RunState(algo, folder, steps, win_rate)
+
+
+def to_train(states: list[RunState], budget: int, parallel: int) -> list[RunState]:
+    """The runs a call trains: those short of the budget, the furthest behind first, at most ``parallel``."""
+    short = sorted((state for state in states if state.steps < budget), key=lambda state: (state.steps, state.algo))
+    return short[:parallel]
+
+
+def command(state: RunState, board: Board, preset: str, minutes: float) -> list[str]:
+    """The trainer's command line: a new run, or the run's resume toward the budget."""
+    trainer = [sys.executable, "-m", f"train.sb3.{state.algo}"]
+    if state.started:
+        return [*trainer, "--resume", str(state.folder), "--steps", str(board.budget), "--minutes", str(minutes)]
+    if state.folder.exists() and any(state.folder.iterdir()):
+        raise ValueError(f"{state.folder} holds a run without a checkpoint: move it aside, then call again")
+    return [*trainer, *board.options(state.algo, preset, state.folder), "--minutes", str(minutes)]
+
+
+def train_stretch(commands: dict[Path, list[str]]) -> int:
+    """Run the trainers side by side, each writing to ``RUN.log`` beside its folder; SIGTERM is passed on to them
+    (each stops with a checkpoint). The worst exit status."""
+    processes = []
+    for folder, line in commands.items():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with folder.with_suffix(".log").open("a") as log:
+            processes.append(subprocess.Popen(line, stdout=log, stderr=subprocess.STDOUT))
+    previous = signal.signal(signal.SIGTERM, lambda number, frame: [p.send_signal(number) for p in processes])
+    try:
+        return max(process.wait() for process in processes)
+    except KeyboardInterrupt:  # Ctrl-C reached the trainers too: each stops with a checkpoint
+        return max(process.wait() for process in processes)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def status_table(states: list[RunState], budget: int) -> str:
+    lines = [f"| trainer | steps of {budget:,} | last evaluation | folder |", "| --- | ---: | ---: | --- |"]
+    for state in states:
+        rate = "-" if state.win_rate is None else f"{state.win_rate:.1%}"
+        lines.append(f"| {state.algo} | {state.steps:,} | {rate} | {state.folder} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--board", choices=sorted(BOARDS), required=True, help="the preset compared on")
+    parser.add_argument("--minutes", type=float, default=60.0, help="wall time of this stretch of every run trained")
+    parser.add_argument("--parallel", type=int, default=2, help="runs trained at once, one core each")
+    parser.add_argument("--runs-dir", type=Path, default=Path("runs/comparison"), help="where the runs live")
+    parser.add_argument("--status", action="store_true", help="only show where each run stands")
+    args = parser.parse_args(argv)
+    if args.minutes <= 0 or args.parallel < 1:
+        parser.error("--minutes must be above 0 and --parallel at least 1")
+    board = BOARDS[args.board]
+    states = [read_state(args.runs_dir, args.board, algo) for algo in board.runs]
+    print(status_table(states, board.budget), flush=True)
+    chosen = [] if args.status else to_train(states, board.budget, args.parallel)
+    if not chosen:
+        return 0
+    try:
+        commands = {state.folder: command(state, board, args.board, args.minutes) for state in chosen}
+    except ValueError as error:
+        parser.error(str(error))
+    print(f"training {', '.join(state.algo for state in chosen)} for {args.minutes:g} minutes", flush=True)
+    status = train_stretch(commands)
+    print(status_table([read_state(args.runs_dir, args.board, algo) for algo in board.runs], board.budget))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
