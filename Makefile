@@ -11,7 +11,7 @@ endif
 PIP = $(PYTHON) -m pip
 MINESWEEPER = $(PYTHON) -m minesweeper_cli.main
 
-.PHONY: venv install install-dev demo test lint bench solver-strength solver-first-click bot-results no-guess
+.PHONY: venv install install-dev install-train demo test lint bench solver-strength solver-first-click bot-results no-guess
 
 venv:
 	@if [ "$(PYTHON)" = "$(VENV)/bin/python" ] && [ ! -x "$(VENV)/bin/python" ]; then \
@@ -37,10 +37,13 @@ install-dev: venv
 	  || (apt-get update -qq && apt-get install -y -qq --no-install-recommends xvfb xdemineur sgt-puzzles) >/dev/null 2>&1 \
 	  || echo "Xvfb, xdemineur or sgt-mines is not available (apt-get install xvfb xdemineur sgt-puzzles): the screen-bot tests will be skipped"
 
-# The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
-demo: venv
+# The package with its training extra (torch pinned as for install-dev).
+install-train: venv
 	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
 	$(PIP) install -q -e ".[train]"
+
+# The main job: the solver, the rule agent, random play and the shipped trained models on the same 1,000 games.
+demo: install-train
 	$(PYTHON) -m eval.demo
 
 # ruff, then the layers of docs/ARCHITECTURE.md (import-linter's contracts in pyproject.toml).
@@ -120,6 +123,14 @@ scaling-labels: install
 # RLlib PPO with the action-masking network, 25 minutes (docs/lab/2026-11-21-rl-from-scratch-beginner.md, "RLlib").
 rllib-train: install
 	$(PYTHON) -m train.rllib.ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
+
+# The design card's comparison on one board (train/sb3/comparison.py: its budget and settings): the runs furthest
+# from the budget trained two at a time for MINUTES, each resuming where it stopped; `--status` alone shows them.
+BOARD ?= beginner
+MINUTES ?= 60
+.PHONY: rl-comparison
+rl-comparison: install-train
+	$(PYTHON) -m train.sb3.comparison --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
 # The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of
 # the solver on xdemineur's start, and the table (about an hour on 2 shared cores; needs Xvfb and the programs).
