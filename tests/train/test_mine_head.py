@@ -1,5 +1,6 @@
-"""The auxiliary mine head: its labels are the true mines behind each stored observation, its loss reads only
-the hidden cells of games whose mines are placed, and a run with it trains and plays like any other."""
+"""The auxiliary mine head: its labels are the true mines behind each stored observation (PPO's rollout, DQN's
+replay buffer), its loss reads only the hidden cells of games whose mines are placed, and a run with it trains and
+plays like any other."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
 from mine_env.engine.constants import HIDDEN
-from train.sb3 import maskable_ppo, ppo
+from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.mine_head import mine_head_loss
 from train.sb3.networks import action_scores
 from train.sb3.training import make_vec_env, train
@@ -33,6 +34,19 @@ class Nothing(BaseCallback):
         return True
 
 
+def assert_labels_match(grids: np.ndarray, mines: np.ndarray, known: np.ndarray, count: int) -> None:
+    """Every game without mines is untouched and unlabelled; in the others every shown number counts the labels."""
+    assert known.any() and not known.all()  # the first look at a game has no mines yet
+    assert (grids[~known] == HIDDEN).all() and not mines[~known].any()
+    rows, cols = grids.shape[1:]
+    padded = np.pad(mines[known], ((0, 0), (1, 1), (1, 1)))
+    around = sum(padded[:, 1 + dr : rows + 1 + dr, 1 + dc : cols + 1 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    shown = grids[known] >= 0
+    assert shown.any()
+    np.testing.assert_array_equal(grids[known][shown], around[shown])
+    assert (mines[known].reshape(known.sum(), -1).sum(axis=1) == count).all()
+
+
 @pytest.mark.parametrize("algorithm", [ppo.ALGORITHM, maskable_ppo.ALGORITHM], ids=["ppo", "maskable_ppo"])
 def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_path: Path) -> None:
     config = algorithm.config_class(**TINY, mine_coef=1.0, runs_dir=str(tmp_path))
@@ -46,14 +60,48 @@ def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_
     grids = buffer.observations.reshape(-1, 5, 5).astype(np.int8)
     mines = buffer.mines.reshape(-1, 5, 5).astype(int)
     known = buffer.known.reshape(-1)
-    assert known.mean() > 0.5 and not known.all()  # the first look at a game has no mines yet
-    assert (grids[~known] == HIDDEN).all() and not mines[~known].any()
-    padded = np.pad(mines[known], ((0, 0), (1, 1), (1, 1)))
-    around = sum(padded[:, 1 + dr : 6 + dr, 1 + dc : 6 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
-    shown = grids[known] >= 0
-    assert shown.any()
-    np.testing.assert_array_equal(grids[known][shown], around[shown])  # every number counts the stored mines
-    assert (mines[known].reshape(known.sum(), -1).sum(axis=1) == 4).all()
+    assert known.mean() > 0.5
+    assert_labels_match(grids, mines, known, 4)
+
+
+DQN_TINY = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 6, "channels": 8, "layers": 2, "value_hidden": 8,
+            "eval_games": 0, "checkpoint_every": 0, "progress_bar": False, "learning_starts": 10_000,
+            "buffer_size": 600}  # fmt: skip
+
+
+def dqn_warm_up(tmp_path: Path, **options: object) -> dqn.MaskedDQN:
+    """A DQN model that has stored 300 steps of uniform valid play (no update yet)."""
+    config = dqn.DQNConfig(**DQN_TINY, runs_dir=str(tmp_path), **options)
+    model = dqn.ALGORITHM.build(config, make_vec_env(config))
+    model.set_logger(configure(None, []))
+    model.learn(300)
+    return model
+
+
+@pytest.mark.parametrize("n_step", [1, 3])
+def test_dqn_samples_each_transition_with_the_mines_behind_it(n_step: int, tmp_path: Path) -> None:
+    model = dqn_warm_up(tmp_path, mine_coef=1.0, n_step=n_step)
+    np.random.seed(7)
+    batch = model.replay_buffer.sample(256)
+    grids = batch.samples.observations.numpy().reshape(-1, 5, 5).astype(np.int8)
+    assert_labels_match(grids, batch.mines.numpy().reshape(-1, 5, 5).astype(int), batch.known.numpy(), 4)
+    plain = dqn_warm_up(tmp_path, n_step=n_step)  # the same play without the head: SB3's own draw
+    np.random.seed(7)
+    th.testing.assert_close(plain.replay_buffer.sample(256).observations, batch.samples.observations)
+
+
+def test_a_dqn_run_with_the_head_trains_it_resumes_and_plays(tmp_path: Path) -> None:
+    options = DQN_TINY | {"learning_starts": 60, "batch_size": 16, "steps": 240, "checkpoint_every": 120,
+                          "pause_at": 120, "runs_dir": str(tmp_path), "run_name": "d"}  # fmt: skip
+    run_dir = train(dqn.ALGORITHM, dqn.DQNConfig(**options, mine_coef=0.5))
+    resumed = dqn.DQNConfig(**(options | {"pause_at": 0}), mine_coef=0.5)
+    train(dqn.ALGORITHM, resumed, run_dir / "checkpoints" / "latest.zip")  # its buffer keeps the labels
+    header = (run_dir / "logs" / "progress.csv").read_text().splitlines()[0].split(",")
+    assert "train/mine_loss" in header
+    model = dqn.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu")
+    assert model.num_timesteps == 240 and model.q_net.mine_head is not None
+    grids = np.full((2, 5, 5), HIDDEN, dtype=np.int8)
+    assert action_scores(model.policy, grids).shape == (2, 25)
 
 
 def test_the_loss_reads_only_hidden_cells_of_games_with_mines() -> None:

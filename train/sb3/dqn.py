@@ -10,6 +10,9 @@ SB3's DQN has no masks, so :class:`MaskedDQN` adds them in the three places an a
 3. the TD target: the max over the next state's *valid* actions (with double DQN, the argmax of the
    online network over valid actions, valued by the target network).
 
+With ``mine_coef`` above 0 the Q-network gets the auxiliary head of :mod:`train.sb3.mine_head` (the true mines of
+the hidden cells, stored in the replay buffer beside each observation), its loss added to every TD loss.
+
 The mask of a state is not stored in the replay buffer: with flags off, a reveal is valid exactly when
 the cell is hidden in the observation (``grid == HIDDEN``), so the next state's mask is recomputed from
 the stored next observation, exactly. An explicit ``action_masks=`` passed to :meth:`MaskedDQN.predict`
@@ -29,13 +32,14 @@ import numpy as np
 import torch as th
 import torch.nn.functional as F
 from stable_baselines3 import DQN
-from stable_baselines3.common.buffers import NStepReplayBuffer
+from stable_baselines3.common.buffers import NStepReplayBuffer, ReplayBuffer
 from stable_baselines3.common.noise import ActionNoise
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
 from mine_env.engine.constants import HIDDEN
 from train.options import at_least, option, within
+from train.sb3.mine_head import MineBatch, MineNStepReplayBuffer, MineReplayBuffer, ReplayMineLabels, mine_head_loss
 from train.sb3.networks import MaskedDQNPolicy, action_scores, damp_residual_trunks, hidden_cells, masked_argmax
 from train.sb3.run_config import RunConfig, policy_network_kwargs
 from train.sb3.training import Algorithm, script_main
@@ -51,9 +55,10 @@ def random_valid_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndar
 class MaskedDQN(DQN):
     """DQN that never picks an invalid action, in play, in exploration or in its TD target."""
 
-    def __init__(self, *args: Any, double_q: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, double_q: bool = True, mine_coef: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.double_q = double_q
+        self.mine_coef = mine_coef
         self.explore_rng = np.random.default_rng(self.seed)
 
     def predict(  # type: ignore[override]
@@ -91,20 +96,32 @@ class MaskedDQN(DQN):
             actions, _ = self.predict(self._last_obs, deterministic=False)
         return actions, actions
 
+    def _store_transition(self, replay_buffer: ReplayBuffer, *args: Any, **kwargs: Any) -> None:
+        """SB3's, after handing a mine-labelled buffer the true mines behind the observations the step acted on."""
+        if isinstance(replay_buffer, ReplayMineLabels):
+            replay_buffer.pending = self.env.unwrapped.layouts_before_step()  # type: ignore[union-attr]
+        super()._store_transition(replay_buffer, *args, **kwargs)
+
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """SB3's DQN update with the max (or double-DQN argmax) of the target over valid actions only."""
+        """SB3's DQN update with the max (or double-DQN argmax) of the target over valid actions only, plus
+        ``mine_coef`` times the mine head's loss when the network has one."""
         self.policy.set_training_mode(True)
         self._update_learning_rate(self.policy.optimizer)
-        losses = []
+        losses, mine_losses = [], []
         for _ in range(gradient_steps):
-            data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            batch = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            data = batch.samples if isinstance(batch, MineBatch) else batch
             discounts = data.discounts if data.discounts is not None else self.gamma
             with th.no_grad():
                 next_values = self._masked_next_values(data.next_observations)
                 targets = data.rewards + (1 - data.dones) * discounts * next_values
-            current = th.gather(self.q_net(data.observations), dim=1, index=data.actions.long())
-            loss = F.smooth_l1_loss(current, targets)
+            q_values, mine_logits = self.q_net.forward_with_mines(data.observations)
+            loss = F.smooth_l1_loss(th.gather(q_values, dim=1, index=data.actions.long()), targets)
             losses.append(loss.item())
+            if mine_logits is not None and isinstance(batch, MineBatch):
+                mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known)
+                loss = loss + self.mine_coef * mine_loss
+                mine_losses.append(mine_loss.item())
             self.policy.optimizer.zero_grad()
             loss.backward()
             th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
@@ -112,6 +129,8 @@ class MaskedDQN(DQN):
         self._n_updates += gradient_steps
         self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         self.logger.record("train/loss", np.mean(losses))
+        if mine_losses:
+            self.logger.record("train/mine_loss", np.mean(mine_losses))
 
     def _masked_next_values(self, next_observations: th.Tensor) -> th.Tensor:
         """Value of each next state under the target network, over its valid actions only: (B, 1).
@@ -151,12 +170,16 @@ class DQNConfig(RunConfig):
         1, "Steps of reward summed before bootstrapping (SB3's NStepReplayBuffer; the target's discount is gamma "
         "to the power of the steps taken, fewer where the game ended): 1 = one-step DQN.",
     )  # fmt: skip
+    mine_coef: float = option(
+        0.0, "Weight of the auxiliary mine head's loss (train.sb3.mine_head): a second head on the Q-network's trunk "
+        "learns the true mines of the hidden cells, stored in the replay buffer; 0 = no head.",
+    )  # fmt: skip
 
     def validate(self) -> None:
         """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
         super().validate()
         at_least(self, 1, "buffer_size", "batch_size", "train_freq", "target_update_interval", "n_step")
-        at_least(self, 0, "learning_starts")
+        at_least(self, 0, "learning_starts", "mine_coef")
         at_least(self, -1, "gradient_steps")  # -1: as many gradient steps as transitions collected (SB3)
         within(self, 0.0, 1.0, "gamma", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps")
         if not self.max_grad_norm > 0:
@@ -171,8 +194,8 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         gamma=config.gamma, exploration_fraction=config.exploration_fraction,
         exploration_initial_eps=config.exploration_initial_eps, exploration_final_eps=config.exploration_final_eps,
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
-        policy_kwargs=policy_network_kwargs(config),
-        **n_step_buffer(config),
+        mine_coef=config.mine_coef, policy_kwargs={**policy_network_kwargs(config), "mine_head": config.mine_coef > 0},
+        **replay_buffer(config),
     ), config)  # fmt: skip
 
 
@@ -185,11 +208,13 @@ def damped(model: MaskedDQN, config: DQNConfig) -> MaskedDQN:
     return model
 
 
-def n_step_buffer(config: DQNConfig) -> dict[str, Any]:
-    """The replay buffer's class and settings for ``n_step`` above 1 (SB3's default buffer otherwise)."""
+def replay_buffer(config: DQNConfig) -> dict[str, Any]:
+    """The replay buffer's class and settings: n-step for ``n_step`` above 1, with the true mines for ``mine_coef``
+    above 0 (SB3's default buffer otherwise)."""
+    mines = config.mine_coef > 0
     if config.n_step == 1:
-        return {}
-    return {"replay_buffer_class": NStepReplayBuffer,
+        return {"replay_buffer_class": MineReplayBuffer} if mines else {}
+    return {"replay_buffer_class": MineNStepReplayBuffer if mines else NStepReplayBuffer,
             "replay_buffer_kwargs": {"n_steps": config.n_step, "gamma": config.gamma}}  # fmt: skip
 
 

@@ -1,4 +1,4 @@
-"""PPO and MaskablePPO with an auxiliary head that learns the true mines of the hidden cells.
+"""PPO, MaskablePPO and DQN with an auxiliary head that learns the true mines of the hidden cells.
 
 A game's layout is a free label: the engine knows it from the first reveal on, and the network is never shown it.
 With ``mine_coef`` above 0 the policy gets a second 1x1 head on the actor's trunk
@@ -13,6 +13,10 @@ The labels travel with the rollout: before each step the vector env keeps the bo
 observations they belong to (:class:`MineRolloutBuffer`). The update (:meth:`MineHeadAlgorithm.train`) is PPO's
 clipped surrogate, value loss and entropy bonus as stable-baselines3 computes them, in one pass with the mine head
 (the options the runs here never set, ``target_kl`` and a value clip range, are refused).
+
+DQN stores the labels in its replay buffer beside each transition's observation (:class:`ReplayMineLabels`: the
+model hands them over before it stores a step, :meth:`train.sb3.dqn.MaskedDQN._store_transition`), samples them
+with it, and adds the head's loss to the TD loss of every minibatch (:meth:`train.sb3.dqn.MaskedDQN.train`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3 import PPO
-from stable_baselines3.common.buffers import RolloutBuffer
+from stable_baselines3.common.buffers import NStepReplayBuffer, ReplayBuffer, RolloutBuffer
 from stable_baselines3.common.utils import explained_variance
 
 from mine_env.engine.constants import HIDDEN
@@ -175,3 +179,50 @@ class MineMaskablePPO(MineHeadAlgorithm, MaskablePPO):
     """MaskablePPO with the optional mine head (``mine_coef``)."""
 
     buffer_class = MaskableMineRolloutBuffer
+
+
+class ReplayMineLabels:
+    """Replay-buffer mix-in: each transition's true mines (those behind its observation) and whether they were
+    placed, stored beside it and sampled with it as a :class:`MineBatch`.
+
+    The model sets ``pending`` to the step's labels (:data:`LabelSource`'s pair) before each ``add``. SB3 draws the
+    sampled boards (``env_indices``) from numpy's global generator inside ``_get_samples``; the labels are read at
+    the same draw, replayed from the generator's state before it, so the sampling stays SB3's own, step for step.
+    """
+
+    buffer_size: int
+    n_envs: int
+    pos: int
+
+    def __init__(self, buffer_size: int, observation_space: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(buffer_size, observation_space, *args, **kwargs)  # type: ignore[call-arg]
+        cells = int(np.prod(observation_space.shape))
+        self.mines = np.zeros((self.buffer_size, self.n_envs, cells), dtype=np.uint8)
+        self.known = np.zeros((self.buffer_size, self.n_envs), dtype=np.bool_)
+        self.pending: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, *args: Any, **kwargs: Any) -> None:
+        if self.pending is None:
+            raise ValueError("the mine labels of this step were not handed over: set pending before add")
+        self.mines[self.pos], self.known[self.pos] = self.pending
+        self.pending = None
+        super().add(*args, **kwargs)  # type: ignore[misc]
+
+    def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MineBatch:
+        before = np.random.get_state()
+        samples = super()._get_samples(batch_inds, env)  # type: ignore[misc]
+        after = np.random.get_state()
+        np.random.set_state(before)
+        env_indices = np.random.randint(0, self.n_envs, size=batch_inds.shape)  # the draw SB3 just made
+        np.random.set_state(after)
+        to_torch = self.to_torch  # type: ignore[attr-defined]
+        mines, known = self.mines[batch_inds, env_indices], self.known[batch_inds, env_indices]
+        return MineBatch(samples, to_torch(mines), to_torch(known))
+
+
+class MineReplayBuffer(ReplayMineLabels, ReplayBuffer):
+    """DQN's replay buffer with the true mines."""
+
+
+class MineNStepReplayBuffer(ReplayMineLabels, NStepReplayBuffer):
+    """DQN's n-step replay buffer (``--n-step``) with the true mines."""

@@ -199,27 +199,43 @@ class MaskableConvActorCriticPolicy(_ConvHeadsMixin, MaskableActorCriticPolicy):
 
 
 class MaskedQNetwork(QNetwork):
-    """Q-network with one Q-value per cell from a 1x1 convolution; its greedy action is always valid."""
+    """Q-network with one Q-value per cell from a 1x1 convolution; its greedy action is always valid. With
+    ``mine_head``, a second 1x1 head on the same trunk predicts each cell's true mine (trained by
+    :mod:`train.sb3.mine_head`; play never reads it)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_head: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.q_net = CellLogits(self.features_dim)
+        self.mine_head = CellLogits(self.features_dim) if mine_head else None
+
+    def forward_with_mines(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:
+        """The Q-values (N, H * W) and, in the same pass, the mine head's logits (None without the head)."""
+        features = self.extract_features(obs, self.features_extractor)
+        return self.q_net(features), None if self.mine_head is None else self.mine_head(features)
 
     def _predict(self, observation: th.Tensor, deterministic: bool = True) -> th.Tensor:
         return masked_argmax(self(observation), hidden_cells(observation))
 
 
 class MaskedDQNPolicy(DQNPolicy):
-    """DQN policy over :class:`MaskedQNetwork` with the :class:`CellFeatures` trunk."""
+    """DQN policy over :class:`MaskedQNetwork` with the :class:`CellFeatures` trunk (and its mine head with
+    ``mine_head``)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_head: bool = False, **kwargs: Any) -> None:
+        self.mine_head = mine_head
         kwargs.setdefault("features_extractor_class", CellFeatures)
         kwargs.setdefault("net_arch", [])
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> MaskedQNetwork:
         net_args = self._update_features_extractor(self.net_args, features_extractor=None)
-        return MaskedQNetwork(**net_args).to(self.device)
+        return MaskedQNetwork(**net_args, mine_head=self.mine_head).to(self.device)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        if self.mine_head:  # a model saved without the head loads in older versions too
+            data["mine_head"] = True
+        return data
 
 
 def damp_residual_trunks(network: nn.Module) -> None:
