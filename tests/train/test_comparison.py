@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 pytest.importorskip("stable_baselines3")
 
 from train.sb3 import comparison
-from train.sb3.comparison import Board, RunState, command, read_state, to_train
+from train.sb3.comparison import Board, RunState, command, read_state, to_train, try_lock
 
 pytestmark = pytest.mark.train
 
@@ -29,6 +29,17 @@ def test_the_runs_furthest_behind_train_first() -> None:
     assert [s.algo for s in to_train(states, 1000, 2)] == ["ppo", "dqn"]
     assert [s.algo for s in to_train(states, 1000, 5)] == ["ppo", "dqn", "maskable_ppo"]
     assert to_train([state("dqn", 1000)], 1000, 2) == []
+
+
+def test_a_run_in_training_elsewhere_is_left_to_it(tmp_path: Path) -> None:
+    folder = tmp_path / "intermediate-ppo"
+    assert not read_state(tmp_path, "intermediate", "ppo").busy
+    held = try_lock(folder)
+    assert held is not None and try_lock(folder) is None
+    busy = read_state(tmp_path, "intermediate", "ppo")
+    assert busy.busy and to_train([busy, state("dqn", 5)], 1000, 2) == [state("dqn", 5)]
+    held.close()
+    assert not read_state(tmp_path, "intermediate", "ppo").busy
 
 
 def test_a_new_run_gets_the_boards_options_and_a_started_one_resumes(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ the board, the same seed, the same fixed evaluation set and cadence, so the runs
 against steps and against ``time/wall_seconds``) compare on the same games. A call trains the runs still short of
 the budget, the furthest behind first, ``--parallel`` at a time on one torch thread each (one per core), for
 ``--minutes``; every run checkpoints and resumes, so the comparison fills up over as many calls as the budget takes.
+A run in training is locked (``trainer.lock`` in its folder), so a second call beside the first trains the others.
 
 Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is).
 """
@@ -13,12 +14,16 @@ Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
+import fcntl
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 from train.sb3.checkpoints import LATEST
 
@@ -78,6 +83,8 @@ class RunState:
     steps: int
     win_rate: float | None
     """The last ``eval/win_rate`` logged (None before the first evaluation)."""
+    busy: bool = False
+    """Another call is training it now."""
 
     @property
     def started(self) -> bool:
@@ -98,13 +105,52 @@ def read_state(runs_dir: Path, preset: str, algo: str) -> RunState:
             for row in csv.DictReader(handle):
                 steps = max(steps, int(float(row.get("time/total_timesteps") or 0)))
                 win_rate = float(row["eval/win_rate"]) if row.get("eval/win_rate") else win_rate
-    return RunState(algo, folder, steps, win_rate)
+    return RunState(algo, folder, steps, win_rate, busy=is_locked(folder))
+
+
+def lock_file(folder: Path) -> Path:
+    return folder.with_name(f"{folder.name}.lock")
+
+
+def try_lock(folder: Path) -> IO[str] | None:
+    """Take the run's lock (held while the returned file stays open), or None if another process holds it."""
+    handle = lock_file(folder).open("a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
+def is_locked(folder: Path) -> bool:
+    if not lock_file(folder).is_file():
+        return False
+    handle = try_lock(folder)
+    if handle is not None:
+        handle.close()
+    return handle is None
 
 
 def to_train(states: list[RunState], budget: int, parallel: int) -> list[RunState]:
-    """The runs a call trains: those short of the budget, the furthest behind first, at most ``parallel``."""
-    short = sorted((state for state in states if state.steps < budget), key=lambda state: (state.steps, state.algo))
-    return short[:parallel]
+    """The runs a call trains: those short of the budget and not in training elsewhere, the furthest behind
+    first, at most ``parallel``."""
+    short = [state for state in states if state.steps < budget and not state.busy]
+    return sorted(short, key=lambda state: (state.steps, state.algo))[:parallel]
+
+
+@contextlib.contextmanager
+def locked(folders: list[Path]) -> Iterator[list[Path]]:
+    """Hold the locks of the runs of ``folders`` that no other call holds; yields those folders."""
+    with contextlib.ExitStack() as stack:
+        held = []
+        for folder in folders:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            handle = try_lock(folder)
+            if handle is not None:
+                stack.callback(handle.close)
+                held.append(folder)
+        yield held
 
 
 def command(state: RunState, board: Board, preset: str, minutes: float) -> list[str]:
@@ -122,14 +168,13 @@ def train_stretch(commands: dict[Path, list[str]]) -> int:
     (each stops with a checkpoint). The worst exit status."""
     processes = []
     for folder, line in commands.items():
-        folder.parent.mkdir(parents=True, exist_ok=True)
         with folder.with_suffix(".log").open("a") as log:
             processes.append(subprocess.Popen(line, stdout=log, stderr=subprocess.STDOUT))
     previous = signal.signal(signal.SIGTERM, lambda number, frame: [p.send_signal(number) for p in processes])
     try:
-        return max(process.wait() for process in processes)
+        return max((process.wait() for process in processes), default=0)
     except KeyboardInterrupt:  # Ctrl-C reached the trainers too: each stops with a checkpoint
-        return max(process.wait() for process in processes)
+        return max((process.wait() for process in processes), default=0)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -138,7 +183,8 @@ def status_table(states: list[RunState], budget: int) -> str:
     lines = [f"| trainer | steps of {budget:,} | last evaluation | folder |", "| --- | ---: | ---: | --- |"]
     for state in states:
         rate = "-" if state.win_rate is None else f"{state.win_rate:.1%}"
-        lines.append(f"| {state.algo} | {state.steps:,} | {rate} | {state.folder} |")
+        folder = f"{state.folder} (in training)" if state.busy else str(state.folder)
+        lines.append(f"| {state.algo} | {state.steps:,} | {rate} | {folder} |")
     return "\n".join(lines)
 
 
@@ -158,12 +204,15 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [] if args.status else to_train(states, board.budget, args.parallel)
     if not chosen:
         return 0
-    try:
-        commands = {state.folder: command(state, board, args.board, args.minutes) for state in chosen}
-    except ValueError as error:
-        parser.error(str(error))
-    print(f"training {', '.join(state.algo for state in chosen)} for {args.minutes:g} minutes", flush=True)
-    status = train_stretch(commands)
+    with locked([state.folder for state in chosen]) as held:
+        try:
+            commands = {state.folder: command(state, board, args.board, args.minutes)
+                        for state in chosen if state.folder in held}  # fmt: skip
+        except ValueError as error:
+            parser.error(str(error))
+        print(f"training {', '.join(state.algo for state in chosen if state.folder in held)} for "
+              f"{args.minutes:g} minutes", flush=True)  # fmt: skip
+        status = train_stretch(commands)
     print(status_table([read_state(args.runs_dir, args.board, algo) for algo in board.runs], board.budget))
     return status
 
