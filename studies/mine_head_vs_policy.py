@@ -1,11 +1,12 @@
-"""A MaskablePPO run's policy against its own true-mine head, as players, on the same fixed games.
+"""A MaskablePPO or DQN run's policy against its own true-mine head, as players, on the same fixed games.
 
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --games 2000
+    python studies/mine_head_vs_policy.py DQN_RUN/best_model.zip --algo dqn --games 2000
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --offsets   # what the policy head adds
 
-The policy plays the valid cell with the highest logit; the head plays the hidden cell with the lowest predicted
-mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: beginner, opening rule, game i
-seeded ``--seed + i`` (the training runs' evaluation set by default), played as the runs evaluate
+The policy plays the valid cell with the highest logit (DQN: Q-value); the head plays the hidden cell with the
+lowest predicted mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: beginner, opening
+rule, game i seeded ``--seed + i`` (the training runs' evaluation set by default), played as the runs evaluate
 (:func:`train.sb3.evaluation.evaluate_win_rate`). ``--offsets`` reads a ``--mine-prior`` policy: over the valid
 cells of the first moves of ``--games`` games played by the head, the policy head's offsets (its logit before the
 prior is subtracted) against the mine logits, by band of mine logit
@@ -21,17 +22,22 @@ import torch as th
 
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
+from train.sb3.dqn import MaskedDQN
 from train.sb3.evaluation import evaluate_win_rate
 from train.sb3.maskable_ppo import MineMaskablePPO
+
+ALGORITHMS = {"maskable_ppo": MineMaskablePPO, "dqn": MaskedDQN}
 
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 BANDS = ((-np.inf, -6), (-6, -4), (-4, -2), (-2, 0), (0, np.inf))
 
 
 def heads_of(policy, grids: np.ndarray) -> tuple[th.Tensor, th.Tensor]:
-    """(policy head logits, mine head logits) of a batch of grids, each (N, cells)."""
+    """(policy head logits or Q-values, mine head logits) of a batch of grids, each (N, cells)."""
     obs, _ = policy.obs_to_tensor(grids)
     with th.no_grad():
+        if hasattr(policy, "q_net"):
+            return policy.q_net.forward_with_mines(obs)
         features = policy.extract_features(obs)
         features = features[0] if isinstance(features, tuple) else features
         heads = policy.mlp_extractor
@@ -64,18 +70,20 @@ def offsets(policy, games: int, seed: int, moves: int = 6) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", help="a MaskablePPO zip trained with --mine-coef above 0")
+    parser.add_argument("model", help="a MaskablePPO or DQN zip trained with --mine-coef above 0")
+    parser.add_argument("--algo", choices=sorted(ALGORITHMS), default="maskable_ppo", help="the model's algorithm")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10000019)
     parser.add_argument("--offsets", action="store_true", help="the policy head's offsets (a --mine-prior policy)")
     args = parser.parse_args()
     th.set_num_threads(1)
-    policy = MineMaskablePPO.load(args.model, device="cpu").policy
+    policy = ALGORITHMS[args.algo].load(args.model, device="cpu").policy
     policy.set_training_mode(False)
-    if policy.mlp_extractor.mine_head is None:
+    heads = policy.q_net if args.algo == "dqn" else policy.mlp_extractor
+    if heads.mine_head is None:
         parser.error(f"{args.model} has no mine head (trained without --mine-coef)")
     if args.offsets:
-        if not policy.mlp_extractor.mine_prior:
+        if not getattr(heads, "mine_prior", False):
             parser.error(f"{args.model} has no mine prior (trained without --mine-prior): its heads are not summed")
         offsets(policy, args.games, args.seed)
         return

@@ -1,8 +1,9 @@
 """The playing network of a saved model, and its weights file: built from the card, loaded with torch alone.
 
 :class:`CellScorer` is what every trained policy of :mod:`train` plays with: a trunk, the 1x1 head whose scores
-pick the action (an actor-critic's logits or a DQN's Q-values) and, for a distilled network trained to choose
-among near-ties, the guess-preference head. The value head and the optimizer stay in the training zip: playing
+pick the action (an actor-critic's logits or a DQN's Q-values; with a mine head beside it, a DQN's return if safe,
+which the chance of a mine weighs) and, for a distilled network trained to choose among near-ties, the
+guess-preference head. The value head and the optimizer stay in the training zip: playing
 does not read them. The weights file is a plain dict of tensors (``torch.save``), loaded with ``weights_only``.
 """
 
@@ -26,23 +27,35 @@ TRUNK_CLASSES: dict[str, type[nn.Module]] = {"cell": CellTrunk, "board": BoardTr
 
 class CellScorer(nn.Module):
     """A trunk and one score per cell from a 1x1 head (plus a guess preference when ``preference_bound`` > 0).
+    With ``risk`` (a ``q_risk`` card's ``loss_reward``), a second 1x1 head gives each cell's mine logit and the
+    score is the Q-value ``p * loss_reward + (1 - p) * head``, ``p`` the chance of a mine.
 
     ``forward`` maps grids (N, H, W) to scores (N, H * W), flattened row-major like the actions, on any board size.
     """
 
-    def __init__(self, trunk: nn.Module, preference_bound: float = 0.0) -> None:
+    def __init__(self, trunk: nn.Module, preference_bound: float = 0.0, risk: float | None = None) -> None:
         super().__init__()
         channels = int(trunk.features_dim)  # type: ignore[arg-type]
         self.trunk = trunk
         self.head = CellLogits(channels)
         self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
+        self.mine_head = None if risk is None else CellLogits(channels)
+        self.loss_reward = 0.0 if risk is None else float(risk)
 
     def forward(self, grids: th.Tensor) -> th.Tensor:
         features = self.trunk(grids)
         scores = self.head(features)
+        if self.mine_head is not None:
+            return risk_weighted(scores, self.mine_head(features), self.loss_reward)
         if self.preference is None:
             return scores
         return scores + self.preference(features, scores)
+
+
+def risk_weighted(safe_returns: th.Tensor, mine_logits: th.Tensor, loss_reward: float) -> th.Tensor:
+    """Q-values from each cell's return if safe and its mine logit: ``p * loss_reward + (1 - p) * safe_returns``."""
+    mine = th.sigmoid(mine_logits)
+    return mine * loss_reward + (1 - mine) * safe_returns
 
 
 def trunk_kwargs(trunk: nn.Module) -> tuple[str, dict[str, Any]]:
@@ -69,7 +82,7 @@ def build_network(spec: NetworkSpec) -> CellScorer:
         trunk = TRUNK_CLASSES[spec.trunk](**spec.trunk_kwargs)
     except (TypeError, ValueError) as error:
         raise ValueError(f"network trunk_kwargs do not build a {spec.trunk} trunk: {error}") from None
-    return CellScorer(trunk, float(spec.preference_bound))
+    return CellScorer(trunk, float(spec.preference_bound), spec.loss_reward if spec.head == "q_risk" else None)
 
 
 def file_sha256(path: Path) -> str:

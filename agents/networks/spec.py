@@ -10,7 +10,9 @@ pickled code). The card's ``network`` section names the architecture and its arg
 
 ``trunk`` is a class of :mod:`agents.networks.trunks` (``cell``, ``board``, ``iterated``) built with
 ``trunk_kwargs``; ``head`` says which head of the trained policy gives the action (``policy``: an actor-critic's
-action logits, a distilled network's safety logits; ``q``: a DQN's Q-values), a 1x1 convolution either way;
+action logits, a distilled network's safety logits; ``q``: a DQN's Q-values), a 1x1 convolution either way, or
+``q_risk``: a DQN's Q-values composed from two 1x1 heads, each cell's chance of a mine ``p`` and its return if
+safe ``U``, as ``p * loss_reward + (1 - p) * U`` (``loss_reward``: the reward of a step onto a mine);
 ``preference_bound`` above 0 adds the guess-preference head. The board and the observation are the card's
 ``env_kwargs`` (the networks read the ``grid`` observation). This module reads and checks the section without torch.
 """
@@ -31,8 +33,9 @@ TRUNKS: dict[str, tuple[str, ...]] = {
     "iterated": ("channels", "passes", "mines"),
 }
 """Each trunk's name in the card and the arguments it may be given (:mod:`agents.networks.trunks`)."""
-HEADS = ("policy", "q")
-"""Which head gives the action: an actor-critic's logits, or a Q-network's values."""
+HEADS = ("policy", "q", "q_risk")
+"""Which head gives the action: an actor-critic's logits, a Q-network's values, or a Q-network's values composed
+from a mine head and a return-if-safe head."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class NetworkSpec:
     weights: str
     sha256: str
     preference_bound: float = 0.0
+    loss_reward: float = 0.0
+    """``q_risk`` only: the reward of a step onto a mine, what a cell certain to hold one is worth."""
     format: int = field(default=FORMAT_VERSION)
 
     def __post_init__(self) -> None:
@@ -71,6 +76,8 @@ class NetworkSpec:
             raise ValueError(f"network preference_bound must be a number, got {self.preference_bound!r}")
         if self.preference_bound < 0:
             raise ValueError(f"network preference_bound must be 0 (no head) or above, got {self.preference_bound}")
+        if isinstance(self.loss_reward, bool) or not isinstance(self.loss_reward, (int, float)):
+            raise ValueError(f"network loss_reward must be a number, got {self.loss_reward!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The section as JSON values."""
@@ -79,7 +86,7 @@ class NetworkSpec:
     @classmethod
     def from_dict(cls, data: Any) -> NetworkSpec:
         """The section of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
-        required = [item.name for item in fields(cls) if item.name not in ("preference_bound", "format")]
+        required = [item.name for item in fields(cls) if item.name not in ("preference_bound", "loss_reward", "format")]
         return cls(**checked_fields(cls, data, required, "network must be an object", "network keys"))
 
 

@@ -19,7 +19,7 @@ from agents.model_card import ModelCard
 from eval.models import load_model_agent
 from mine_env.env import MinesweeperEnv
 from support import random_position
-from train.sb3 import maskable_ppo
+from train.sb3 import dqn, maskable_ppo
 from train.sb3.evaluation import model_card
 from train.sb3.export import main
 from train.sb3.networks import action_scores
@@ -72,6 +72,28 @@ def test_a_policy_on_the_mine_prior_is_saved_as_one_head_that_plays_its_logits(t
     model.save(tmp_path / "m.zip")
     assert main([str(tmp_path / "m.zip")]) == 0
     played = th.log_softmax(th.as_tensor(load_model_agent(tmp_path / "m").batch_scores(grids)), dim=1)
+    th.testing.assert_close(played, action_scores(model.policy, grids))
+
+
+def test_a_dqn_on_the_mine_prior_plays_its_composed_q_values_from_the_saved_model(tmp_path: Path) -> None:
+    config = dqn.DQNConfig(rows=4, cols=5, mines=3, num_envs=2, channels=8, layers=2, mine_coef=0.5,
+                           mine_prior=True, reward_loss=-2.0, runs_dir=str(tmp_path))  # fmt: skip
+    config.validate()
+    model = dqn.ALGORITHM.build(config, make_vec_env(config))
+    network = model.q_net
+    th.nn.init.normal_(network.mine_head.conv.weight)
+    grids = np.stack([random_position(np.random.default_rng(seed), 4, 5, 3)[1] for seed in range(16)])
+    obs = model.policy.obs_to_tensor(grids)[0]
+    with th.no_grad():
+        safe_returns, mine_logits = network.forward_with_mines(obs)
+        mine = th.sigmoid(mine_logits)
+        th.testing.assert_close(network(obs), -2.0 * mine + (1 - mine) * safe_returns)
+    model_card(model, "dqn", config, {"games": 5, "seed": 1, "win_rate": 0.2}).write(tmp_path / "d.json")
+    model.save(tmp_path / "d.zip")
+    assert main([str(tmp_path / "d.zip")]) == 0
+    card = ModelCard.read(tmp_path / "d.json")
+    assert card.network["head"] == "q_risk" and card.network["loss_reward"] == -2.0
+    played = th.as_tensor(load_model_agent(tmp_path / "d").batch_scores(grids))
     th.testing.assert_close(played, action_scores(model.policy, grids))
 
 

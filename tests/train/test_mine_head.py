@@ -19,7 +19,7 @@ from stable_baselines3.common.logger import configure
 
 from mine_env.engine.constants import HIDDEN
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.mine_head import mine_head_loss
+from train.sb3.mine_head import MineBatch, mine_head_loss
 from train.sb3.networks import action_scores
 from train.sb3.training import make_vec_env, train
 
@@ -90,16 +90,18 @@ def test_dqn_samples_each_transition_with_the_mines_behind_it(n_step: int, tmp_p
     th.testing.assert_close(plain.replay_buffer.sample(256).observations, batch.samples.observations)
 
 
-def test_a_dqn_run_with_the_head_trains_it_resumes_and_plays(tmp_path: Path) -> None:
+@pytest.mark.parametrize("prior", [False, True], ids=["head", "prior"])
+def test_a_dqn_run_with_the_head_trains_it_resumes_and_plays(prior: bool, tmp_path: Path) -> None:
     options = DQN_TINY | {"learning_starts": 60, "batch_size": 16, "steps": 240, "checkpoint_every": 120,
-                          "pause_at": 120, "runs_dir": str(tmp_path), "run_name": "d"}  # fmt: skip
-    run_dir = train(dqn.ALGORITHM, dqn.DQNConfig(**options, mine_coef=0.5))
-    resumed = dqn.DQNConfig(**(options | {"pause_at": 0}), mine_coef=0.5)
+                          "mine_coef": 0.5, "mine_prior": prior, "runs_dir": str(tmp_path),
+                          "run_name": "d"}  # fmt: skip
+    run_dir = train(dqn.ALGORITHM, dqn.DQNConfig(**options, pause_at=120))
+    resumed = dqn.DQNConfig(**options)
     train(dqn.ALGORITHM, resumed, run_dir / "checkpoints" / "latest.zip")  # its buffer keeps the labels
     header = (run_dir / "logs" / "progress.csv").read_text().splitlines()[0].split(",")
     assert "train/mine_loss" in header
     model = dqn.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu")
-    assert model.num_timesteps == 240 and model.q_net.mine_head is not None
+    assert model.num_timesteps == 240 and model.q_net.mine_head is not None and model.q_net.mine_prior == prior
     grids = np.full((2, 5, 5), HIDDEN, dtype=np.int8)
     assert action_scores(model.policy, grids).shape == (2, 25)
 
@@ -147,3 +149,17 @@ def test_a_detached_prior_without_the_prior_is_one_clear_error() -> None:
     config = maskable_ppo.MaskablePPOConfig(rows=4, cols=5, mines=3, mine_coef=0.5, detach_prior=True)
     with pytest.raises(ValueError, match="give --mine-prior too"):
         config.validate()
+
+
+def test_dqn_on_the_prior_fits_the_return_if_safe_on_the_safe_steps_only() -> None:
+    current, targets = th.tensor([[0.5], [0.2], [0.0]]), th.tensor([[0.5], [-1.0], [1.0]])
+    mines = th.tensor([[0, 1], [0, 1], [0, 1]], dtype=th.uint8)
+    batch = MineBatch(None, mines, th.tensor([True, True, False]))
+    actions = th.tensor([[0], [1], [1]])  # a safe step, a step onto a mine, a first click (no mines yet: safe)
+    expected = th.nn.functional.smooth_l1_loss(th.tensor([0.5, 0.0]), th.tensor([0.5, 1.0]))
+    th.testing.assert_close(dqn.safe_steps_loss(current, targets, batch, actions), expected)
+
+
+def test_dqn_on_the_prior_without_the_head_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="give --mine-coef above 0 too"):
+        dqn.DQNConfig(rows=4, cols=5, mines=3, mine_prior=True).validate()

@@ -11,7 +11,10 @@ SB3's DQN has no masks, so :class:`MaskedDQN` adds them in the three places an a
    online network over valid actions, valued by the target network).
 
 With ``mine_coef`` above 0 the Q-network gets the auxiliary head of :mod:`train.sb3.mine_head` (the true mines of
-the hidden cells, stored in the replay buffer beside each observation), its loss added to every TD loss.
+the hidden cells, stored in the replay buffer beside each observation), its loss added to every TD loss. With
+``mine_prior`` the Q-values are composed from it (:class:`~train.sb3.networks.MaskedQNetwork`): a step onto a mine
+is worth the loss reward for certain, so only the return if the cell is safe is left to learn, and the TD loss
+fits it on the transitions whose cell was safe (the mine head learns the rest from the labels).
 
 The mask of a state is not stored in the replay buffer: with flags off, a reveal is valid exactly when
 the cell is hidden in the observation (``grid == HIDDEN``), so the next state's mask is recomputed from
@@ -43,6 +46,15 @@ from train.sb3.mine_head import MineBatch, MineNStepReplayBuffer, MineReplayBuff
 from train.sb3.networks import MaskedDQNPolicy, action_scores, damp_residual_trunks, hidden_cells, masked_argmax
 from train.sb3.run_config import RunConfig, policy_network_kwargs
 from train.sb3.training import Algorithm, script_main
+
+
+def safe_steps_loss(current: th.Tensor, targets: th.Tensor, batch: MineBatch, actions: th.Tensor) -> th.Tensor:
+    """The TD loss of the returns if safe (B, 1) over the transitions whose cell held no mine (a weighted mean):
+    those onto a mine say nothing of what a safe step is worth."""
+    onto_mine = batch.mines.gather(1, actions).bool() & batch.known.view(-1, 1)
+    weights = (~onto_mine).float()
+    losses = F.smooth_l1_loss(current, targets, reduction="none")
+    return (losses * weights).sum() / weights.sum().clamp(min=1.0)
 
 
 def random_valid_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -116,7 +128,11 @@ class MaskedDQN(DQN):
                 next_values = self._masked_next_values(data.next_observations)
                 targets = data.rewards + (1 - data.dones) * discounts * next_values
             q_values, mine_logits = self.q_net.forward_with_mines(data.observations)
-            loss = F.smooth_l1_loss(th.gather(q_values, dim=1, index=data.actions.long()), targets)
+            current = th.gather(q_values, dim=1, index=data.actions.long())
+            if self.q_net.mine_prior and isinstance(batch, MineBatch):
+                loss = safe_steps_loss(current, targets, batch, data.actions.long())
+            else:
+                loss = F.smooth_l1_loss(current, targets)
             losses.append(loss.item())
             if mine_logits is not None and isinstance(batch, MineBatch):
                 mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known)
@@ -174,6 +190,10 @@ class DQNConfig(RunConfig):
         0.0, "Weight of the auxiliary mine head's loss (train.sb3.mine_head): a second head on the Q-network's trunk "
         "learns the true mines of the hidden cells, stored in the replay buffer; 0 = no head.",
     )  # fmt: skip
+    mine_prior: bool = option(
+        False, "Q-values composed from the mine head (--mine-coef above 0): p * reward_loss + (1 - p) * U, p a cell's "
+        "chance of a mine and U the Q head's return if it is safe, fitted on the safe steps only.",
+    )  # fmt: skip
 
     def validate(self) -> None:
         """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
@@ -184,6 +204,8 @@ class DQNConfig(RunConfig):
         within(self, 0.0, 1.0, "gamma", "exploration_fraction", "exploration_initial_eps", "exploration_final_eps")
         if not self.max_grad_norm > 0:
             raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
+        if self.mine_prior and not self.mine_coef > 0:
+            raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
@@ -194,7 +216,8 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         gamma=config.gamma, exploration_fraction=config.exploration_fraction,
         exploration_initial_eps=config.exploration_initial_eps, exploration_final_eps=config.exploration_final_eps,
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
-        mine_coef=config.mine_coef, policy_kwargs={**policy_network_kwargs(config), "mine_head": config.mine_coef > 0},
+        mine_coef=config.mine_coef, policy_kwargs={**policy_network_kwargs(config), "mine_head": config.mine_coef > 0,
+                                                   "mine_prior": config.mine_prior, "loss_reward": config.reward_loss},
         **replay_buffer(config),
     ), config)  # fmt: skip
 

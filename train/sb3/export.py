@@ -33,14 +33,17 @@ from train.sb3.networks import ConvHeads
 
 def playing_network(policy: Any) -> tuple[CellScorer, str]:
     """The network that picks ``policy``'s actions as a :class:`~agents.networks.saved.CellScorer` on CPU (copies
-    of its tensors), and which head it is: ``policy`` (an actor-critic's logits) or ``q`` (a DQN's Q-values).
+    of its tensors), and which head it is: ``policy`` (an actor-critic's logits), ``q`` (a DQN's Q-values) or ``q_risk``
+    (a DQN's Q-values composed from its mine head, ``--mine-prior``).
 
     Raises:
         ValueError: a policy whose trunk and head are not those of :mod:`train.sb3.networks` (an MLP policy).
     """
-    preference = None
+    preference, risk = None, None
     if isinstance(policy, DQNPolicy):
         trunk, head, kind = policy.q_net.features_extractor, policy.q_net.q_net, "q"
+        if getattr(policy.q_net, "mine_prior", False):
+            kind, risk = "q_risk", float(policy.q_net.loss_reward)
     elif isinstance(getattr(policy, "mlp_extractor", None), ConvHeads):
         trunk, head, kind = policy.pi_features_extractor, policy.mlp_extractor.policy_head, "policy"
         preference = policy.mlp_extractor.preference
@@ -52,9 +55,11 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
     if not isinstance(head, CellLogits):
         raise ValueError(f"the action head is a {type(head).__name__}, not the per-cell CellLogits")
     name, kwargs = trunk_kwargs(trunk)
-    network = CellScorer(TRUNK_CLASSES[name](**kwargs), 0.0 if preference is None else preference.bound)
+    network = CellScorer(TRUNK_CLASSES[name](**kwargs), 0.0 if preference is None else preference.bound, risk)
     network.trunk.load_state_dict(trunk.state_dict())
     network.head.load_state_dict(head.state_dict())
+    if network.mine_head is not None:
+        network.mine_head.load_state_dict(policy.q_net.mine_head.state_dict())
     if preference is not None:
         assert network.preference is not None
         network.preference.load_state_dict(preference.state_dict())
@@ -79,8 +84,11 @@ def export_model(model: BaseAlgorithm, card_path: Path) -> dict[str, Any]:
     sha256 = save_weights(network, weights)
     name, kwargs = trunk_kwargs(network.trunk)
     bound = 0.0 if network.preference is None else float(network.preference.bound)
-    return {"format": FORMAT_VERSION, "weights": weights.name, "sha256": sha256, "trunk": name,
-            "trunk_kwargs": kwargs, "head": kind, "preference_bound": bound}  # fmt: skip
+    section = {"format": FORMAT_VERSION, "weights": weights.name, "sha256": sha256, "trunk": name,
+               "trunk_kwargs": kwargs, "head": kind, "preference_bound": bound}  # fmt: skip
+    if network.mine_head is not None:
+        section["loss_reward"] = network.loss_reward
+    return section
 
 
 def convert(path: str | Path) -> Path:

@@ -40,6 +40,7 @@ from agents.networks.layers import (
     one_hot_grid,
     remaining_density,
 )
+from agents.networks.saved import risk_weighted
 from agents.networks.trunks import BoardTrunk, CellTrunk, set_mine_count
 
 __all__ = [
@@ -201,15 +202,31 @@ class MaskableConvActorCriticPolicy(_ConvHeadsMixin, MaskableActorCriticPolicy):
 class MaskedQNetwork(QNetwork):
     """Q-network with one Q-value per cell from a 1x1 convolution; its greedy action is always valid. With
     ``mine_head``, a second 1x1 head on the same trunk predicts each cell's true mine (trained by
-    :mod:`train.sb3.mine_head`; play never reads it)."""
+    :mod:`train.sb3.mine_head`). Play reads it only with ``mine_prior``: each Q-value is then composed from the
+    cell's chance of a mine ``p`` and the first head's return if the cell is safe ``U``, as
+    ``p * loss_reward + (1 - p) * U`` (a step onto a mine ends the game with ``loss_reward``), so the first head
+    learns only what a safe step is worth (:meth:`train.sb3.dqn.MaskedDQN.train`)."""
 
-    def __init__(self, *args: Any, mine_head: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_head: bool = False, mine_prior: bool = False, loss_reward: float = -1.0,
+                 **kwargs: Any) -> None:  # fmt: skip
+        if mine_prior and not mine_head:
+            raise ValueError("mine_prior needs the mine head (mine_head=True)")
         super().__init__(*args, **kwargs)
         self.q_net = CellLogits(self.features_dim)
         self.mine_head = CellLogits(self.features_dim) if mine_head else None
+        self.mine_prior = mine_prior
+        self.loss_reward = loss_reward
+
+    def forward(self, obs: th.Tensor) -> th.Tensor:
+        if not self.mine_prior:
+            return super().forward(obs)
+        safe_returns, mine_logits = self.forward_with_mines(obs)
+        assert mine_logits is not None
+        return risk_weighted(safe_returns, mine_logits, self.loss_reward)
 
     def forward_with_mines(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor | None]:
-        """The Q-values (N, H * W) and, in the same pass, the mine head's logits (None without the head)."""
+        """The first head's values (N, H * W: the Q-values, or with ``mine_prior`` the returns if safe) and, in the
+        same pass, the mine head's logits (None without the head)."""
         features = self.extract_features(obs, self.features_extractor)
         return self.q_net(features), None if self.mine_head is None else self.mine_head(features)
 
@@ -221,20 +238,26 @@ class MaskedDQNPolicy(DQNPolicy):
     """DQN policy over :class:`MaskedQNetwork` with the :class:`CellFeatures` trunk (and its mine head with
     ``mine_head``)."""
 
-    def __init__(self, *args: Any, mine_head: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_head: bool = False, mine_prior: bool = False, loss_reward: float = -1.0,
+                 **kwargs: Any) -> None:  # fmt: skip
         self.mine_head = mine_head
+        self.mine_prior = mine_prior
+        self.loss_reward = loss_reward
         kwargs.setdefault("features_extractor_class", CellFeatures)
         kwargs.setdefault("net_arch", [])
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> MaskedQNetwork:
         net_args = self._update_features_extractor(self.net_args, features_extractor=None)
-        return MaskedQNetwork(**net_args, mine_head=self.mine_head).to(self.device)
+        return MaskedQNetwork(**net_args, mine_head=self.mine_head, mine_prior=self.mine_prior,
+                              loss_reward=self.loss_reward).to(self.device)  # fmt: skip
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
         if self.mine_head:  # a model saved without the head loads in older versions too
             data["mine_head"] = True
+        if self.mine_prior:
+            data.update(mine_prior=True, loss_reward=self.loss_reward)
         return data
 
 
