@@ -41,10 +41,10 @@ return of the shipped MaskablePPO (gamma 0.75, 0.01 a revealed cell)."""
 DQN = [
     "--seed", "1", "--channels", "32", "--num-envs", "16", "--batch-size", "64", "--gradient-steps", "1",
     "--learning-starts", "5000", "--buffer-size", "100000", "--learning-rate", "2.5e-4", "--exploration-fraction",
-    "0.01", "--mine-coef", "0.5",
+    "0.01", "--mine-coef", "0.5", "--mine-prior",
 ]  # fmt: skip
 """The shipped DQN's recipe (masked double DQN, one minibatch of 64 per step of 16 boards) with the true-mine head,
-as the PPO family has it."""
+as the PPO family has it, its Q-values composed from the head (``--mine-prior``)."""
 
 
 @dataclasses.dataclass(frozen=True)
