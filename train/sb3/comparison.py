@@ -6,7 +6,7 @@ the board, the same seed, the same fixed evaluation set and cadence, so the runs
 against steps and against ``time/wall_seconds``) compare on the same games. A call trains the runs still short of
 the budget, the furthest behind first, ``--parallel`` at a time on one torch thread each (one per core), for
 ``--minutes``; every run checkpoints and resumes, so the comparison fills up over as many calls as the budget takes.
-A run in training is locked (``trainer.lock`` in its folder), so a second call beside the first trains the others.
+A run in training is locked (``RUN.lock`` beside its folder), so a second call beside the first trains the others.
 
 Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is).
 """
