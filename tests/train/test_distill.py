@@ -250,7 +250,7 @@ def test_init_script_runs(distilled_model: Path, tmp_path: Path) -> None:
 def test_init_refuses_a_model_for_another_observation(tmp_path: Path) -> None:
     shipped = ROOT / "models" / "dqn_beginner_opening.zip"
     config = ppo.PPOConfig(init=str(shipped), runs_dir=str(tmp_path))
-    with pytest.raises(ValueError, match="is a dqn model, not a distilled one"):
+    with pytest.raises(ValueError, match="is a dqn model: a ppo run starts from a distilled model or from a model"):
         config.validate()
     with pytest.raises(FileNotFoundError, match="does not exist"):
         dqn.DQNConfig(init=str(tmp_path / "nothing.zip")).validate()

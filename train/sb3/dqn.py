@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch as th
@@ -167,6 +167,8 @@ class MaskedDQN(DQN):
 @dataclass
 class DQNConfig(RunConfig):
     """DQN settings on top of :class:`~train.sb3.run_config.RunConfig`."""
+
+    algo: ClassVar[str] = "dqn"
 
     num_envs: int = option(16, "Boards stepped together (each env step adds num_envs transitions).")
     learning_rate: float = option(1e-4, "Adam learning rate (constant).")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import ClassVar
 
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -25,6 +26,8 @@ from train.sb3.training import Algorithm, script_main
 @dataclass
 class MaskablePPOConfig(PPOConfig):
     """The PPO settings; an invalid action cannot happen, so its reward is moot."""
+
+    algo: ClassVar[str] = "maskable_ppo"
 
     reward_invalid: float = option(0.0, "Reward for an invalid action (never taken: the masks forbid it).")
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from train.options import at_least, option, within
+from train.sb3.curriculum import is_distilled
 from train.sb3.mine_head import MinePPO
 from train.sb3.networks import ConvActorCriticPolicy, damp_residual_trunks
 from train.sb3.run_config import RunConfig, policy_network_kwargs
@@ -27,6 +28,8 @@ from train.sb3.training import Algorithm, script_main
 @dataclass
 class PPOConfig(RunConfig):
     """PPO settings on top of :class:`~train.sb3.run_config.RunConfig` (also used by MaskablePPO)."""
+
+    algo: ClassVar[str] = "ppo"
 
     reward_invalid: float = option(-0.1, "Reward for revealing a revealed cell (PPO has no masks to avoid it).")
     n_steps: int = option(64, "Steps per board per rollout; a rollout holds num_envs * n_steps steps.")
@@ -92,7 +95,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
             "detach_prior": config.detach_prior,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
-            "share_features_extractor": not config.init,
+            "share_features_extractor": not (config.init and is_distilled(config.init)),
         },
     }  # fmt: skip
 

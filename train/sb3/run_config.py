@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from mine_env.engine.rewards import RewardConfig
 from train.options import BoardOptions, at_least, check_device, option
+from train.sb3.curriculum import check_transfer, is_distilled
 from train.sb3.networks import BoardFeatures
 from train.sb3.warm_start import distilled_network, network_kwargs
 
@@ -16,6 +17,9 @@ from train.sb3.warm_start import distilled_network, network_kwargs
 @dataclass
 class RunConfig(BoardOptions):
     """Settings every algorithm shares: board, rewards, network, seeding, evaluation and run files."""
+
+    algo: ClassVar[str] = ""
+    """The algorithm whose settings these are (a model of it can start a run of it: ``--init``)."""
 
     steps: int = option(
         1_000_000,
@@ -61,8 +65,9 @@ class RunConfig(BoardOptions):
     progress_bar: bool = option(True, "Show a progress bar (tqdm/rich) while training.")
     init: str = option(
         "",
-        "A distilled model .zip (minesweeper train distill) to start the network from; its trunk replaces the "
-        "channels/layers one (see train.sb3.warm_start).",
+        "A model to start the network from: a distilled one (minesweeper train distill), whose trunk replaces the "
+        "channels/layers one (train.sb3.warm_start), or one of another run of this algorithm, e.g. on a smaller "
+        "board, whose whole network is copied (a curriculum: train.sb3.curriculum).",
     )
 
     def reward_config(self) -> RewardConfig:
@@ -80,10 +85,12 @@ class RunConfig(BoardOptions):
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         check_device(self.device)
         trunk_shape(self)
-        if self.init and self.dilations:
-            raise ValueError("--init brings its own trunk: leave --dilations (and --pooled) out")
-        if self.init:
+        if self.init and is_distilled(self.init):
+            if self.dilations:
+                raise ValueError("--init with a distilled model brings its trunk: leave --dilations (and --pooled) out")
             distilled_network(self.init, self.board_spec().mines)  # a clear error now, not after the env is built
+        elif self.init:
+            check_transfer(self.algo, self)
         runs_dir = Path(self.runs_dir)
         if runs_dir.exists() and not runs_dir.is_dir():
             raise ValueError(f"runs_dir {runs_dir} is a file, not a folder")
@@ -108,10 +115,11 @@ def trunk_shape(config: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def policy_network_kwargs(config: RunConfig) -> dict[str, Any]:
     """The trunk's ``policy_kwargs`` of a run: the plain one, the residual one (``--dilations``), or the
-    distilled model's with ``--init``."""
+    distilled model's with ``--init`` of one."""
     dilations, pooled = trunk_shape(config)
     if dilations:
         kwargs = {"channels": config.channels, "dilations": dilations, "mines": config.board_spec().mines,
                   "pooled": pooled}  # fmt: skip
         return {"features_extractor_class": BoardFeatures, "features_extractor_kwargs": kwargs}
-    return network_kwargs(config.init, config.channels, config.layers, config.board_spec().mines)
+    distilled = config.init if config.init and is_distilled(config.init) else ""
+    return network_kwargs(distilled, config.channels, config.layers, config.board_spec().mines)

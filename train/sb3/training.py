@@ -36,6 +36,7 @@ from train.sb3.checkpoints import (
     run_logger,
     saved_replay_buffer,
 )
+from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
@@ -104,7 +105,7 @@ def check_changes_on_resume(algorithm: Algorithm, saved: RunConfig, config: RunC
     if fixed:
         options = ", ".join("--" + name.replace("_", "-") for name in fixed)
         raise ValueError(f"{options} cannot change in a resumed run (the checkpoint fixes them): leave them out, or "
-                         "start a new run (--init takes a distilled model's weights)")  # fmt: skip
+                         "start a new run (--init takes a model's weights)")  # fmt: skip
 
 
 def run_config(algorithm: Algorithm, path: Path) -> RunConfig:
@@ -165,8 +166,10 @@ def start_or_resume(
     logger is set."""
     if resume is None:
         model = algorithm.build(config, env)
-        if config.init:
+        if config.init and is_distilled(config.init):
             load_distilled(model, config.init, config.board_spec().mines)
+        elif config.init:
+            load_transfer(model, config.init)
         return model, new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
     try:
