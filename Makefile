@@ -126,6 +126,7 @@ rllib-train: install
 
 # The design card's comparison on one board (train/sb3/comparison.py: its budget and settings): the runs furthest
 # from the budget trained two at a time for MINUTES, each resuming where it stopped; `--status` alone shows them.
+# Intermediate and expert add curriculum runs, started from the board below's models once those exist.
 BOARD ?= beginner
 MINUTES ?= 60
 .PHONY: rl-comparison

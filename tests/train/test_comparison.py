@@ -73,3 +73,47 @@ def test_a_stretch_starts_the_run_and_the_next_resumes_it_to_a_larger_budget(
     assert comparison.main(arguments) == 0
     assert read_state(tmp_path, "beginner", "ppo").steps == 256
     assert (tmp_path / "beginner-ppo" / "config-until-128.json").is_file()  # resumed, not started anew
+
+
+def test_the_larger_boards_have_curriculum_runs_that_start_from_the_board_below(tmp_path: Path) -> None:
+    boards = comparison.BOARDS
+    assert boards["beginner"].trainers == ["dqn", "ppo", "maskable_ppo"]
+    assert boards["intermediate"].trainers[3:] == ["dqn-from-beginner", "maskable_ppo-from-beginner"]
+    source = tmp_path / "beginner-dqn" / "best_model.zip"
+    run = tmp_path / "intermediate-dqn-from-beginner"
+    with pytest.raises(ValueError, match="starts from .*beginner-dqn/best_model.zip, which does not exist yet"):
+        boards["intermediate"].options("dqn-from-beginner", "intermediate", run)
+    source.parent.mkdir()
+    source.write_bytes(b"")
+    options = boards["intermediate"].options("dqn-from-beginner", "intermediate", run)
+    assert options[options.index("--init") + 1] == str(source)
+    assert options[options.index("--layers") + 1] == "5" and "--mine-prior" in options  # the beginner DQN's network
+    assert options[options.index("--exploration-initial-eps") + 1] == "0.1"
+    assert options[options.index("--run-name") + 1] == "intermediate-dqn-from-beginner"
+    # expert's chain goes on from intermediate's curriculum run, with beginner's network
+    expert = boards["expert"]
+    assert expert.source("maskable_ppo-from-intermediate", tmp_path) == (
+        tmp_path / "intermediate-maskable_ppo-from-beginner" / "best_model.zip"
+    )
+    assert expert.network_options("maskable_ppo-from-intermediate") == boards["beginner"].runs["maskable_ppo"]
+    assert expert.source("ppo", tmp_path) is None
+
+
+def test_a_curriculum_run_waits_for_its_model_then_starts_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = TINY[TINY.index("--num-envs") :]  # the presets' boards
+    boards = {"beginner": Board(64, {"maskable_ppo": tiny}, every=64),
+              "intermediate": Board(64, {"maskable_ppo": tiny}, every=64, below="beginner")}  # fmt: skip
+    monkeypatch.setattr(comparison, "BOARDS", boards)
+    monkeypatch.setattr(comparison, "CURRICULUM", {"maskable_ppo": []})
+    arguments = ["--minutes", "5", "--runs-dir", str(tmp_path)]
+    assert comparison.main(["--board", "intermediate", *arguments]) == 0
+    assert "maskable_ppo-from-beginner waits for" in capsys.readouterr().out
+    assert not read_state(tmp_path, "intermediate", "maskable_ppo-from-beginner").started
+    assert comparison.main(["--board", "beginner", *arguments]) == 0
+    assert comparison.main(["--board", "intermediate", *arguments]) == 0
+    started = read_state(tmp_path, "intermediate", "maskable_ppo-from-beginner")
+    assert started.steps == 64 and started.started and started.algo == "maskable_ppo"
+    config = (started.folder / "config.json").read_text()
+    assert str(tmp_path / "beginner-maskable_ppo" / "best_model.zip") in config and '"preset": "intermediate"' in config

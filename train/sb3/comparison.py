@@ -8,6 +8,12 @@ the budget, the furthest behind first, ``--parallel`` at a time on one torch thr
 ``--minutes``; every run checkpoints and resumes, so the comparison fills up over as many calls as the budget takes.
 A run in training is locked (``RUN.lock`` beside its folder), so a second call beside the first trains the others.
 
+A board with a smaller board below it (:attr:`Board.below`) also has curriculum runs, ``ALGO-from-BELOW``: DQN and
+MaskablePPO started from the best model of the same algorithm on the board below (``--init``, its whole network:
+:mod:`train.sb3.curriculum`), the curriculum run there if it has one (a chain: beginner, intermediate, expert),
+and trained toward the same budget, so each curve shows what the smaller boards' steps buy. They start once that
+model exists; PPO without masks is left out of them.
+
 Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is).
 """
 
@@ -47,6 +53,19 @@ DQN = [
 as the PPO family has it, its Q-values composed from the head (``--mine-prior``)."""
 
 
+CURRICULUM = {"dqn": ["--exploration-initial-eps", "0.1"], "maskable_ppo": []}
+"""The algorithms of the curriculum runs, and what their options add to those of the run they start from: DQN's
+exploration starts at 0.1 (a trained policy, not a random one, fills the first replay buffer)."""
+
+FROM = "-from-"
+"""Joins a curriculum run's algorithm and the board it starts from: ``dqn-from-beginner``."""
+
+
+def algo_of(trainer: str) -> str:
+    """The algorithm of a comparison run: ``dqn`` for ``dqn`` and for ``dqn-from-beginner``."""
+    return trainer.split(FROM)[0]
+
+
 @dataclasses.dataclass(frozen=True)
 class Board:
     """One board's comparison: its step budget and, per trainer, the options of a new run."""
@@ -55,31 +74,77 @@ class Board:
     runs: dict[str, list[str]]
     every: int
     """Steps between two evaluations (and checkpoints)."""
+    below: str | None = None
+    """The board whose models start this one's curriculum runs (None: no curriculum runs)."""
 
-    def options(self, algo: str, preset: str, run_dir: Path) -> list[str]:
-        """The command-line options of a new run of ``algo``."""
+    @property
+    def trainers(self) -> list[str]:
+        """The runs compared: every algorithm from scratch, then the curriculum runs."""
+        curriculum = [f"{algo}{FROM}{self.below}" for algo in CURRICULUM if self.below is not None]
+        return [*self.runs, *curriculum]
+
+    def options(self, trainer: str, preset: str, run_dir: Path) -> list[str]:
+        """The command-line options of a new run of ``trainer``; ValueError when a curriculum run's model on the
+        board below does not exist yet."""
         cadence = ["--eval-every", str(self.every), "--checkpoint-every", str(min(self.every, 100_000))]
         place = ["--runs-dir", str(run_dir.parent), "--run-name", run_dir.name]
-        return ["--preset", preset, "--steps", str(self.budget), *self.runs[algo], *EVALUATION, *cadence, *place]
+        start = [] if trainer == algo_of(trainer) else self.curriculum_options(trainer, run_dir.parent)
+        return ["--preset", preset, "--steps", str(self.budget), *self.network_options(trainer), *start,
+                *EVALUATION, *cadence, *place]  # fmt: skip
+
+    def network_options(self, trainer: str) -> list[str]:
+        """The options of ``trainer``'s network (and recipe): its own from scratch, its source's in a curriculum."""
+        algo = algo_of(trainer)
+        if trainer == algo:
+            return self.runs[algo]
+        assert self.below is not None
+        return BOARDS[self.below].network_options(self.source_trainer(algo))
+
+    def source_trainer(self, algo: str) -> str:
+        """The run on the board below that this board's ``algo`` curriculum run starts from: the board below's own
+        curriculum run where it has one (beginner, intermediate, expert in a chain), else its run from scratch."""
+        assert self.below is not None
+        below = BOARDS[self.below].below
+        return algo if below is None else f"{algo}{FROM}{below}"
+
+    def source(self, trainer: str, runs_dir: Path) -> Path | None:
+        """The model a curriculum run starts from (None for a run from scratch)."""
+        algo = algo_of(trainer)
+        if trainer == algo or self.below is None:
+            return None
+        return run_folder(runs_dir, self.below, self.source_trainer(algo)) / "best_model.zip"
+
+    def curriculum_options(self, trainer: str, runs_dir: Path) -> list[str]:
+        """What a curriculum run adds: ``--init`` its source's best model, and :data:`CURRICULUM`'s options."""
+        source = self.source(trainer, runs_dir)
+        assert source is not None
+        if not source.is_file():
+            raise ValueError(f"{trainer} starts from {source}, which does not exist yet: train the {self.below} "
+                             f"runs first (--board {self.below})")  # fmt: skip
+        return ["--init", str(source), *CURRICULUM[algo_of(trainer)]]
 
 
 BOARDS: dict[str, Board] = {
     "beginner": Board(3_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "4"],
                                   "maskable_ppo": [*PPO_FAMILY, "--layers", "4"]}, every=250_000),
     "intermediate": Board(2_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "5"],
-                                      "maskable_ppo": [*PPO_FAMILY, "--layers", "5"]}, every=250_000),
+                                      "maskable_ppo": [*PPO_FAMILY, "--layers", "5"]}, every=250_000,
+                          below="beginner"),
     "expert": Board(1_000_000, {"dqn": [*DQN, "--layers", "6"], "ppo": [*PPO_FAMILY, "--layers", "6"],
-                                "maskable_ppo": [*PPO_FAMILY, "--layers", "6"]}, every=125_000),
+                                "maskable_ppo": [*PPO_FAMILY, "--layers", "6"]}, every=125_000,
+                    below="intermediate"),
 }  # fmt: skip
 """The budget per board (as much as two shared cores give over a few days of sessions: millions of steps where
-the board's games are short) and the networks: a 3x3 trunk whose view widens with the board, 32 channels."""
+the board's games are short) and the networks: a 3x3 trunk whose view widens with the board, 32 channels (a
+curriculum run keeps the network of the run it starts from)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class RunState:
     """Where one run of the comparison stands, from its files."""
 
-    algo: str
+    trainer: str
+    """The run's name on its board: an algorithm (from scratch) or a curriculum run, ``dqn-from-beginner``."""
     folder: Path
     steps: int
     win_rate: float | None
@@ -88,17 +153,21 @@ class RunState:
     """Another call is training it now."""
 
     @property
+    def algo(self) -> str:
+        return algo_of(self.trainer)
+
+    @property
     def started(self) -> bool:
         return (self.folder / LATEST).is_file()
 
 
-def run_folder(runs_dir: Path, preset: str, algo: str) -> Path:
-    return runs_dir / f"{preset}-{algo}"
+def run_folder(runs_dir: Path, preset: str, trainer: str) -> Path:
+    return runs_dir / f"{preset}-{trainer}"
 
 
-def read_state(runs_dir: Path, preset: str, algo: str) -> RunState:
+def read_state(runs_dir: Path, preset: str, trainer: str) -> RunState:
     """A run's steps and last evaluation, from its log (rows past the checkpoint are dropped when it resumes)."""
-    folder = run_folder(runs_dir, preset, algo)
+    folder = run_folder(runs_dir, preset, trainer)
     steps, win_rate = 0, None
     log = folder / "logs" / "progress.csv"
     if log.is_file():
@@ -106,7 +175,7 @@ def read_state(runs_dir: Path, preset: str, algo: str) -> RunState:
             for row in csv.DictReader(handle):
                 steps = max(steps, int(float(row.get("time/total_timesteps") or 0)))
                 win_rate = float(row["eval/win_rate"]) if row.get("eval/win_rate") else win_rate
-    return RunState(algo, folder, steps, win_rate, busy=is_locked(folder))
+    return RunState(trainer, folder, steps, win_rate, busy=is_locked(folder))
 
 
 def lock_file(folder: Path) -> Path:
@@ -137,7 +206,7 @@ def to_train(states: list[RunState], budget: int, parallel: int) -> list[RunStat
     """The runs a call trains: those short of the budget and not in training elsewhere, the furthest behind
     first, at most ``parallel``."""
     short = [state for state in states if state.steps < budget and not state.busy]
-    return sorted(short, key=lambda state: (state.steps, state.algo))[:parallel]
+    return sorted(short, key=lambda state: (state.steps, state.trainer))[:parallel]
 
 
 @contextlib.contextmanager
@@ -161,7 +230,13 @@ def command(state: RunState, board: Board, preset: str, minutes: float) -> list[
         return [*trainer, "--resume", str(state.folder), "--steps", str(board.budget), "--minutes", str(minutes)]
     if state.folder.exists() and any(state.folder.iterdir()):
         raise ValueError(f"{state.folder} holds a run without a checkpoint: move it aside, then call again")
-    return [*trainer, *board.options(state.algo, preset, state.folder), "--minutes", str(minutes)]
+    return [*trainer, *board.options(state.trainer, preset, state.folder), "--minutes", str(minutes)]
+
+
+def can_start(board: Board, state: RunState, runs_dir: Path) -> bool:
+    """Whether a new run of ``state`` can start: from scratch always, a curriculum run once its model exists."""
+    source = board.source(state.trainer, runs_dir)
+    return source is None or source.is_file()
 
 
 def train_stretch(commands: dict[Path, list[str]]) -> int:
@@ -185,7 +260,7 @@ def status_table(states: list[RunState], budget: int) -> str:
     for state in states:
         rate = "-" if state.win_rate is None else f"{state.win_rate:.1%}"
         folder = f"{state.folder} (in training)" if state.busy else str(state.folder)
-        lines.append(f"| {state.algo} | {state.steps:,} | {rate} | {folder} |")
+        lines.append(f"| {state.trainer} | {state.steps:,} | {rate} | {folder} |")
     return "\n".join(lines)
 
 
@@ -200,9 +275,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.minutes <= 0 or args.parallel < 1:
         parser.error("--minutes must be above 0 and --parallel at least 1")
     board = BOARDS[args.board]
-    states = [read_state(args.runs_dir, args.board, algo) for algo in board.runs]
+    states = [read_state(args.runs_dir, args.board, trainer) for trainer in board.trainers]
     print(status_table(states, board.budget), flush=True)
-    chosen = [] if args.status else to_train(states, board.budget, args.parallel)
+    waiting = [state for state in states if not state.started and not can_start(board, state, args.runs_dir)]
+    for state in waiting:
+        print(f"{state.trainer} waits for {board.source(state.trainer, args.runs_dir)} (--board {board.below})")
+    ready = [state for state in states if state not in waiting]
+    chosen = [] if args.status else to_train(ready, board.budget, args.parallel)
     if not chosen:
         return 0
     with locked([state.folder for state in chosen]) as held:
@@ -211,10 +290,10 @@ def main(argv: list[str] | None = None) -> int:
                         for state in chosen if state.folder in held}  # fmt: skip
         except ValueError as error:
             parser.error(str(error))
-        print(f"training {', '.join(state.algo for state in chosen if state.folder in held)} for "
+        print(f"training {', '.join(state.trainer for state in chosen if state.folder in held)} for "
               f"{args.minutes:g} minutes", flush=True)  # fmt: skip
         status = train_stretch(commands)
-    print(status_table([read_state(args.runs_dir, args.board, algo) for algo in board.runs], board.budget))
+    print(status_table([read_state(args.runs_dir, args.board, trainer) for trainer in board.trainers], board.budget))
     return status
 
 
