@@ -9,8 +9,9 @@ Run: ``python -m train.plot_curves runs/RUN_A runs/RUN_B --out docs/results/lear
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
+
+from train.progress_log import read_log
 
 STEPS = ("time/total_timesteps", "environment steps", 1.0)
 HOURS = ("time/wall_seconds", "wall-clock hours of training", 3600.0)
@@ -31,12 +32,11 @@ def read_curve(log_dir: Path, key: str, x_key: str = STEPS[0]) -> tuple[list[flo
     points = []
     for progress_csv in log_dir.glob("progress*.csv"):
         step = 0.0
-        with progress_csv.open(newline="") as handle:
-            for row in csv.DictReader(handle):
-                step = float(row[STEPS[0]]) if row.get(STEPS[0]) else step
-                x = step if x_key == STEPS[0] else float(row[x_key]) if row.get(x_key) else None
-                if row.get(key) and x is not None:
-                    points.append((x, float(row[key])))
+        for row in read_log(progress_csv):
+            step = float(row[STEPS[0]]) if row.get(STEPS[0]) else step
+            x = step if x_key == STEPS[0] else float(row[x_key]) if row.get(x_key) else None
+            if row.get(key) and x is not None:
+                points.append((x, float(row[key])))
     points.sort()
     return [x for x, _ in points], [value for _, value in points]
 

@@ -1,4 +1,5 @@
-"""A training run's progress, row by row: one printed line per row and the CSV log it appends to."""
+"""A training run's progress, row by row: one printed line per row, the CSV log it appends to, and that log (or
+stable-baselines3's ``progress.csv``) read back."""
 
 from __future__ import annotations
 
@@ -20,3 +21,17 @@ def log_row(path: Path, row: dict[str, float]) -> None:
         if new:
             writer.writeheader()
         writer.writerow(row)
+
+
+def read_log(path: Path) -> list[dict[str, str]]:
+    """The rows of a progress CSV (ours or stable-baselines3's), each column's text ('' where a row left it blank);
+    no rows when the file does not exist."""
+    if not path.is_file():
+        return []
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def logged(rows: list[dict[str, str]], key: str) -> list[float]:
+    """The values of column ``key`` in row order, the rows without one skipped."""
+    return [float(row[key]) for row in rows if row.get(key)]

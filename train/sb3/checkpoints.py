@@ -39,6 +39,8 @@ from stable_baselines3.common.logger import CSVOutputFormat, KVWriter, Logger, m
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecMonitor
 
+from train.progress_log import logged, read_log
+
 LATEST = Path("checkpoints") / "latest.zip"
 """A run's checkpoint, relative to its run directory."""
 
@@ -121,12 +123,9 @@ def logged_wall_seconds(progress_csv: Path) -> float:
     """The wall time a resumed run had trained, read from its log where its checkpoint predates :class:`RunClock`:
     the last ``time/wall_seconds`` logged, else the largest ``time/time_elapsed`` (SB3's seconds since its stretch
     began: exact for a run stopped once before, short of the earlier stretches otherwise); 0.0 without either."""
-    if not progress_csv.is_file():
-        return 0.0
-    with progress_csv.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = read_log(progress_csv)
     for key, pick in (("time/wall_seconds", lambda values: values[-1]), ("time/time_elapsed", max)):
-        values = [float(row[key]) for row in rows if row.get(key)]
+        values = logged(rows, key)
         if values:
             return float(pick(values))
     return 0.0

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import dataclasses
 import fcntl
 import signal
@@ -31,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from train.progress_log import logged, read_log
 from train.sb3.checkpoints import LATEST
 
 EVALUATION = ["--eval-games", "500", "--eval-seed", "10000019", "--torch-threads", "1", "--first-click", "opening"]
@@ -168,13 +168,9 @@ def run_folder(runs_dir: Path, preset: str, trainer: str) -> Path:
 def read_state(runs_dir: Path, preset: str, trainer: str) -> RunState:
     """A run's steps and last evaluation, from its log (rows past the checkpoint are dropped when it resumes)."""
     folder = run_folder(runs_dir, preset, trainer)
-    steps, win_rate = 0, None
-    log = folder / "logs" / "progress.csv"
-    if log.is_file():
-        with log.open(newline="") as handle:
-            for row in csv.DictReader(handle):
-                steps = max(steps, int(float(row.get("time/total_timesteps") or 0)))
-                win_rate = float(row["eval/win_rate"]) if row.get("eval/win_rate") else win_rate
+    rows = read_log(folder / "logs" / "progress.csv")
+    steps = int(max(logged(rows, "time/total_timesteps"), default=0))
+    win_rate = (logged(rows, "eval/win_rate") or [None])[-1]
     return RunState(trainer, folder, steps, win_rate, busy=is_locked(folder))
 
 
