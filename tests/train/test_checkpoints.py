@@ -211,11 +211,23 @@ def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> N
     assert (model.num_timesteps, model.ent_coef, model.n_epochs, model.mine_coef) == (128, 0.0, 2, 1.5)
 
 
+@pytest.mark.parametrize("algo", ["dqn", "ppo"])
+def test_a_resume_trains_on_at_a_new_learning_rate(algo: str, tmp_path: Path) -> None:
+    halted = run(algo, tmp_path, "slower", pause_at=128)
+    resume(algo, halted, "--learning-rate", "1e-5")
+    model = ALGORITHMS[algo].model_class.load(halted / LATEST, device="cpu")
+    assert model.num_timesteps == 256
+    assert [group["lr"] for group in model.policy.optimizer.param_groups] == [1e-5]
+    with (halted / "logs" / "progress.csv").open(newline="") as handle:
+        rates = [float(row["train/learning_rate"]) for row in csv.DictReader(handle) if row.get("train/learning_rate")]
+    assert rates[0] == ALGORITHMS[algo].config_class().learning_rate and rates[-1] == 1e-5
+
+
 @pytest.mark.parametrize(
     ("algo", "options", "refused"),
     [("ppo", ["--channels", "16", "--seed", "5"], "--seed, --channels cannot change"),
      ("maskable_ppo", ["--mine-coef", "0"], "--mine-coef cannot go from 0.5 to 0.0"),
-     ("dqn", ["--learning-rate", "0.1"], "--learning-rate cannot change")],
+     ("dqn", ["--buffer-size", "50"], "--buffer-size cannot change")],
 )  # fmt: skip
 def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
     algo: str, options: list[str], refused: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

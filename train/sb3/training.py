@@ -65,9 +65,11 @@ class Algorithm:
 CHANGEABLE_ON_RESUME = frozenset({
     "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
     "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid", "runs_dir", "run_name",
+    "learning_rate",
 })  # fmt: skip
-"""Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), and
-where a new run would go (a resumed one stays in its checkpoint's folder)."""
+"""Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), the
+learning rate (a lower one late in a run, set by :func:`set_learning_rate`), and where a new run would go (a resumed
+one stays in its checkpoint's folder)."""
 
 
 def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
@@ -158,6 +160,13 @@ def keep_earlier_config(run_dir: Path, steps: int) -> None:
         path.rename(path.with_name(f"config-until-{steps}.json"))
 
 
+def set_learning_rate(model: BaseAlgorithm, learning_rate: float) -> None:
+    """Train a loaded model at ``learning_rate`` from its next update on (SB3 keeps the saved schedule, and sets
+    the optimizer's rate from it before every update)."""
+    model.learning_rate = learning_rate
+    model._setup_lr_schedule()
+
+
 def start_or_resume(
     algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
 ) -> tuple[BaseAlgorithm, Path]:
@@ -179,6 +188,7 @@ def start_or_resume(
         raise ValueError(f"cannot resume {resume} as a {algorithm.name} run: {error}") from None
     if algorithm.resumed is not None:
         algorithm.resumed(model, config)
+    set_learning_rate(model, config.learning_rate)
     buffer = saved_replay_buffer(resume)
     if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
         model.load_replay_buffer(buffer)
