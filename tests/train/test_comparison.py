@@ -81,7 +81,7 @@ def test_the_larger_boards_have_curriculum_runs_that_start_from_the_board_below(
     assert boards["intermediate"].trainers[3:] == ["dqn-from-beginner", "maskable_ppo-from-beginner"]
     source = tmp_path / "beginner-dqn" / "best_model.zip"
     run = tmp_path / "intermediate-dqn-from-beginner"
-    with pytest.raises(ValueError, match="starts from .*beginner-dqn/best_model.zip, which does not exist yet"):
+    with pytest.raises(ValueError, match=r"starts from .*beginner-dqn/best_model\.zip, which does not exist yet"):
         boards["intermediate"].options("dqn-from-beginner", "intermediate", run)
     source.parent.mkdir()
     source.write_bytes(b"")
