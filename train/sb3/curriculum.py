@@ -1,10 +1,10 @@
 """``--init PATH`` with a model of the run's own algorithm: a curriculum of boards, learnt by RL alone.
 
-The networks are fully convolutional, so a model trained on one board plays any other: the beginner DQN wins about
-a quarter of intermediate games as it is, where a run started on intermediate wins none for hundreds of thousands
-of steps. A new run started from such a model gets its whole network (trunk, Q- or policy head, value head, mine
-head; for DQN the target network too) and trains it on its own board, with a fresh optimizer and its own
-schedules. No expert data enters: the chain beginner, intermediate, expert is reinforcement learning from scratch.
+The networks are fully convolutional, so a model trained on one board plays any other, and starts a larger board
+from play that already wins some games there instead of from random moves. A new run started from such a model gets
+its whole network (trunk, Q- or policy head, value head, mine head; for DQN the target network too) and trains it
+on its own board, with a fresh optimizer and its own schedules. No expert data enters: the chain beginner,
+intermediate, expert is reinforcement learning from scratch.
 
 The run must build the same network as the model's run did: the settings in :data:`NETWORK_SETTINGS` are compared
 with the model's card before anything is built, and the weights are loaded strictly.
