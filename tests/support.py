@@ -27,6 +27,7 @@ from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.board import Board
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.rules import neighbour_counts
+from mine_env.env import MinesweeperEnv
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -93,6 +94,22 @@ def random_position(
     revealed = (rng.random((rows, cols)) < rng.uniform(0.2, 0.8)) & ~layout
     grid = np.where(revealed, neighbour_counts(layout), HIDDEN).astype(np.int8)
     return layout, grid
+
+
+def random_play_grids(rows: int, cols: int, mines: int, games: int, moves: int) -> np.ndarray:
+    """The observations of ``games`` seeded games (opening rule), each played with up to ``moves`` random valid
+    moves: positions from the opening to a few moves in, stacked (N, rows, cols)."""
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines, first_click="opening")
+    rng = np.random.default_rng(0)
+    found = []
+    for seed in range(games):
+        obs, info = env.reset(seed=seed)
+        for _ in range(moves):
+            found.append(obs.copy())
+            obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            if terminated or truncated:
+                break
+    return np.stack(found)
 
 
 def info_for(grid: np.ndarray, mines: int, first_click: str = "opening") -> dict[str, Any]:

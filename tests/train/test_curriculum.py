@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from mine_env.engine.spec import BoardSpec
-from mine_env.env import MinesweeperEnv
+from support import random_play_grids
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.networks import action_scores
@@ -45,17 +45,7 @@ def config(algo: str, tmp_path: Path, name: str, **overrides: object) -> object:
 @pytest.fixture(scope="module")
 def large_grids() -> np.ndarray:
     """Positions of seeded games on the large board, played with random valid moves."""
-    env = MinesweeperEnv(rows=LARGE.rows, cols=LARGE.cols, mines=LARGE.mines, first_click="opening")
-    rng = np.random.default_rng(0)
-    found = []
-    for seed in range(3):
-        obs, info = env.reset(seed=seed)
-        for _ in range(4):
-            found.append(obs.copy())
-            obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-            if terminated or truncated:
-                break
-    return np.stack(found)
+    return random_play_grids(LARGE.rows, LARGE.cols, LARGE.mines, games=3, moves=4)
 
 
 @pytest.mark.parametrize("algo", ["dqn", "ppo", "maskable_ppo"])

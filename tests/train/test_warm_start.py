@@ -19,7 +19,7 @@ import torch as th
 
 from eval.models import load_model_agent, tell_mine_count
 from mine_env.engine.spec import BoardSpec
-from mine_env.env import MinesweeperEnv
+from support import random_play_grids
 from train.distill.config import DistillConfig
 from train.distill.network import learner_scores, new_model, play_scores, start_from
 from train.sb3 import dqn, maskable_ppo, ppo
@@ -37,17 +37,7 @@ SPEC = BoardSpec(9, 9, MINES, "opening")
 @pytest.fixture(scope="module")
 def grids() -> np.ndarray:
     """Positions of seeded games played with random valid moves."""
-    env = MinesweeperEnv(rows=9, cols=9, mines=MINES, first_click="opening")
-    rng = np.random.default_rng(0)
-    found = []
-    for seed in range(4):
-        obs, info = env.reset(seed=seed)
-        for _ in range(6):
-            found.append(obs.copy())
-            obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-            if terminated or truncated:
-                break
-    return np.stack(found)
+    return random_play_grids(9, 9, MINES, games=4, moves=6)
 
 
 @pytest.fixture(scope="module")
