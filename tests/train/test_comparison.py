@@ -73,6 +73,17 @@ def test_a_stretch_starts_the_run_and_the_next_resumes_it_to_a_larger_budget(
     assert comparison.main(arguments) == 0
     assert read_state(tmp_path, "beginner", "ppo").steps == 256
     assert (tmp_path / "beginner-ppo" / "config-until-128.json").is_file()  # resumed, not started anew
+    curves = tmp_path / "curves.png"
+    assert comparison.main([*arguments, "--status", "--curves", str(curves)]) == 0
+    assert curves.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "wrote" in capsys.readouterr().out
+
+
+def test_curves_of_a_board_without_a_logged_run_stop_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        comparison.main(["--board", "expert", "--status", "--runs-dir", str(tmp_path), "--curves", "c.png"])
+    assert "no run of this board has logged a step yet" in capsys.readouterr().err
 
 
 def test_the_larger_boards_have_curriculum_runs_that_start_from_the_board_below(tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ MaskablePPO started from the best model of the same algorithm on the board below
 and trained toward the same budget, so each curve shows what the smaller boards' steps buy. They start once that
 model exists; PPO without masks is left out of them.
 
-Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is).
+Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is,
+``--curves comparison.png`` draws the board's learning curves).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from train.plot_curves import plot_runs
 from train.progress_log import logged, read_log
 from train.sb3.checkpoints import LATEST
 
@@ -260,6 +262,15 @@ def status_table(states: list[RunState], budget: int) -> str:
     return "\n".join(lines)
 
 
+def draw_curves(states: list[RunState], out: Path, parser: argparse.ArgumentParser) -> None:
+    """The learning curves of the runs that have logged (:func:`train.plot_curves.plot_runs`), in the board's order."""
+    logged_runs = [state.folder for state in states if state.steps > 0]
+    if not logged_runs:
+        parser.error(f"no run of this board has logged a step yet under {states[0].folder.parent}: train first")
+    plot_runs(logged_runs, out)
+    print(f"wrote {out}: {', '.join(folder.name for folder in logged_runs)}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--board", choices=sorted(BOARDS), required=True, help="the preset compared on")
@@ -267,12 +278,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=2, help="runs trained at once, one core each")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs/comparison"), help="where the runs live")
     parser.add_argument("--status", action="store_true", help="only show where each run stands")
+    parser.add_argument("--curves", type=Path, metavar="PNG",
+                        help="draw the board's runs' learning curves to this PNG (before training anything)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.parallel < 1:
         parser.error("--minutes must be above 0 and --parallel at least 1")
     board = BOARDS[args.board]
     states = [read_state(args.runs_dir, args.board, trainer) for trainer in board.trainers]
     print(status_table(states, board.budget), flush=True)
+    if args.curves is not None:
+        draw_curves(states, args.curves, parser)
     waiting = [state for state in states if not state.started and not can_start(board, state, args.runs_dir)]
     for state in waiting:
         print(f"{state.trainer} waits for {board.source(state.trainer, args.runs_dir)} (--board {board.below})")
