@@ -2,11 +2,13 @@
 
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --games 2000
     python studies/mine_head_vs_policy.py DQN_RUN/best_model.zip --algo dqn --games 2000
+    python studies/mine_head_vs_policy.py DQN_RUN/best_model.zip --algo dqn --preset intermediate --games 1000
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --offsets   # what the policy head adds
 
 The policy plays the valid cell with the highest logit (DQN: Q-value); the head plays the hidden cell with the
-lowest predicted mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: beginner, opening
-rule, game i seeded ``--seed + i`` (the training runs' evaluation set by default), played as the runs evaluate
+lowest predicted mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: ``--preset``
+(beginner by default), opening rule, game i seeded ``--seed + i`` (the training runs' evaluation set by default),
+played as the runs evaluate
 (:func:`train.sb3.evaluation.evaluate_win_rate`). ``--offsets`` reads a ``--mine-prior`` policy: over the valid
 cells of the first moves of ``--games`` games played by the head, the policy head's offsets (its logit before the
 prior is subtracted) against the mine logits, by band of mine logit
@@ -21,6 +23,7 @@ import numpy as np
 import torch as th
 
 from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
 from train.sb3.dqn import MaskedDQN
 from train.sb3.evaluation import evaluate_win_rate
@@ -28,7 +31,6 @@ from train.sb3.maskable_ppo import MineMaskablePPO
 
 ALGORITHMS = {"maskable_ppo": MineMaskablePPO, "dqn": MaskedDQN}
 
-BEGINNER = BoardSpec(9, 9, 10, "opening")
 BANDS = ((-np.inf, -6), (-6, -4), (-4, -2), (-2, 0), (0, np.inf))
 
 
@@ -49,9 +51,9 @@ def mine_head_scores(policy, grids: np.ndarray) -> th.Tensor:
     return -heads_of(policy, grids)[1]
 
 
-def offsets(policy, games: int, seed: int, moves: int = 6) -> None:
+def offsets(policy, spec: BoardSpec, games: int, seed: int, moves: int = 6) -> None:
     """Print the policy head's offsets against the mine logits over the valid cells of the first ``moves`` moves."""
-    engine = BatchEngine(BEGINNER, games)
+    engine = BatchEngine(spec, games)
     engine.reset(seed)
     offset, mine = [], []
     for _ in range(moves):
@@ -72,10 +74,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a MaskablePPO or DQN zip trained with --mine-coef above 0")
     parser.add_argument("--algo", choices=sorted(ALGORITHMS), default="maskable_ppo", help="the model's algorithm")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="beginner", help="the board played")
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10000019)
     parser.add_argument("--offsets", action="store_true", help="the policy head's offsets (a --mine-prior policy)")
     args = parser.parse_args()
+    spec = BoardSpec(*PRESETS[args.preset], "opening")
     th.set_num_threads(1)
     policy = ALGORITHMS[args.algo].load(args.model, device="cpu").policy
     policy.set_training_mode(False)
@@ -85,10 +89,10 @@ def main() -> None:
     if args.offsets:
         if not getattr(heads, "mine_prior", False):
             parser.error(f"{args.model} has no mine prior (trained without --mine-prior): its heads are not summed")
-        offsets(policy, args.games, args.seed)
+        offsets(policy, spec, args.games, args.seed)
         return
-    policy_rate = evaluate_win_rate(policy, BEGINNER, args.games, args.seed)
-    head_rate = evaluate_win_rate(policy, BEGINNER, args.games, args.seed, mine_head_scores)
+    policy_rate = evaluate_win_rate(policy, spec, args.games, args.seed)
+    head_rate = evaluate_win_rate(policy, spec, args.games, args.seed, mine_head_scores)
     print(f"{args.model}: policy {policy_rate:.3f}, mine head {head_rate:.3f} ({args.games} games)")
 
 
