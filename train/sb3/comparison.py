@@ -278,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=2, help="runs trained at once, one core each")
     parser.add_argument("--runs-dir", type=Path, default=Path("runs/comparison"), help="where the runs live")
     parser.add_argument("--status", action="store_true", help="only show where each run stands")
-    parser.add_argument("--curves", type=Path, metavar="PNG",
-                        help="draw the board's runs' learning curves to this PNG (before training anything)")  # fmt: skip
+    curves_help = "draw the board's runs' learning curves to this PNG (before training anything)"
+    parser.add_argument("--curves", type=Path, metavar="PNG", help=curves_help)
     args = parser.parse_args(argv)
     if args.minutes <= 0 or args.parallel < 1:
         parser.error("--minutes must be above 0 and --parallel at least 1")
