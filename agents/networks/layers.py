@@ -131,6 +131,15 @@ class CountRefinement(nn.Module):
         return th.cat([chance.unsqueeze(1), spread, th.stack([board_residual, per_cell, untouched], dim=1)], dim=1)
 
 
+def bounded_spread(scores: th.Tensor, valid: th.Tensor, bound: float) -> th.Tensor:
+    """``scores`` (N, H * W) pulled to within ``bound`` of their mean over the ``valid`` cells: ``m + bound *
+    tanh(s - m)``, ``m`` that mean (a dueling split whose advantages are held small: the board's level is learned
+    freely, a cell's difference from it never exceeds ``bound``). A row with no valid cell keeps its mean at 0."""
+    weights = valid.to(scores.dtype)
+    level = (scores * weights).sum(dim=1, keepdim=True) / weights.sum(dim=1, keepdim=True).clamp(min=1.0)
+    return level + bound * th.tanh(scores - level)
+
+
 class CellLogits(nn.Module):
     """A 1x1 convolution giving one score per cell, flattened row-major like the actions: (N, H * W)."""
 

@@ -17,7 +17,7 @@ from typing import Any
 import torch as th
 from torch import nn
 
-from agents.networks.layers import CellLogits, GuessPreference
+from agents.networks.layers import CellLogits, GuessPreference, bounded_spread, hidden_cells
 from agents.networks.spec import NetworkSpec
 from agents.networks.trunks import BoardTrunk, CellTrunk, IteratedTrunk
 
@@ -28,12 +28,14 @@ TRUNK_CLASSES: dict[str, type[nn.Module]] = {"cell": CellTrunk, "board": BoardTr
 class CellScorer(nn.Module):
     """A trunk and one score per cell from a 1x1 head (plus a guess preference when ``preference_bound`` > 0).
     With ``risk`` (a ``q_risk`` card's ``loss_reward``), a second 1x1 head gives each cell's mine logit and the
-    score is the Q-value ``p * loss_reward + (1 - p) * head``, ``p`` the chance of a mine.
+    score is the Q-value ``p * loss_reward + (1 - p) * head``, ``p`` the chance of a mine; ``advantage_bound`` above 0
+    holds the head within that much of its mean over the hidden cells first (:func:`bounded_spread`).
 
     ``forward`` maps grids (N, H, W) to scores (N, H * W), flattened row-major like the actions, on any board size.
     """
 
-    def __init__(self, trunk: nn.Module, preference_bound: float = 0.0, risk: float | None = None) -> None:
+    def __init__(self, trunk: nn.Module, preference_bound: float = 0.0, risk: float | None = None,
+                 advantage_bound: float = 0.0) -> None:  # fmt: skip
         super().__init__()
         channels = int(trunk.features_dim)  # type: ignore[arg-type]
         self.trunk = trunk
@@ -41,11 +43,14 @@ class CellScorer(nn.Module):
         self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
         self.mine_head = None if risk is None else CellLogits(channels)
         self.loss_reward = 0.0 if risk is None else float(risk)
+        self.advantage_bound = float(advantage_bound)
 
     def forward(self, grids: th.Tensor) -> th.Tensor:
         features = self.trunk(grids)
         scores = self.head(features)
         if self.mine_head is not None:
+            if self.advantage_bound:
+                scores = bounded_spread(scores, hidden_cells(grids), self.advantage_bound)
             return risk_weighted(scores, self.mine_head(features), self.loss_reward)
         if self.preference is None:
             return scores
@@ -82,7 +87,8 @@ def build_network(spec: NetworkSpec) -> CellScorer:
         trunk = TRUNK_CLASSES[spec.trunk](**spec.trunk_kwargs)
     except (TypeError, ValueError) as error:
         raise ValueError(f"network trunk_kwargs do not build a {spec.trunk} trunk: {error}") from None
-    return CellScorer(trunk, float(spec.preference_bound), spec.loss_reward if spec.head == "q_risk" else None)
+    risk = spec.loss_reward if spec.head == "q_risk" else None
+    return CellScorer(trunk, float(spec.preference_bound), risk, float(spec.advantage_bound))
 
 
 def file_sha256(path: Path) -> str:

@@ -12,9 +12,11 @@ pickled code). The card's ``network`` section names the architecture and its arg
 ``trunk_kwargs``; ``head`` says which head of the trained policy gives the action (``policy``: an actor-critic's
 action logits, a distilled network's safety logits; ``q``: a DQN's Q-values), a 1x1 convolution either way, or
 ``q_risk``: a DQN's Q-values composed from two 1x1 heads, each cell's chance of a mine ``p`` and its return if
-safe ``U``, as ``p * loss_reward + (1 - p) * U`` (``loss_reward``: the reward of a step onto a mine);
-``preference_bound`` above 0 adds the guess-preference head. The board and the observation are the card's
-``env_kwargs`` (the networks read the ``grid`` observation). This module reads and checks the section without torch.
+safe ``U``, as ``p * loss_reward + (1 - p) * U`` (``loss_reward``: the reward of a step onto a mine; with
+``advantage_bound`` above 0, ``U`` is the head's mean over the hidden cells plus at most that much either side,
+:func:`agents.networks.layers.bounded_spread`); ``preference_bound`` above 0 adds the guess-preference head. The
+board and the observation are the card's ``env_kwargs`` (the networks read the ``grid`` observation). This module
+reads and checks the section without torch.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class NetworkSpec:
     preference_bound: float = 0.0
     loss_reward: float = 0.0
     """``q_risk`` only: the reward of a step onto a mine, what a cell certain to hold one is worth."""
+    advantage_bound: float = 0.0
+    """``q_risk`` only: how far a cell's return if safe may lie from the board's mean of it (0: unbounded)."""
     format: int = field(default=FORMAT_VERSION)
 
     def __post_init__(self) -> None:
@@ -78,6 +82,11 @@ class NetworkSpec:
             raise ValueError(f"network preference_bound must be 0 (no head) or above, got {self.preference_bound}")
         if isinstance(self.loss_reward, bool) or not isinstance(self.loss_reward, (int, float)):
             raise ValueError(f"network loss_reward must be a number, got {self.loss_reward!r}")
+        if isinstance(self.advantage_bound, bool) or not isinstance(self.advantage_bound, (int, float)):
+            raise ValueError(f"network advantage_bound must be a number, got {self.advantage_bound!r}")
+        if self.advantage_bound < 0 or (self.advantage_bound and self.head != "q_risk"):
+            raise ValueError(f"network advantage_bound must be 0, or above 0 for a q_risk head, got "
+                             f"{self.advantage_bound} for a {self.head} head")  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The section as JSON values."""
@@ -86,8 +95,12 @@ class NetworkSpec:
     @classmethod
     def from_dict(cls, data: Any) -> NetworkSpec:
         """The section of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
-        required = [item.name for item in fields(cls) if item.name not in ("preference_bound", "loss_reward", "format")]
+        required = [item.name for item in fields(cls) if item.name not in OPTIONAL]
         return cls(**checked_fields(cls, data, required, "network must be an object", "network keys"))
+
+
+OPTIONAL = ("preference_bound", "loss_reward", "advantage_bound", "format")
+"""The fields a card may leave out (their defaults: no such head, the current format)."""
 
 
 def checked_fields(cls: Any, data: Any, required: Sequence[str], what: str, keys: str) -> dict[str, Any]:

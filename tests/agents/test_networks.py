@@ -34,6 +34,8 @@ def test_the_input_planes_are_the_envs() -> None:
         ({"weights": "../elsewhere.pt"}, "must be a .pt file name beside the card"),
         ({"sha256": "abc"}, "sha256 must be the weights file's 64 hex digits"),
         ({"preference_bound": -1.0}, "preference_bound must be 0"),
+        ({"advantage_bound": 0.1}, "advantage_bound must be 0, or above 0 for a q_risk head"),
+        ({"head": "q_risk", "advantage_bound": -0.1}, "advantage_bound must be 0, or above 0"),
         ({"extra": 1}, "unknown network keys extra"),
     ],
 )
@@ -61,3 +63,16 @@ def test_only_the_trunks_of_the_format_are_saved() -> None:
         build_network(NetworkSpec(**SECTION | {"trunk_kwargs": {"channels": 0, "layers": 1}}))
     network = build_network(NetworkSpec(**SECTION))
     assert network(torch.full((2, 3, 5), -1, dtype=torch.int8)).shape == (2, 15)  # any board size
+
+
+def test_a_bounded_spread_keeps_the_mean_of_the_valid_cells_and_each_within_the_bound() -> None:
+    torch = pytest.importorskip("torch")
+    from agents.networks.layers import bounded_spread
+
+    scores = torch.tensor([[5.0, -3.0, 0.5, 100.0], [1.0, 1.0, 1.0, 1.0], [2.0, 4.0, 6.0, 8.0]])
+    valid = torch.tensor([[True, True, True, False], [True, True, True, True], [False, False, False, False]])
+    bounded = bounded_spread(scores, valid, 0.1)
+    level = torch.tensor([2.5 / 3, 1.0, 0.0]).unsqueeze(1)
+    assert ((bounded - level).abs() <= 0.1 + 1e-6).all()
+    torch.testing.assert_close(bounded[1], scores[1])  # equal scores stay as they are
+    assert bounded[0, 0] > bounded[0, 2] > bounded[0, 1]  # the order of the cells kept

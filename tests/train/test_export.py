@@ -17,6 +17,7 @@ from stable_baselines3 import PPO
 
 from agents.model_card import ModelCard
 from eval.models import load_model_agent
+from mine_env.engine.constants import HIDDEN
 from mine_env.env import MinesweeperEnv
 from support import random_position
 from train.sb3 import dqn, maskable_ppo
@@ -75,26 +76,39 @@ def test_a_policy_on_the_mine_prior_is_saved_as_one_head_that_plays_its_logits(t
     th.testing.assert_close(played, action_scores(model.policy, grids))
 
 
-def test_a_dqn_on_the_mine_prior_plays_its_composed_q_values_from_the_saved_model(tmp_path: Path) -> None:
-    config = dqn.DQNConfig(rows=4, cols=5, mines=3, num_envs=2, channels=8, layers=2, mine_coef=0.5,
-                           mine_prior=True, reward_loss=-2.0, runs_dir=str(tmp_path))  # fmt: skip
+@pytest.mark.parametrize("bound", [0.0, 0.05])
+def test_a_dqn_on_the_mine_prior_plays_its_composed_q_values_from_the_saved_model(bound: float,
+                                                                                  tmp_path: Path) -> None:
+    config = dqn.DQNConfig(rows=4, cols=5, mines=3, num_envs=2, channels=8, layers=2, mine_coef=0.5, mine_prior=True,
+                           advantage_bound=bound, reward_loss=-2.0, runs_dir=str(tmp_path))  # fmt: skip
     config.validate()
     model = dqn.ALGORITHM.build(config, make_vec_env(config))
     network = model.q_net
     th.nn.init.normal_(network.mine_head.conv.weight)
+    th.nn.init.normal_(network.q_net.conv.weight)  # returns if safe far apart: the bound, where set, acts
     grids = np.stack([random_position(np.random.default_rng(seed), 4, 5, 3)[1] for seed in range(16)])
     obs = model.policy.obs_to_tensor(grids)[0]
     with th.no_grad():
         safe_returns, mine_logits = network.forward_with_mines(obs)
         mine = th.sigmoid(mine_logits)
         th.testing.assert_close(network(obs), -2.0 * mine + (1 - mine) * safe_returns)
+        hidden = th.as_tensor(grids.reshape(16, -1) == HIDDEN)
+        spread = safe_returns.masked_fill(~hidden, -th.inf).amax(1) - safe_returns.masked_fill(~hidden, th.inf).amin(1)
+        assert (spread <= 2 * bound + 1e-6).all() if bound else (spread > 0.2).any()
     model_card(model, "dqn", config, {"games": 5, "seed": 1, "win_rate": 0.2}).write(tmp_path / "d.json")
     model.save(tmp_path / "d.zip")
     assert main([str(tmp_path / "d.zip")]) == 0
     card = ModelCard.read(tmp_path / "d.json")
     assert card.network["head"] == "q_risk" and card.network["loss_reward"] == -2.0
+    assert card.network.get("advantage_bound", 0.0) == bound
     played = th.as_tensor(load_model_agent(tmp_path / "d").batch_scores(grids))
     th.testing.assert_close(played, action_scores(model.policy, grids))
+
+
+def test_a_bound_on_the_return_if_safe_without_the_mine_prior_is_one_clear_error() -> None:
+    config = dqn.DQNConfig(rows=4, cols=5, mines=3, mine_coef=0.5, advantage_bound=0.1)
+    with pytest.raises(ValueError, match="give --mine-prior too"):
+        config.validate()
 
 
 def test_the_mine_prior_without_the_mine_head_is_one_clear_error() -> None:

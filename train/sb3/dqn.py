@@ -196,6 +196,11 @@ class DQNConfig(RunConfig):
         False, "Q-values composed from the mine head (--mine-coef above 0): p * reward_loss + (1 - p) * U, p a cell's "
         "chance of a mine and U the Q head's return if it is safe, fitted on the safe steps only.",
     )  # fmt: skip
+    advantage_bound: float = option(
+        0.0, "With --mine-prior: U held within this much of its mean over the hidden cells (a dueling split, "
+        "U = m + B tanh(u - m)), so U's errors from cell to cell cannot outweigh large differences of the mine "
+        "chance; 0 = U unbounded.",
+    )  # fmt: skip
 
     def validate(self) -> None:
         """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
@@ -208,6 +213,9 @@ class DQNConfig(RunConfig):
             raise ValueError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
         if self.mine_prior and not self.mine_coef > 0:
             raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
+        at_least(self, 0, "advantage_bound")
+        if self.advantage_bound and not self.mine_prior:
+            raise ValueError("--advantage-bound bounds the return if safe of --mine-prior: give --mine-prior too")
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
@@ -219,7 +227,8 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
         exploration_initial_eps=config.exploration_initial_eps, exploration_final_eps=config.exploration_final_eps,
         max_grad_norm=config.max_grad_norm, double_q=config.double_q, seed=config.seed, device=config.device,
         mine_coef=config.mine_coef, policy_kwargs={**policy_network_kwargs(config), "mine_head": config.mine_coef > 0,
-                                                   "mine_prior": config.mine_prior, "loss_reward": config.reward_loss},
+                                                   "mine_prior": config.mine_prior, "loss_reward": config.reward_loss,
+                                                   "advantage_bound": config.advantage_bound},
         **replay_buffer(config),
     ), config)  # fmt: skip
 

@@ -39,11 +39,12 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
     Raises:
         ValueError: a policy whose trunk and head are not those of :mod:`train.sb3.networks` (an MLP policy).
     """
-    preference, risk = None, None
+    preference, risk, advantage_bound = None, None, 0.0
     if isinstance(policy, DQNPolicy):
         trunk, head, kind = policy.q_net.features_extractor, policy.q_net.q_net, "q"
         if getattr(policy.q_net, "mine_prior", False):
             kind, risk = "q_risk", float(policy.q_net.loss_reward)
+            advantage_bound = float(getattr(policy.q_net, "advantage_bound", 0.0))
     elif isinstance(getattr(policy, "mlp_extractor", None), ConvHeads):
         trunk, head, kind = policy.pi_features_extractor, policy.mlp_extractor.policy_head, "policy"
         preference = policy.mlp_extractor.preference
@@ -55,7 +56,8 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
     if not isinstance(head, CellLogits):
         raise ValueError(f"the action head is a {type(head).__name__}, not the per-cell CellLogits")
     name, kwargs = trunk_kwargs(trunk)
-    network = CellScorer(TRUNK_CLASSES[name](**kwargs), 0.0 if preference is None else preference.bound, risk)
+    bound = 0.0 if preference is None else preference.bound
+    network = CellScorer(TRUNK_CLASSES[name](**kwargs), bound, risk, advantage_bound)
     network.trunk.load_state_dict(trunk.state_dict())
     network.head.load_state_dict(head.state_dict())
     if network.mine_head is not None:
@@ -88,6 +90,8 @@ def export_model(model: BaseAlgorithm, card_path: Path) -> dict[str, Any]:
                "trunk_kwargs": kwargs, "head": kind, "preference_bound": bound}  # fmt: skip
     if network.mine_head is not None:
         section["loss_reward"] = network.loss_reward
+    if network.advantage_bound:  # a card without it reads as unbounded, as every earlier card is
+        section["advantage_bound"] = network.advantage_bound
     return section
 
 

@@ -35,6 +35,7 @@ from agents.networks.layers import (
     GlobalBias,
     GuessPreference,
     PooledValue,
+    bounded_spread,
     hidden_cells,
     neighbour_sums,
     one_hot_grid,
@@ -205,17 +206,24 @@ class MaskedQNetwork(QNetwork):
     :mod:`train.sb3.mine_head`). Play reads it only with ``mine_prior``: each Q-value is then composed from the
     cell's chance of a mine ``p`` and the first head's return if the cell is safe ``U``, as
     ``p * loss_reward + (1 - p) * U`` (a step onto a mine ends the game with ``loss_reward``), so the first head
-    learns only what a safe step is worth (:meth:`train.sb3.dqn.MaskedDQN.train`)."""
+    learns only what a safe step is worth (:meth:`train.sb3.dqn.MaskedDQN.train`). With ``advantage_bound`` above 0,
+    ``U`` is a dueling split whose advantages are held small (:func:`~agents.networks.layers.bounded_spread`): the
+    board's level of ``U`` is free, a cell's ``U`` lies within the bound of it, so ``U``'s errors from cell to cell
+    cannot outweigh large differences of ``p``."""
 
     def __init__(self, *args: Any, mine_head: bool = False, mine_prior: bool = False, loss_reward: float = -1.0,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 advantage_bound: float = 0.0, **kwargs: Any) -> None:  # fmt: skip
         if mine_prior and not mine_head:
             raise ValueError("mine_prior needs the mine head (mine_head=True)")
+        if advantage_bound < 0 or (advantage_bound and not mine_prior):
+            raise ValueError(f"advantage_bound bounds the return if safe: 0, or above 0 with mine_prior "
+                             f"(got {advantage_bound})")  # fmt: skip
         super().__init__(*args, **kwargs)
         self.q_net = CellLogits(self.features_dim)
         self.mine_head = CellLogits(self.features_dim) if mine_head else None
         self.mine_prior = mine_prior
         self.loss_reward = loss_reward
+        self.advantage_bound = advantage_bound
 
     def forward(self, obs: th.Tensor) -> th.Tensor:
         if not self.mine_prior:
@@ -228,7 +236,10 @@ class MaskedQNetwork(QNetwork):
         """The first head's values (N, H * W: the Q-values, or with ``mine_prior`` the returns if safe) and, in the
         same pass, the mine head's logits (None without the head)."""
         features = self.extract_features(obs, self.features_extractor)
-        return self.q_net(features), None if self.mine_head is None else self.mine_head(features)
+        values = self.q_net(features)
+        if self.advantage_bound:
+            values = bounded_spread(values, hidden_cells(obs), self.advantage_bound)
+        return values, None if self.mine_head is None else self.mine_head(features)
 
     def _predict(self, observation: th.Tensor, deterministic: bool = True) -> th.Tensor:
         return masked_argmax(self(observation), hidden_cells(observation))
@@ -239,18 +250,20 @@ class MaskedDQNPolicy(DQNPolicy):
     ``mine_head``)."""
 
     def __init__(self, *args: Any, mine_head: bool = False, mine_prior: bool = False, loss_reward: float = -1.0,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 advantage_bound: float = 0.0, **kwargs: Any) -> None:  # fmt: skip
         self.mine_head = mine_head
         self.mine_prior = mine_prior
         self.loss_reward = loss_reward
+        self.advantage_bound = advantage_bound
         kwargs.setdefault("features_extractor_class", CellFeatures)
         kwargs.setdefault("net_arch", [])
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> MaskedQNetwork:
         net_args = self._update_features_extractor(self.net_args, features_extractor=None)
-        return MaskedQNetwork(**net_args, mine_head=self.mine_head, mine_prior=self.mine_prior,
-                              loss_reward=self.loss_reward).to(self.device)  # fmt: skip
+        network = MaskedQNetwork(**net_args, mine_head=self.mine_head, mine_prior=self.mine_prior,
+                                 loss_reward=self.loss_reward, advantage_bound=self.advantage_bound)  # fmt: skip
+        return network.to(self.device)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
@@ -258,6 +271,8 @@ class MaskedDQNPolicy(DQNPolicy):
             data["mine_head"] = True
         if self.mine_prior:
             data.update(mine_prior=True, loss_reward=self.loss_reward)
+        if self.advantage_bound:
+            data["advantage_bound"] = self.advantage_bound
         return data
 
 
