@@ -49,10 +49,11 @@ return of the shipped MaskablePPO (gamma 0.75, 0.01 a revealed cell)."""
 DQN = [
     "--seed", "1", "--channels", "32", "--num-envs", "16", "--batch-size", "64", "--gradient-steps", "1",
     "--learning-starts", "5000", "--buffer-size", "100000", "--learning-rate", "2.5e-4", "--exploration-fraction",
-    "0.01", "--mine-coef", "0.5", "--mine-prior",
+    "0.01", "--mine-coef", "0.5", "--mine-prior", "--advantage-bound", "0.05",
 ]  # fmt: skip
 """The shipped DQN's recipe (masked double DQN, one minibatch of 64 per step of 16 boards) with the true-mine head,
-as the PPO family has it, its Q-values composed from the head (``--mine-prior``)."""
+as the PPO family has it, its Q-values composed from the head (``--mine-prior``) and the return if safe held within
+0.05 of its board mean (``--advantage-bound``)."""
 
 
 CURRICULUM = {"dqn": ["--exploration-initial-eps", "0.1"], "maskable_ppo": []}
@@ -133,7 +134,7 @@ BOARDS: dict[str, Board] = {
                                       "maskable_ppo": [*PPO_FAMILY, "--layers", "5"]}, every=100_000,
                           below="beginner"),
     "expert": Board(1_000_000, {"dqn": [*DQN, "--layers", "6"], "ppo": [*PPO_FAMILY, "--layers", "6"],
-                                "maskable_ppo": [*PPO_FAMILY, "--layers", "6"]}, every=125_000,
+                                "maskable_ppo": [*PPO_FAMILY, "--layers", "6"]}, every=50_000,
                     below="intermediate"),
 }  # fmt: skip
 """The budget per board (as much as two shared cores give over a few days of sessions: millions of steps where
