@@ -18,6 +18,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "distill-intermediate": "distill_intermediate_opening",
     "distill-expert": "distill_expert_opening",
     "dqn-beginner": "dqn_beginner_opening",
+    "dqn-intermediate": "dqn_intermediate_opening",
     "ppo-beginner": "ppo_beginner_opening",
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
     "maskable-ppo-battle": "maskable_ppo_battle_16x16",
