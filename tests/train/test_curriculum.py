@@ -94,6 +94,7 @@ def dqn_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("maskable_ppo", {}, "is a dqn model: a maskable_ppo run starts from a distilled model or from a model of"),
         ("dqn", {"channels": 16}, "has another network: give --channels 8 as its run did"),
         ("dqn", {"mine_prior": False}, "has another network: give --mine-prior True as its run did"),
+        ("dqn", {"advantage_bound": 0.05}, "has another network: give --advantage-bound 0.0 as its run did"),
         ("dqn", {"mine_coef": 0.0, "mine_prior": False}, "give --mine-prior True --mine-coef 0.5"),
     ],
 )

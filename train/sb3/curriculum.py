@@ -22,7 +22,8 @@ from agents.model_card import ModelCard, model_paths
 DISTILLED = "distill"
 """The card ``algo`` of a distilled model, which :mod:`train.sb3.warm_start` starts runs from instead."""
 
-NETWORK_SETTINGS = ("channels", "layers", "dilations", "pooled", "value_hidden", "mine_prior", "detach_prior")
+NETWORK_SETTINGS = ("channels", "layers", "dilations", "pooled", "value_hidden", "mine_prior", "detach_prior",
+                    "advantage_bound")  # fmt: skip
 """Run settings that shape the network (those a config has); the mine head's presence (``mine_coef`` above 0) is
 compared too."""
 
