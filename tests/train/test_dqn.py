@@ -106,3 +106,23 @@ def test_a_residual_trunk_starts_damped_with_the_target_network_a_copy_of_it(tmp
         assert not block.bias.detach().any()
     target = model.q_net_target.state_dict()
     assert all(th.equal(weights, target[name]) for name, weights in model.q_net.state_dict().items())
+
+
+def test_a_frozen_trunk_stays_as_it_starts_while_the_heads_learn(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, mine_coef=0.5, mine_prior=True, frozen_trunk=True, init="distill-beginner",
+                         learning_starts=32)  # fmt: skip
+    config.validate()
+    model = dqn.build_model(config, BatchVecEnv(config.board_spec(), 4, keep_layouts=True))
+    before = {name: weights.clone() for name, weights in model.q_net.state_dict().items()}
+    model.learn(160)
+    after = model.q_net.state_dict()
+    trunk = [name for name in before if name.startswith("features_extractor.")]
+    heads = [name for name in before if name.startswith(("q_net.", "mine_head."))]
+    assert trunk and heads
+    assert all(th.equal(before[name], after[name]) for name in trunk)
+    assert all(not th.equal(before[name], after[name]) for name in heads)
+    model.q_net.features_extractor.requires_grad_(True)  # a resumed model is built unfrozen by SB3's load
+    dqn.resumed(model, config)
+    assert not any(weights.requires_grad for weights in model.q_net.features_extractor.parameters())
+    with pytest.raises(ValueError, match="--frozen-trunk keeps a trained trunk: give --init"):
+        tiny_config(tmp_path, frozen_trunk=True).validate()

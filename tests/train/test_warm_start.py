@@ -18,6 +18,7 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from eval.models import load_model_agent, tell_mine_count
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from support import random_play_grids
 from train.distill.config import DistillConfig
@@ -69,6 +70,24 @@ def test_an_rl_model_starts_as_the_card_plays(
         th.testing.assert_close(scores, DQN_Q_SCALE * expected)
     else:
         th.testing.assert_close(centred(scores), centred(expected))
+
+
+def test_a_dqn_with_the_mine_prior_starts_from_the_distilled_chances_of_a_mine(
+    grids: np.ndarray, expected: th.Tensor, tmp_path: Path
+) -> None:
+    """The distilled head becomes the mine head; the return if safe starts level, so the Q-values of the hidden cells
+    are minus their distilled chance of a mine, in the target network too."""
+    config = dqn.DQNConfig(rows=9, cols=9, mines=MINES, num_envs=2, init="distill-beginner", mine_coef=0.5,
+                           mine_prior=True, advantage_bound=0.05, runs_dir=str(tmp_path),
+                           progress_bar=False)  # fmt: skip
+    config.validate()
+    model = dqn.ALGORITHM.build(config, BatchVecEnv(SPEC, 2))
+    load_distilled(model, config.init, MINES)
+    hidden = th.as_tensor(grids.reshape(len(grids), -1) == HIDDEN)
+    for network in (model.q_net, model.q_net_target):
+        with th.no_grad():
+            scores = network(th.as_tensor(grids))
+        th.testing.assert_close(scores[hidden], th.sigmoid(expected)[hidden] - 1)
 
 
 @pytest.mark.parametrize("channels", [48, 64])

@@ -201,6 +201,10 @@ class DQNConfig(RunConfig):
         "U = m + B tanh(u - m)), so U's errors from cell to cell cannot outweigh large differences of the mine "
         "chance; 0 = U unbounded.",
     )  # fmt: skip
+    frozen_trunk: bool = option(
+        False, "With --init: the trunk's weights stay as they start, only the 1x1 heads learn (a start from a "
+        "distilled network keeps the features it learnt from the oracle, and each step is cheaper).",
+    )  # fmt: skip
 
     def validate(self) -> None:
         """The shared checks, then DQN's own (SB3 would fail on them later, or train nonsense)."""
@@ -216,6 +220,8 @@ class DQNConfig(RunConfig):
         at_least(self, 0, "advantage_bound")
         if self.advantage_bound and not self.mine_prior:
             raise ValueError("--advantage-bound bounds the return if safe of --mine-prior: give --mine-prior too")
+        if self.frozen_trunk and not self.init:
+            raise ValueError("--frozen-trunk keeps a trained trunk: give --init the model to start from")
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
@@ -235,11 +241,20 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
 
 def damped(model: MaskedDQN, config: DQNConfig) -> MaskedDQN:
     """The model, with a residual trunk (``--dilations``) damped at the start as PPO's is
-    (:func:`train.sb3.networks.damp_residual_trunks`), and the target network a copy of the damped one."""
+    (:func:`train.sb3.networks.damp_residual_trunks`), the target network a copy of the damped one, and the trunk
+    frozen with ``--frozen-trunk``."""
     if config.dilations:
         damp_residual_trunks(model.q_net)
         model.q_net_target.load_state_dict(model.q_net.state_dict())
+    freeze_trunk(model, config)
     return model
+
+
+def freeze_trunk(model: MaskedDQN, config: DQNConfig) -> None:
+    """With ``--frozen-trunk``, take the Q-network's trunk out of training: no gradient reaches it, so the optimizer
+    leaves it as loaded (a flag of the module, not of the saved weights: set again on every build and resume)."""
+    if config.frozen_trunk:
+        model.q_net.features_extractor.requires_grad_(False)
 
 
 def replay_buffer(config: DQNConfig) -> dict[str, Any]:
@@ -254,10 +269,12 @@ def replay_buffer(config: DQNConfig) -> dict[str, Any]:
 
 def resumed(model: MaskedDQN, config: DQNConfig) -> None:
     """Rebuild the epsilon schedule from the config: SB3 measures it as a fraction of the total steps, so a
-    resume with more ``--steps`` would otherwise move epsilon back up the old decay."""
+    resume with more ``--steps`` would otherwise move epsilon back up the old decay; freeze the trunk again
+    (``--frozen-trunk``)."""
     model.exploration_schedule = LinearSchedule(
         config.exploration_initial_eps, config.exploration_final_eps, config.exploration_fraction
     )
+    freeze_trunk(model, config)
 
 
 EXPLORATION = frozenset({"exploration_fraction", "exploration_initial_eps", "exploration_final_eps"})

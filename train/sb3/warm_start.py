@@ -13,7 +13,12 @@ pooled blocks read from the card, its mine count from the run's board) and recei
   off), so the fresh value head's first, large errors do not rewrite the actor's trunk;
 - DQN: the trunk and the head as the Q-network (and its target), the head scaled by :data:`DQN_Q_SCALE` so
   the Q-values start in the range of the rewards; the order of the cells, hence the greedy move, is the
-  distilled one.
+  distilled one;
+- DQN with ``--mine-prior``: the trunk, and the head negated as the mine head (a safety logit is minus a mine
+  logit), while the return-if-safe head starts at zero, the same for every cell. Its Q-values, ``-p + (1 - p) U``,
+  then order the cells by the distilled chance of a mine, and stay so while ``U`` learns its level; what RL adds
+  is the part of ``U`` that differs from cell to cell (held small by ``--advantage-bound``): which of two nearly
+  as safe cells is worth more, the value of information that the safest cell alone misses.
 """
 
 from __future__ import annotations
@@ -25,11 +30,12 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.dqn import DQN
+from stable_baselines3.dqn.policies import QNetwork
 
 from agents.model_card import ModelCard, model_paths
 from agents.networks.saved import CellScorer, load_network
 from mine_env.env import grid_space
-from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set_mine_count
+from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, MaskedQNetwork, set_mine_count
 
 DQN_Q_SCALE = 0.1
 """Factor on the distilled head as a Q-head: safety logits of about -10..10 become Q-values of about -1..1."""
@@ -114,10 +120,22 @@ def load_distilled(model: BaseAlgorithm, init: str, mines: int) -> None:
     """Copy the distilled network of ``init`` into a new model built with :func:`network_kwargs`."""
     source = distilled_network(init, mines)
     if isinstance(model, DQN):
-        trunk = source.trunk.state_dict()
-        q_head = {name: value * DQN_Q_SCALE for name, value in source.head.state_dict().items()}
         for network in (model.q_net, model.q_net_target):
-            network.features_extractor.load_state_dict(trunk)
-            network.q_net.load_state_dict(q_head)
+            load_q_network(network, source)
         return
     load_playing(model.policy, source, preference=False)
+
+
+def load_q_network(network: QNetwork, source: CellScorer) -> None:
+    """Copy the distilled ``source`` into a DQN's Q-network: its trunk, and its head as the Q-head (scaled) or, with
+    the mine prior, as the mine head (negated) beside a return-if-safe head of zeros."""
+    with th.no_grad():
+        network.features_extractor.load_state_dict(source.trunk.state_dict())
+        head = source.head.state_dict()
+        if not isinstance(network, MaskedQNetwork) or not network.mine_prior:
+            network.q_net.load_state_dict({name: value * DQN_Q_SCALE for name, value in head.items()})
+            return
+        assert network.mine_head is not None
+        network.mine_head.load_state_dict({name: -value for name, value in head.items()})
+        for parameter in network.q_net.parameters():
+            parameter.zero_()
