@@ -130,7 +130,7 @@ class Board:
 BOARDS: dict[str, Board] = {
     "beginner": Board(3_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "4"],
                                   "maskable_ppo": [*PPO_FAMILY, "--layers", "4"]}, every=250_000),
-    "intermediate": Board(2_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "5"],
+    "intermediate": Board(3_000_000, {"dqn": [*DQN, "--layers", "5"], "ppo": [*PPO_FAMILY, "--layers", "5"],
                                       "maskable_ppo": [*PPO_FAMILY, "--layers", "5"]}, every=100_000,
                           below="beginner"),
     "expert": Board(1_000_000, {"dqn": [*DQN, "--layers", "6"], "ppo": [*PPO_FAMILY, "--layers", "6"],
