@@ -225,7 +225,7 @@ class DQNConfig(RunConfig):
 
 
 def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
-    return damped(MaskedDQN(
+    model = damped(MaskedDQN(
         MaskedDQNPolicy, env, learning_rate=config.learning_rate, buffer_size=config.buffer_size,
         learning_starts=config.learning_starts, batch_size=config.batch_size, train_freq=config.train_freq,
         gradient_steps=config.gradient_steps, target_update_interval=config.target_update_interval,
@@ -237,16 +237,16 @@ def build_model(config: DQNConfig, env: VecEnv) -> MaskedDQN:
                                                    "advantage_bound": config.advantage_bound},
         **replay_buffer(config),
     ), config)  # fmt: skip
+    freeze_trunk(model, config)
+    return model
 
 
 def damped(model: MaskedDQN, config: DQNConfig) -> MaskedDQN:
     """The model, with a residual trunk (``--dilations``) damped at the start as PPO's is
-    (:func:`train.sb3.networks.damp_residual_trunks`), the target network a copy of the damped one, and the trunk
-    frozen with ``--frozen-trunk``."""
+    (:func:`train.sb3.networks.damp_residual_trunks`), and the target network a copy of the damped one."""
     if config.dilations:
         damp_residual_trunks(model.q_net)
         model.q_net_target.load_state_dict(model.q_net.state_dict())
-    freeze_trunk(model, config)
     return model
 
 
