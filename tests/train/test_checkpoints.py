@@ -223,6 +223,32 @@ def test_a_resume_trains_on_at_a_new_learning_rate(algo: str, tmp_path: Path) ->
     assert rates[0] == ALGORITHMS[algo].config_class().learning_rate and rates[-1] == 1e-5
 
 
+@pytest.mark.parametrize("algo", ["dqn", "maskable_ppo"])
+def test_learning_rate_drops_land_at_their_steps_across_a_resume(algo: str, tmp_path: Path) -> None:
+    drops = {"lr_drops": "96:1e-4,160:1e-5"}
+    whole = run(algo, tmp_path, "whole", **drops)
+    halves = run(algo, tmp_path, "halves", pause_at=128, **drops)
+    resume(algo, halves)
+    models = [ALGORITHMS[algo].model_class.load(folder / "final_model.zip", device="cpu") for folder in (whole, halves)]
+    first, second = (model.policy.state_dict() for model in models)
+    for key in first:
+        th.testing.assert_close(first[key], second[key], rtol=0, atol=0, msg=key)
+    for model in models:
+        assert [group["lr"] for group in model.policy.optimizer.param_groups] == [1e-5]
+    rates = {int(row["time/total_timesteps"]): float(row["train/learning_rate"]) for row in curve(halves)
+             if row.get("train/learning_rate")}  # fmt: skip
+    initial = ALGORITHMS[algo].config_class().learning_rate
+    assert {rate for step, rate in rates.items() if step < 96} <= {initial}
+    assert rates[max(rates)] == 1e-5 and 1e-4 in rates.values()
+
+
+def test_lr_drops_that_cannot_be_read_are_refused_in_one_line(tmp_path: Path) -> None:
+    for text, message in [("100:abc", "comma list of STEP:RATE"), ("200:1e-4,100:1e-5", "must increase"),
+                          ("0:1e-4", "at least 1")]:  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            run("ppo", tmp_path, "bad", lr_drops=text)
+
+
 @pytest.mark.parametrize(
     ("algo", "options", "refused"),
     [("ppo", ["--channels", "16", "--seed", "5"], "--seed, --channels cannot change"),

@@ -3,6 +3,7 @@ later one that resumes it to a larger budget."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -11,13 +12,16 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("stable_baselines3")
 
+from stable_baselines3 import PPO
+
 from train.sb3 import comparison
 from train.sb3.comparison import Board, RunState, command, read_state, to_train, try_lock
 
 pytestmark = pytest.mark.train
 
 TINY = ["--rows", "4", "--cols", "5", "--mines", "3", "--num-envs", "4", "--channels", "8", "--layers", "2",
-        "--value-hidden", "8", "--n-steps", "16", "--batch-size", "32", "--eval-games", "10"]  # fmt: skip
+        "--value-hidden", "8", "--n-steps", "16", "--batch-size", "32", "--eval-games", "10", "--learning-rate",
+        "1e-3"]  # fmt: skip
 
 
 def state(algo: str, steps: int, folder: Path = Path("nowhere")) -> RunState:
@@ -48,11 +52,12 @@ def test_a_new_run_gets_the_boards_options_and_a_started_one_resumes(tmp_path: P
     assert new[:3] == [sys.executable, "-m", "train.sb3.dqn"]
     assert ["--preset", "intermediate", "--steps", str(board.budget)] == new[3:7]
     assert new[new.index("--run-name") + 1] == "intermediate-dqn" and new[-2:] == ["--minutes", "30"]
+    assert new[new.index("--lr-drops") + 1] == "1000000:5e-05,2000000:2.5e-05"  # 2.5e-4 / 5, / 10
     (tmp_path / "intermediate-dqn" / "checkpoints").mkdir(parents=True)
     (tmp_path / "intermediate-dqn" / "checkpoints" / "latest.zip").write_bytes(b"")
     resumed = command(state("dqn", 10, tmp_path / "intermediate-dqn"), board, "intermediate", 30)
     assert resumed[3:] == ["--resume", str(tmp_path / "intermediate-dqn"), "--steps", str(board.budget),
-                           "--minutes", "30"]  # fmt: skip
+                           "--lr-drops", "1000000:5e-05,2000000:2.5e-05", "--minutes", "30"]  # fmt: skip
     (tmp_path / "intermediate-ppo").mkdir()
     (tmp_path / "intermediate-ppo" / "config.json").write_text("{}")
     with pytest.raises(ValueError, match="holds a run without a checkpoint: move it aside"):
@@ -73,6 +78,9 @@ def test_a_stretch_starts_the_run_and_the_next_resumes_it_to_a_larger_budget(
     assert comparison.main(arguments) == 0
     assert read_state(tmp_path, "beginner", "ppo").steps == 256
     assert (tmp_path / "beginner-ppo" / "config-until-128.json").is_file()  # resumed, not started anew
+    assert json.loads((tmp_path / "beginner-ppo" / "config.json").read_text())["lr_drops"] == "85:0.0002,171:0.0001"
+    model = PPO.load(tmp_path / "beginner-ppo" / "final_model.zip", device="cpu")
+    assert [group["lr"] for group in model.policy.optimizer.param_groups] == [1e-4]  # the budget's last drop
     curves = tmp_path / "curves.png"
     assert comparison.main([*arguments, "--status", "--curves", str(curves)]) == 0
     assert curves.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "wrote" in capsys.readouterr().out

@@ -56,6 +56,12 @@ as the PPO family has it, its Q-values composed from the head (``--mine-prior``)
 0.05 of its board mean (``--advantage-bound``)."""
 
 
+RATE_DROPS = ((1 / 3, 5.0), (2 / 3, 10.0))
+"""Every run's learning rate steps down late (``--lr-drops``): at each share of the board's budget, to its first rate
+divided by the figure (DQN 2.5e-4, 5e-5, 2.5e-5; PPO 5e-4, 1e-4, 5e-5). The DQN runs rose each time their rate was
+lowered by hand like this; the rate is a function of the step, so a run resumed before a drop takes it as if it had
+been set from the start."""
+
 CURRICULUM = {"dqn": ["--exploration-initial-eps", "0.1"], "maskable_ppo": []}
 """The algorithms of the curriculum runs, and what their options add to those of the run they start from: DQN's
 exploration starts at 0.1 (a trained policy, not a random one, fills the first replay buffer)."""
@@ -93,7 +99,13 @@ class Board:
         place = ["--runs-dir", str(run_dir.parent), "--run-name", run_dir.name]
         start = [] if trainer == algo_of(trainer) else self.curriculum_options(trainer, run_dir.parent)
         return ["--preset", preset, "--steps", str(self.budget), *self.network_options(trainer), *start,
-                *EVALUATION, *cadence, *place]  # fmt: skip
+                "--lr-drops", self.lr_drops(trainer), *EVALUATION, *cadence, *place]  # fmt: skip
+
+    def lr_drops(self, trainer: str) -> str:
+        """``trainer``'s ``--lr-drops`` on this board: :data:`RATE_DROPS` of its first rate and this budget."""
+        options = self.network_options(trainer)
+        rate = float(options[options.index("--learning-rate") + 1])
+        return ",".join(f"{round(self.budget * share)}:{rate / divisor:g}" for share, divisor in RATE_DROPS)
 
     def network_options(self, trainer: str) -> list[str]:
         """The options of ``trainer``'s network (and recipe): its own from scratch, its source's in a curriculum."""
@@ -226,7 +238,8 @@ def command(state: RunState, board: Board, preset: str, minutes: float) -> list[
     """The trainer's command line: a new run, or the run's resume toward the budget."""
     trainer = [sys.executable, "-m", f"train.sb3.{state.algo}"]
     if state.started:
-        return [*trainer, "--resume", str(state.folder), "--steps", str(board.budget), "--minutes", str(minutes)]
+        return [*trainer, "--resume", str(state.folder), "--steps", str(board.budget),
+                "--lr-drops", board.lr_drops(state.trainer), "--minutes", str(minutes)]  # fmt: skip
     if state.folder.exists() and any(state.folder.iterdir()):
         raise ValueError(f"{state.folder} holds a run without a checkpoint: move it aside, then call again")
     return [*trainer, *board.options(state.trainer, preset, state.folder), "--minutes", str(minutes)]

@@ -171,7 +171,7 @@ class DQNConfig(RunConfig):
     algo: ClassVar[str] = "dqn"
 
     num_envs: int = option(16, "Boards stepped together (each env step adds num_envs transitions).")
-    learning_rate: float = option(1e-4, "Adam learning rate (constant).")
+    learning_rate: float = option(1e-4, "Adam learning rate (the whole run's, or until the first of --lr-drops).")
     buffer_size: int = option(200_000, "Replay buffer capacity in transitions.")
     learning_starts: int = option(10_000, "Transitions of uniform valid actions before learning starts.")
     batch_size: int = option(128, "Minibatch size of each gradient step.")

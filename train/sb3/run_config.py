@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from mine_env.engine.rewards import RewardConfig
 from train.options import BoardOptions, at_least, check_device, option
 from train.sb3.curriculum import check_transfer, is_distilled
+from train.sb3.learning_rate import parse_drops
 from train.sb3.networks import BoardFeatures
 from train.sb3.warm_start import distilled_network, network_kwargs
 
@@ -33,7 +34,11 @@ class RunConfig(BoardOptions):
     reward_loss: float = option(-1.0, "Reward on the losing step.")
     reward_progress: float = option(0.01, "Shaping reward per newly revealed safe cell (0 = plain win/loss).")
     reward_invalid: float = option(0.0, "Reward for an invalid action (revealing a revealed cell).")
-    learning_rate: float = option(3e-4, "Adam learning rate (constant).")
+    learning_rate: float = option(3e-4, "Adam learning rate (the whole run's, or until the first of --lr-drops).")
+    lr_drops: str = option(
+        "", "Lower learning rates from stated environment steps on, STEP:RATE pairs: 1000000:5e-5,2000000:2.5e-5 "
+        "(train.sb3.learning_rate; empty = --learning-rate throughout).",
+    )  # fmt: skip
     channels: int = option(64, "Channels of every convolution of the trunk (the features per cell).")
     layers: int = option(4, "3x3 convolutions in the trunk; the receptive field is 2 * layers + 1 cells wide.")
     dilations: str = option(
@@ -83,6 +88,7 @@ class RunConfig(BoardOptions):
             at_least(self, 1, "max_steps")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
+        parse_drops(self.lr_drops)
         check_device(self.device)
         trunk_shape(self)
         if self.init and is_distilled(self.init):

@@ -38,6 +38,7 @@ from train.sb3.checkpoints import (
 )
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
+from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
@@ -65,10 +66,10 @@ class Algorithm:
 CHANGEABLE_ON_RESUME = frozenset({
     "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
     "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid", "runs_dir", "run_name",
-    "learning_rate",
+    "learning_rate", "lr_drops",
 })  # fmt: skip
 """Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), the
-learning rate (a lower one late in a run, set by :func:`set_learning_rate`), and where a new run would go (a resumed
+learning rate and its drops (a lower one late in a run: :mod:`train.sb3.learning_rate`), and where a new run would go (a resumed
 one stays in its checkpoint's folder)."""
 
 
@@ -160,13 +161,6 @@ def keep_earlier_config(run_dir: Path, steps: int) -> None:
         path.rename(path.with_name(f"config-until-{steps}.json"))
 
 
-def set_learning_rate(model: BaseAlgorithm, learning_rate: float) -> None:
-    """Train a loaded model at ``learning_rate`` from its next update on (SB3 keeps the saved schedule, and sets
-    the optimizer's rate from it before every update)."""
-    model.learning_rate = learning_rate
-    model._setup_lr_schedule()
-
-
 def start_or_resume(
     algorithm: Algorithm, config: RunConfig, env: VecEnv, resume: Path | None
 ) -> tuple[BaseAlgorithm, Path]:
@@ -213,7 +207,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
         saved = restore_state(model, model.__dict__.pop("resume_state", None))
         clock.before = logged_wall_seconds(run_dir / "logs" / "progress.csv") if saved is None else saved
     keeper = RunKeeper(run_dir, config.checkpoint_every, clock, config.minutes, config.pause_at)
-    callbacks: list[BaseCallback] = [keeper, WinRateCallback(algo, config, run_dir, clock)]
+    drops = LearningRateDrops(config.learning_rate, parse_drops(config.lr_drops))
+    callbacks: list[BaseCallback] = [drops, keeper, WinRateCallback(algo, config, run_dir, clock)]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
     steps = planned_steps(model, config.steps)
