@@ -69,8 +69,8 @@ CHANGEABLE_ON_RESUME = frozenset({
     "learning_rate", "lr_drops",
 })  # fmt: skip
 """Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), the
-learning rate and its drops (a lower one late in a run: :mod:`train.sb3.learning_rate`), and where a new run would go (a resumed
-one stays in its checkpoint's folder)."""
+learning rate and its drops (a lower one late in a run: :mod:`train.sb3.learning_rate`), and where a new run would
+go (a resumed one stays in its checkpoint's folder)."""
 
 
 def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: str | None = None) -> int:
