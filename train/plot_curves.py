@@ -1,5 +1,6 @@
 """Learning curves of training runs: the fixed-set win rate against environment steps and against the wall time the
-run trained (summed over its resumed stretches), and the training success rate against steps.
+run trained (summed over its resumed stretches), the share of safe cells the fixed-set games revealed (what moves
+while no game is won yet) and the training success rate against steps.
 
 Reads each run's ``logs/progress.csv`` (written by SB3's CSV logger during training) and draws one PNG.
 
@@ -17,6 +18,7 @@ STEPS = ("time/total_timesteps", "environment steps", 1.0)
 HOURS = ("time/wall_seconds", "wall-clock hours of training", 3600.0)
 CURVES = (("eval/win_rate", STEPS, "win rate, fixed evaluation set (masked greedy)"),
           ("eval/win_rate", HOURS, "the same against wall-clock time"),
+          ("eval/safe_fraction", STEPS, "safe cells revealed, fixed evaluation set (mean share)"),
           ("rollout/success_rate", STEPS, "win rate while training (sampling, last 100 games)"))  # fmt: skip
 """Each panel: the logged key, its x axis (the logged key, its label, the unit it is divided by) and its title."""
 
@@ -47,7 +49,8 @@ def plot_runs(run_dirs: list[Path], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(CURVES), figsize=(6 * len(CURVES), 4), sharey=True)
+    figure, grid = plt.subplots(2, 2, figsize=(12, 8), sharey=True)
+    axes = grid.ravel()
     for axis, (key, (x_key, x_label, unit), title) in zip(axes, CURVES, strict=True):
         for run_dir in run_dirs:
             xs, values = read_curve(run_dir / "logs", key, x_key)
@@ -55,7 +58,8 @@ def plot_runs(run_dirs: list[Path], out: Path) -> None:
         axis.set_title(title)
         axis.set_xlabel(x_label)
         axis.grid(alpha=0.3)
-    axes[0].set_ylabel("win rate")
+    for axis in grid[:, 0]:
+        axis.set_ylabel("share")
     axes[0].legend(fontsize=8)
     figure.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)

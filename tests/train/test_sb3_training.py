@@ -22,7 +22,8 @@ from eval.models import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.evaluation import evaluate_win_rate, save_model
+from train.progress_log import logged, read_log
+from train.sb3.evaluation import evaluate_policy, evaluate_win_rate, save_model
 from train.sb3.export import export_model
 from train.sb3.networks import action_scores
 from train.sb3.training import make_vec_env, planned_steps, train
@@ -89,7 +90,10 @@ def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) ->
     assert (run_dir / "best_model.pt").is_file() and (run_dir / "final_model.pt").is_file()
     assert (run_dir / "checkpoints" / "latest.zip").is_file()
     assert list((run_dir / "logs").glob("events.out.tfevents.*"))
-    assert "eval/win_rate" in (run_dir / "logs" / "progress.csv").read_text().splitlines()[0]
+    rows = read_log(run_dir / "logs" / "progress.csv")
+    evaluations = list(zip(logged(rows, "eval/win_rate"), logged(rows, "eval/safe_fraction"), strict=True))
+    # the best model is the highest win rate of the evaluations, ties broken by the safe cells revealed
+    assert len(evaluations) >= 2 and (best["win_rate"], best["safe_fraction"]) == max(evaluations)
 
 
 def test_cli_trains_and_resumes_from_a_checkpoint(tmp_path: Path) -> None:
@@ -190,6 +194,8 @@ def test_evaluation_plays_a_fixed_set_of_games(tmp_path: Path) -> None:
     config = tiny_config("maskable_ppo", tmp_path)
     policy = maskable_ppo.build_model(config, make_vec_env(config)).policy
     spec = config.board_spec()
-    first = evaluate_win_rate(policy, spec, games=30, seed=4)
-    assert first == evaluate_win_rate(policy, spec, games=30, seed=4)
-    assert 0.0 <= first <= 1.0
+    first = evaluate_policy(policy, spec, games=30, seed=4)
+    assert first == evaluate_policy(policy, spec, games=30, seed=4)
+    assert first.win_rate == evaluate_win_rate(policy, spec, games=30, seed=4)
+    # the opening rule reveals a zero and its neighbours before the policy moves; a win reveals every safe cell
+    assert first.win_rate <= first.safe_fraction <= 1.0 and first.safe_fraction > 0.0

@@ -1,5 +1,7 @@
 """The model files of a run and its periodic evaluation: the model card written beside each model, and the
-win rate on a fixed set of games that decides the run's best model (used by :func:`train.sb3.training.train`)."""
+win rate on a fixed set of games that decides the run's best model (used by :func:`train.sb3.training.train`),
+ties broken by the share of safe cells revealed (where no game is won yet, as on expert early, that share is what
+moves)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -15,6 +17,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.sb3.export import export_model
 from train.sb3.networks import action_scores
@@ -62,10 +65,18 @@ def save_model(
 
 
 # ---------------------------------------------------------------------- evaluation
-def evaluate_win_rate(
+class PolicyEvaluation(NamedTuple):
+    """How a policy played a fixed set of games: the share won, and the mean share of each board's safe cells it had
+    revealed when its game ended (1.0 for a win)."""
+
+    win_rate: float
+    safe_fraction: float
+
+
+def evaluate_policy(
     policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
-) -> float:
-    """Win rate of the masked greedy policy on a fixed set of games (board i plays game seed + i).
+) -> PolicyEvaluation:
+    """Play the masked greedy policy on a fixed set of games (board i plays game seed + i).
 
     Every board plays one game; the best valid action is taken by Q-value or logit, so even an
     unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models. ``scores`` maps the
@@ -76,6 +87,7 @@ def evaluate_win_rate(
     engine.reset(seed)
     finished = np.zeros(games, dtype=bool)
     won = np.zeros(games, dtype=bool)
+    safe_revealed = np.zeros(games, dtype=np.int64)
     was_training = policy.training
     policy.set_training_mode(False)
     while not finished.all():
@@ -84,14 +96,24 @@ def evaluate_win_rate(
         out = engine.step(actions)
         ended = (out.terminated | out.truncated) & ~finished
         won[ended] = out.success[ended]
+        safe_revealed[ended] = (out.final_obs[ended] > HIDDEN).sum(axis=1)
         finished |= ended
     policy.set_training_mode(was_training)
-    return float(won.mean())
+    n_safe = spec.rows * spec.cols - spec.mines
+    return PolicyEvaluation(float(won.mean()), float(safe_revealed.mean() / n_safe))
+
+
+def evaluate_win_rate(
+    policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
+) -> float:
+    """The win rate of :func:`evaluate_policy`."""
+    return evaluate_policy(policy, spec, games, seed, scores).win_rate
 
 
 class WinRateCallback(BaseCallback):
-    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate`` with the run's wall time so far
-    (``time/wall_seconds``, from ``clock``: the curve against wall-clock time), keep the best model."""
+    """Every ``every`` steps: evaluate on the fixed set, log ``eval/win_rate`` and ``eval/safe_fraction`` with the
+    run's wall time so far (``time/wall_seconds``, from ``clock``: the curve against wall-clock time), keep the best
+    model: the highest win rate, then the most safe cells revealed."""
 
     def __init__(self, algo: str, config: RunConfig, run_dir: Path, clock: RunClock) -> None:
         super().__init__()
@@ -105,14 +127,15 @@ class WinRateCallback(BaseCallback):
         self.last_eval = -1
 
     @staticmethod
-    def _best_so_far(card_path: Path) -> float:
-        """The win rate of a resumed run's best model (-1.0 before any)."""
+    def _best_so_far(card_path: Path) -> PolicyEvaluation:
+        """The evaluation of a resumed run's best model (below any before the first). A card written before the safe
+        share was recorded keeps its model against later ones of the same win rate, as the rule then was."""
         if not card_path.is_file():
-            return -1.0
+            return PolicyEvaluation(-1.0, -1.0)
         evaluation = ModelCard.read(card_path).eval
         if evaluation is None or "win_rate" not in evaluation:
             raise ValueError(f"model card {card_path} records no evaluation win rate")
-        return float(evaluation["win_rate"])
+        return PolicyEvaluation(float(evaluation["win_rate"]), float(evaluation.get("safe_fraction", np.inf)))
 
     def _on_training_start(self) -> None:
         every = self.config.eval_every  # at whole multiples, so that a resumed run keeps the schedule
@@ -132,13 +155,15 @@ class WinRateCallback(BaseCallback):
             return
         self.last_eval = self.num_timesteps
         wall_seconds = self.clock.seconds()  # the evaluation's own time is not training
-        win_rate = evaluate_win_rate(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
-        self.logger.record("eval/win_rate", win_rate)
+        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
+        self.logger.record("eval/win_rate", result.win_rate)
+        self.logger.record("eval/safe_fraction", result.safe_fraction)
         self.logger.record("time/wall_seconds", round(wall_seconds, 3))
         self.logger.record("time/total_timesteps", self.num_timesteps)
         self.logger.dump(self.num_timesteps)
-        print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {win_rate:.3f}", flush=True)
-        if win_rate > self.best:
-            self.best = win_rate
-            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, "win_rate": win_rate}
+        print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {result.win_rate:.3f}, "
+              f"safe cells revealed {result.safe_fraction:.3f}", flush=True)  # fmt: skip
+        if result > self.best:
+            self.best = result
+            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
             save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)
