@@ -21,8 +21,8 @@ from agents.model_card import ModelCard
 from eval.models import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
-from train.sb3 import dqn, maskable_ppo, ppo
 from train.progress_log import logged, read_log
+from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.evaluation import evaluate_policy, evaluate_win_rate, save_model
 from train.sb3.export import export_model
 from train.sb3.networks import action_scores
