@@ -19,8 +19,10 @@ SHIPPED_MODELS: dict[str, str] = {
     "distill-expert": "distill_expert_opening",
     "dqn-beginner": "dqn_beginner_opening",
     "dqn-intermediate": "dqn_intermediate_opening",
+    "dqn-expert": "dqn_expert_opening",
     "ppo-beginner": "ppo_beginner_opening",
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
+    "maskable-ppo-intermediate": "maskable_ppo_intermediate_opening",
     "maskable-ppo-battle": "maskable_ppo_battle_16x16",
 }
 """Short name -> the model's stem in the shipped folder (its files are ``STEM.json`` and ``STEM.pt``)."""
