@@ -15,7 +15,7 @@ pytest.importorskip("stable_baselines3")
 from stable_baselines3 import PPO
 
 from train.sb3 import comparison
-from train.sb3.comparison import Board, RunState, command, read_state, to_train, try_lock
+from train.sb3.comparison import Board, RunState, command, read_state, status_table, to_train, try_lock
 
 pytestmark = pytest.mark.train
 
@@ -72,6 +72,7 @@ def test_a_stretch_starts_the_run_and_the_next_resumes_it_to_a_larger_budget(
     assert comparison.main(arguments) == 0
     first = read_state(tmp_path, "beginner", "ppo")
     assert first.steps == 128 and first.win_rate is not None and first.started
+    assert first.safe_fraction is not None and "of the safe cells" in status_table([first], 128)
     assert comparison.main(arguments) == 0  # at the budget: nothing to train
     assert "training" not in capsys.readouterr().out.splitlines()[-1]
     monkeypatch.setattr(comparison, "BOARDS", {"beginner": Board(256, {"ppo": TINY}, every=64)})

@@ -164,6 +164,8 @@ class RunState:
     steps: int
     win_rate: float | None
     """The last ``eval/win_rate`` logged (None before the first evaluation)."""
+    safe_fraction: float | None = None
+    """The last ``eval/safe_fraction`` logged (None before the first, or in a log from before it was logged)."""
     busy: bool = False
     """Another call is training it now."""
 
@@ -186,7 +188,8 @@ def read_state(runs_dir: Path, preset: str, trainer: str) -> RunState:
     rows = read_log(folder / "logs" / "progress.csv")
     steps = int(max(logged(rows, "time/total_timesteps"), default=0))
     win_rate = (logged(rows, "eval/win_rate") or [None])[-1]
-    return RunState(trainer, folder, steps, win_rate, busy=is_locked(folder))
+    safe_fraction = (logged(rows, "eval/safe_fraction") or [None])[-1]
+    return RunState(trainer, folder, steps, win_rate, safe_fraction, busy=is_locked(folder))
 
 
 def lock_file(folder: Path) -> Path:
@@ -271,6 +274,7 @@ def status_table(states: list[RunState], budget: int) -> str:
     lines = [f"| trainer | steps of {budget:,} | last evaluation | folder |", "| --- | ---: | ---: | --- |"]
     for state in states:
         rate = "-" if state.win_rate is None else f"{state.win_rate:.1%}"
+        rate += "" if state.safe_fraction is None else f" ({state.safe_fraction:.1%} of the safe cells)"
         folder = f"{state.folder} (in training)" if state.busy else str(state.folder)
         lines.append(f"| {state.trainer} | {state.steps:,} | {rate} | {folder} |")
     return "\n".join(lines)
