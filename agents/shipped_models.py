@@ -21,6 +21,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "dqn-intermediate": "dqn_intermediate_opening",
     "dqn-expert": "dqn_expert_opening",
     "ppo-beginner": "ppo_beginner_opening",
+    "ppo-intermediate": "ppo_intermediate_opening",
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
     "maskable-ppo-intermediate": "maskable_ppo_intermediate_opening",
     "maskable-ppo-battle": "maskable_ppo_battle_16x16",
