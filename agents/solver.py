@@ -102,6 +102,24 @@ def _cell_pair(cell: tuple[int, int]) -> tuple[int, int]:
     return r, c
 
 
+def certain_cells(flat: np.ndarray, rows: int, cols: int, mines: int) -> tuple[np.ndarray, bool, np.ndarray, float]:
+    """:func:`mine_env.analysis.guess.certain_moves`' steps from Python: (the certainly safe hidden cells in
+    increasing order, whether the position fits, the mine chances and log layout count a guess needs).
+
+    Made of kernels the solver compiles anyway: ``certain_moves`` called from Python would compile a library of its
+    own on a cold start. One number or two together settle most positions without the count (then the chances
+    are empty).
+    """
+    cells = local_safe(flat, rows, cols)
+    if cells.size:
+        return cells, True, np.empty(0, np.float64), 0.0
+    counted = count_board(flat, rows, cols, False, mines)
+    consistent = counted.status == STATUS_OK
+    probability, log_layouts = counted.cells.probability, counted.combined.log_layouts
+    cells = np.flatnonzero(counted.cells.safe & (flat == HIDDEN)) if consistent else cells
+    return cells, consistent, probability, log_layouts
+
+
 class PlannedMovesAgent(Agent):
     """What both solvers share: the first click, then the moves of one plan played without re-thinking.
 
@@ -232,15 +250,8 @@ class SolverAgent(PlannedMovesAgent):
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        # decide's two steps: certain_moves' (from kernels compiled anyway: certain_moves called from here would
-        # compile a library of its own on a cold start), then choose_guess, compiled only when a guess is needed
-        cells = local_safe(flat, rows, cols)
-        consistent = True
-        if cells.size == 0:
-            counted = count_board(flat, rows, cols, False, mines)
-            consistent = counted.status == STATUS_OK
-            probability, log_layouts = counted.cells.probability, counted.combined.log_layouts
-            cells = np.flatnonzero(counted.cells.safe & (flat == HIDDEN)) if consistent else cells
+        # decide's two steps: certain_moves' (certain_cells), then choose_guess, compiled only when a guess is needed
+        cells, consistent, probability, log_layouts = certain_cells(flat, rows, cols, mines)
         if cells.size == 0 and consistent:
             cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
             self._state = np.uint64(state)  # numba hands a uint64 back as a Python int

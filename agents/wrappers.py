@@ -22,7 +22,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import RecordConstructorArgs
 
+from agents.base import Agent
 from agents.oracle import OracleView
+from agents.random_agent import valid_reveals
+from agents.solver import certain_cells
+from mine_env.engine.constants import HIDDEN
 
 
 def _minesweeper(env: gym.Env) -> Any:
@@ -93,6 +97,32 @@ class SafeCellMask(gym.Wrapper, RecordConstructorArgs):
         narrowed = np.zeros_like(mask)
         narrowed[:n_cells] = revealable_safe
         return narrowed
+
+
+class SafeCellsFirst(Agent):
+    """An agent under the oracle's safe-cell mask (:class:`SafeCellMask`), from the agent's side: whenever the
+    position has a certainly safe cell it is played, and ``agent`` chooses only when a guess is due (and the first
+    click).
+
+    Under :class:`SafeCellMask` the agent would choose among the safe cells; every order of revealing them reaches
+    the same position once none is left, so the games are those, with the agent asked only for its guesses.
+    """
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.name = f"{agent.name} +safe-mask"
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
+        flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
+        if (flat == HIDDEN).all():  # the first click is the agent's
+            return self.agent.act(obs, info)
+        rows, cols = obs.shape
+        cells, _, _, _ = certain_cells(flat, rows, cols, int(info["mines"]))
+        playable = np.intersect1d(cells, valid_reveals(obs, info))
+        return int(playable[0]) if playable.size else self.agent.act(obs, info)
 
 
 class MineProbabilityObservation(gym.ObservationWrapper, RecordConstructorArgs):

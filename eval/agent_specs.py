@@ -18,6 +18,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import AGENTS, make_agent
 from agents.shipped_models import SHIPPED_MODELS, shipped_names
+from agents.wrappers import SafeCellsFirst
 from mine_env.engine.spec import BoardSpec
 
 Policy = Callable[[np.ndarray, dict[str, Any]], Any]
@@ -47,11 +48,14 @@ class _SameAgent:
         return self.agent
 
 
-def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float, seed: int | None) -> Agent:
-    """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic)."""
+def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float, safe_mask: bool,
+                       seed: int | None) -> Agent:  # fmt: skip
+    """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic), under
+    the oracle's safe-cell mask when ``safe_mask``."""
     from eval.models import load_model_agent
 
-    return load_model_agent(path, spec, symmetries, sure)
+    agent = load_model_agent(path, spec, symmetries, sure)
+    return SafeCellsFirst(agent) if safe_mask else agent
 
 
 @dataclass(frozen=True)
@@ -78,16 +82,19 @@ class AgentSpec:
         return cls(name, functools.partial(make_agent, name), seeded=True)
 
     @classmethod
-    def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1, sure: float = 0.0) -> AgentSpec:
+    def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1, sure: float = 0.0,
+              safe_mask: bool = False) -> AgentSpec:  # fmt: skip
         """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
         ``symmetries`` > 1 plays it averaged over that many of the board's symmetries
         (:mod:`mine_env.engine.symmetry`), only where it is less sure than ``sure`` when that is not 0
-        (:func:`eval.models.load_model_agent`)."""
+        (:func:`eval.models.load_model_agent`); ``safe_mask`` plays it under the oracle's safe-cell mask
+        (:class:`agents.wrappers.SafeCellsFirst`: the model chooses only its guesses)."""
         from eval.models import load_model_agent, model_label
 
         load_model_agent(path, spec, symmetries, sure)
-        build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure)
-        return cls(model_label(path, symmetries, sure), build, seeded=False)
+        build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure, safe_mask)
+        label = model_label(path, symmetries, sure)
+        return cls(f"{label} +safe-mask" if safe_mask else label, build, seeded=False)
 
     @classmethod
     def instance(cls, agent: Agent | Policy, label: str | None = None) -> AgentSpec:

@@ -63,6 +63,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "the network gives its chosen cell a mine chance below P, and average the N images "
                              "only otherwise: close to the average's play at little more than one pass a move "
                              "(default 0: always average)")  # fmt: skip
+    parser.add_argument("--safe-mask", action="store_true",
+                        help="play every --model under the oracle's safe-cell mask: a certainly safe cell is "
+                             "played whenever there is one, and the model chooses only its guesses (and first "
+                             "click); the games are those of the env under agents.wrappers.SafeCellMask")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
@@ -168,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
         raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
-    models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0)
+    if args.safe_mask and not args.model:
+        raise ValueError("--safe-mask applies to --model; give a model to evaluate")
+    models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0, args.safe_mask)
               for path in args.model for count in counts]  # fmt: skip
     report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,

@@ -13,7 +13,8 @@ from gymnasium.utils.env_checker import check_env
 import mine_env
 from agents import wrappers
 from agents.probability import mine_probabilities
-from agents.wrappers import AvoidableRiskInfo, MineProbabilityObservation, SafeCellMask
+from agents.base import Agent
+from agents.wrappers import AvoidableRiskInfo, MineProbabilityObservation, SafeCellMask, SafeCellsFirst
 
 
 def _opened(env: gym.Env, seed: int) -> tuple[np.ndarray, dict]:
@@ -125,3 +126,42 @@ def test_the_wrappers_read_the_env_without_importing_it() -> None:
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert not imported & {"mine_env.env", "mine_env.vector", "mine_env"}
+
+
+class _LowestCell(Agent):
+    """Plays the lowest valid cell, and counts how often it was asked."""
+
+    name = "lowest"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def act(self, obs: np.ndarray, info: dict) -> int:
+        self.asked += 1
+        return int(np.flatnonzero(info["action_mask"])[0])
+
+
+def test_safe_cells_first_plays_the_games_of_the_safe_cell_mask() -> None:
+    """An agent under SafeCellsFirst in the plain env ends each game as it does in the env under SafeCellMask (the
+    safe cells may be revealed in another order, never another guess), and is asked only for its first click
+    and its guesses."""
+    masked_env, plain_env = SafeCellMask(gym.make("Minesweeper-v0")), gym.make("Minesweeper-v0")
+    inner = _LowestCell()
+    wrapped = SafeCellsFirst(inner)
+    assert wrapped.name == "lowest +safe-mask"
+    asked_less = 0
+    for seed in range(15):
+        games = []
+        for env, agent in ((masked_env, _LowestCell()), (plain_env, wrapped)):
+            obs, info = env.reset(seed=seed)
+            agent.reset()
+            moves, done = [], False
+            while not done:
+                action = agent.act(obs, info)
+                moves.append(action)
+                obs, _, done, _, info = env.step(action)
+            games.append((obs.tobytes(), info["is_success"], len(moves)))
+        assert games[0][:2] == games[1][:2]
+        asked_less += inner.asked < games[1][2]
+        inner.asked = 0
+    assert asked_less >= 10

@@ -66,3 +66,22 @@ def test_a_missing_model_is_refused_before_any_game(tmp_path: Path) -> None:
 def test_a_policy_must_be_callable() -> None:
     with pytest.raises(ValueError, match="must be callable"):
         PolicyAgent(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.train
+def test_eval_plays_a_model_under_the_safe_cell_mask(capsys: pytest.CaptureFixture[str]) -> None:
+    """--safe-mask plays the model's guesses only: on the same boards it never loses a game it could have kept
+    by a certain cell, and it says so in its label."""
+    pytest.importorskip("sb3_contrib")
+    from minesweeper_cli.main import main
+
+    code = main(["eval", "--model", "distill-beginner", "--safe-mask", "--preset", "beginner", "--games", "30",
+                 "--workers", "1", "--no-progress"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("| distill-beginner +safe-mask |"))
+    assert row.split("|")[7].strip() == "0"  # avoidable losses
+    with pytest.raises(SystemExit) as exit_info:
+        main(["eval", "--agent", "random", "--safe-mask", "--preset", "beginner", "--games", "1"])
+    assert exit_info.value.code == 2
+    assert "--safe-mask applies to --model" in capsys.readouterr().err
