@@ -87,8 +87,10 @@ def test_minibatch_targets_move_with_their_grids(distilled: Path, guesses, tmp_p
     trainer = guess_preference.PreferenceTrainer(config(distilled, tmp_path), model.policy)
     harvested = {(grid.tobytes(), int(choice)) for grid, choice in zip(guesses.grids, guesses.choices, strict=True)}
     for _ in range(4):
-        grids, targets = trainer.batch(guesses)
-        for grid, target in zip(grids.numpy(), targets.numpy(), strict=True):
+        grids, allowed, weights = trainer.batch(guess_preference.solver_targets(guesses))
+        np.testing.assert_array_equal(allowed.numpy(), grids.numpy().reshape(len(grids), -1) == HIDDEN)
+        assert (weights.numpy().max(axis=1) == 1.0).all() and (weights.numpy().sum(axis=1) == 1.0).all()
+        for grid, target in zip(grids.numpy(), weights.numpy().argmax(axis=1), strict=True):
             assert grid.flat[target] == HIDDEN
             marker = np.zeros(grid.shape, np.int8)
             marker.flat[target] = 1
@@ -103,7 +105,8 @@ def test_training_the_head_teaches_the_solver_guesses(distilled: Path, guesses, 
     trainer = guess_preference.PreferenceTrainer(settings, model.policy)
     safety = learner_scores(model.policy)(guesses.grids)
     before = guess_report(play_scores(model.policy)(guesses.grids), guesses)
-    losses = [trainer.step(guesses) for _ in range(trainer.steps)]
+    targets = guess_preference.solver_targets(guesses)
+    losses = [trainer.step(targets) for _ in range(trainer.steps)]
     after = guess_report(play_scores(model.policy)(guesses.grids), guesses)
     assert np.mean(losses[-30:]) < np.mean(losses[:30])
     assert after["solver_agree"] > before["solver_agree"] + 0.1

@@ -14,6 +14,12 @@ head learns, so a run costs the trunk's forward passes: minutes, not hours. The 
 the chances (:func:`train.distill.network.learner_scores` reads them without it), and a bound well under the gap between
 a certainly safe cell and a risky one keeps it to the near-ties.
 
+With ``--target returns`` the head learns by reinforcement instead: from the Monte-Carlo returns of every nearly
+safest cell at ``solver-fast``'s true guesses, each tried on a copy of the game and played on to its end
+(:mod:`train.distill.guess_returns`). Its loss is the cross-entropy, over a position's candidates, of the
+softmax of the logits plus the bonus against the candidates whose games were won; a position whose candidates
+all won or all lost teaches nothing and is left out.
+
 Run: ``python -m train.distill.guess_preference --model distill-intermediate --preset intermediate
 --games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
 :class:`GuessPreferenceConfig`. Train the head last: a distillation run from a model with one (``--init``)
@@ -29,7 +35,9 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch as th
@@ -40,6 +48,7 @@ from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
 from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill.guess_returns import GuessReturns, pick_returns, rollout_guesses
 from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
 from train.distill.labels import label_positions
 from train.distill.losses import adam_step, cosine_rate
@@ -53,6 +62,10 @@ from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
 
+TARGETS = ("solver", "returns")
+"""What a head can learn: the default solver's guesses, or the Monte-Carlo returns of the candidates."""
+
+
 @dataclass
 class GuessPreferenceConfig(BoardOptions):
     """Settings of a guess-preference run (``--option-name`` on the command line)."""
@@ -60,9 +73,17 @@ class GuessPreferenceConfig(BoardOptions):
     model: str = option("", "The distilled model .zip the head is added to (its network stays as it is).")
     bound: float = option(0.4, "Largest bonus (either way) the head adds to a safety logit: the solver's guesses "
                                "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
-    games: int = option(40_000, "Games of the default solver whose true-guess positions the head learns from.")
-    held_out_games: int = option(2_000, "Solver games, of their own seed, whose guess positions measure the head "
+    target: str = option("solver", "What the head learns: 'solver' (the default solver's guesses, imitation) or "
+                                   "'returns' (the Monte-Carlo returns of each nearly safest cell in solver-fast's "
+                                   "games, reinforcement).")
+    games: int = option(40_000, "Games whose true-guess positions the head learns from (the default solver's, or "
+                                "solver-fast's with --target returns).")
+    held_out_games: int = option(2_000, "Games, of their own seed, whose guess positions measure the head "
                                         "(the ones studies/guess_agreement.py reads by default).")
+    margin: float = option(0.1, "--target returns: the candidates are the hidden cells at most this much less "
+                                "safe, relatively, than the safest.")
+    max_candidates: int = option(8, "--target returns: at most this many candidates a position (solver-fast's "
+                                    "pick and a uniform draw of the others).")
     samples: int = option(200_000, "Training samples (minibatch rows).")
     batch_size: int = option(256, "Minibatch size.")
     learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")
@@ -80,6 +101,11 @@ class GuessPreferenceConfig(BoardOptions):
         self.board_spec()
         if not self.model:
             raise ValueError("--model is required: the distilled model .zip the head is added to")
+        if self.target not in TARGETS:
+            raise ValueError(f"unknown target {self.target!r}; expected one of {', '.join(TARGETS)}")
+        if not 0 <= self.margin < 1:
+            raise ValueError(f"margin must be in [0, 1), got {self.margin}")
+        at_least(self, 2, "max_candidates")
         if not 0 < self.bound <= 4:
             raise ValueError(f"bound must be above 0 and at most 4 (logits), got {self.bound}")
         at_least(self, 1, "games", "samples", "batch_size", "report_every", "torch_threads")
@@ -109,6 +135,35 @@ def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -
     return model
 
 
+class Targets(NamedTuple):
+    """The head's training rows: positions, the cells its softmax ranges over and the target weight of each."""
+
+    grids: np.ndarray
+    """int8 (N, rows, cols)."""
+    allowed: np.ndarray
+    """bool (N, cells): the cells the softmax ranges over."""
+    weights: np.ndarray
+    """float32 (N, cells): the target distribution over the allowed cells (rows sum to 1)."""
+
+
+def solver_targets(positions: GuessPositions) -> Targets:
+    """The solver's guess as a one-hot target over the hidden cells."""
+    count = len(positions.grids)
+    allowed = positions.grids.reshape(count, -1) == HIDDEN
+    weights = np.zeros(allowed.shape, np.float32)
+    weights[np.arange(count), positions.choices.astype(np.int64)] = 1.0
+    return Targets(positions.grids, allowed, weights)
+
+
+def return_targets(positions: GuessReturns) -> Targets:
+    """The candidates whose games were won, weighted alike, as the target over the candidates; positions whose
+    candidates all won or all lost are left out (no candidate did better there)."""
+    allowed, returns = positions.as_planes()
+    won, tried = returns.sum(axis=1), allowed.sum(axis=1)
+    keep = (won > 0) & (won < tried)
+    return Targets(positions.grids[keep], allowed[keep], returns[keep] / won[keep, None])
+
+
 class PreferenceTrainer:
     """Minibatches of guess positions, in a random symmetry each, and Adam steps on the head alone."""
 
@@ -122,27 +177,40 @@ class PreferenceTrainer:
         self.rng = np.random.default_rng(config.seed)
         self.symmetries = len(SYMMETRIES) if config.augment else 1
 
-    def batch(self, positions: GuessPositions) -> tuple[th.Tensor, th.Tensor]:
-        """(grids (B, H, W) int8, targets (B,) flat indices) of a minibatch in one random symmetry."""
-        index = self.rng.integers(len(positions.grids), size=self.config.batch_size)
-        grids = positions.grids[index]
-        marked = np.zeros(grids.shape, np.bool_)  # the guess as a plane, so that it moves with the board
-        marked.reshape(len(index), -1)[np.arange(len(index)), positions.choices[index].astype(np.int64)] = True
+    def batch(self, targets: Targets) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        """(grids (B, H, W) int8, allowed (B, cells) bool, weights (B, cells)) of a minibatch in one random
+        symmetry: the planes move with the board."""
+        index = self.rng.integers(len(targets.grids), size=self.config.batch_size)
+        grids = targets.grids[index]
+        shape = grids.shape
         forward, _ = SYMMETRIES[int(self.rng.integers(self.symmetries))]
-        grids, marked = np.ascontiguousarray(forward(grids)), forward(marked)
-        return th.as_tensor(grids), th.as_tensor(marked.reshape(len(index), -1).argmax(axis=1))
+        moved = [np.ascontiguousarray(forward(plane)) for plane in
+                 (grids, targets.allowed[index].reshape(shape), targets.weights[index].reshape(shape))]  # fmt: skip
+        grids, allowed, weights = moved
+        count = len(index)
+        return th.as_tensor(grids), th.as_tensor(allowed.reshape(count, -1)), th.as_tensor(weights.reshape(count, -1))
 
-    def step(self, positions: GuessPositions) -> float:
+    def step(self, targets: Targets) -> float:
         """One Adam step of the head on a minibatch; returns its loss."""
-        grids, targets = self.batch(positions)
+        grids, allowed, weights = self.batch(targets)
         with th.no_grad():
             features = self.policy.extract_features(grids, self.policy.pi_features_extractor)
             safety = self.policy.mlp_extractor.policy_head(features)
-        logits = (safety + self.head(features, safety)).masked_fill(grids.flatten(1) != HIDDEN, float("-inf"))
-        loss = F.cross_entropy(logits, targets)
+        logits = (safety + self.head(features, safety)).masked_fill(~allowed, float("-inf"))
+        log_chance = th.where(allowed, F.log_softmax(logits, dim=1), th.zeros_like(logits))
+        loss = -(weights * log_chance).sum(dim=1).mean()
         adam_step(self.optimizer, loss, cosine_rate(self.config.learning_rate, self.step_count, self.steps))
         self.step_count += 1
         return float(loss.item())
+
+
+def training_positions(config: GuessPreferenceConfig, spec: BoardSpec) -> tuple[Targets, GuessPositions | GuessReturns]:
+    """The training targets and the held-out positions that measure the head, by ``config.target``."""
+    if config.target == "returns":
+        rollouts = partial(rollout_guesses, spec, margin=config.margin, max_candidates=config.max_candidates)
+        return return_targets(rollouts(config.games, config.seed)), rollouts(config.held_out_games, config.eval_seed)
+    return solver_targets(harvest_guesses(spec, config.games, config.seed)), held_out_positions(
+        spec, config.held_out_games, config.eval_seed)
 
 
 def run(config: GuessPreferenceConfig) -> Path:
@@ -157,18 +225,17 @@ def run(config: GuessPreferenceConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     start = time.perf_counter()
-    positions = harvest_guesses(spec, config.games, config.seed)
-    if not len(positions.grids):
-        raise ValueError(f"{config.games} solver games held no true guess to learn from: play more (--games)")
-    held_out = held_out_positions(spec, config.held_out_games, config.eval_seed)
-    print(f"{len(positions.grids)} guess positions of {config.games} solver games, {len(held_out.grids)} held out "
+    targets, held_out = training_positions(config, spec)
+    if not len(targets.grids):
+        raise ValueError(f"{config.games} games held no true guess to learn from: play more (--games)")
+    print(f"{len(targets.grids)} guess positions of {config.games} games, {len(held_out.grids)} held out "
           f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
     trainer = PreferenceTrainer(config, model.policy)
     log = run_dir / "progress.csv"
     log_row(log, measure(model.policy, held_out, 0, float("nan"), time.perf_counter() - start))
     losses: list[float] = []
     while trainer.step_count < trainer.steps:
-        losses.append(trainer.step(positions))
+        losses.append(trainer.step(targets))
         samples = trainer.step_count * config.batch_size
         if samples % config.report_every < config.batch_size or trainer.step_count == trainer.steps:
             log_row(log, measure(model.policy, held_out, samples, float(np.mean(losses)), time.perf_counter() - start))
@@ -177,11 +244,13 @@ def run(config: GuessPreferenceConfig) -> Path:
     return run_dir
 
 
-def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions, samples: int, loss: float,
-            seconds: float) -> dict[str, float]:  # fmt: skip
-    """One progress row: the held-out guess report after ``samples`` samples, printed as well."""
-    row = {"samples": samples, "loss": loss, **guess_report(play_scores(policy)(held_out.grids), held_out),
-           "seconds": round(seconds, 1)}  # fmt: skip
+def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions | GuessReturns, samples: int,
+            loss: float, seconds: float) -> dict[str, float]:  # fmt: skip
+    """One progress row: the held-out report after ``samples`` samples (the solver's guesses matched, or the
+    returns of the head's picks), printed as well."""
+    scores = play_scores(policy)(held_out.grids)
+    report = pick_returns(scores, held_out) if isinstance(held_out, GuessReturns) else guess_report(scores, held_out)
+    row = {"samples": samples, "loss": loss, **report, "seconds": round(seconds, 1)}
     print(progress_line(row), flush=True)
     return row
 
