@@ -152,6 +152,9 @@ def test_a_run_logs_and_saves_a_model_that_eval_plays_and_distill_loads(distille
         ({"model": ""}, "--model is required"),
         ({"bound": 0.0}, "bound must be above 0"),
         ({"games": 0}, "games must be at least 1"),
+        ({"target": "mines"}, "unknown target 'mines'"),
+        ({"target": "returns", "margin": 1.0}, r"margin must be in \[0, 1\)"),
+        ({"target": "returns", "max_candidates": 1}, "max_candidates must be at least 2"),
         ({"model": "missing.zip"}, "missing"),
     ],
 )

@@ -5,7 +5,8 @@ In rounds (:mod:`train.distill.rounds` on :mod:`train.distill.config`, :mod:`tra
 :mod:`train.distill.network` and :mod:`train.distill.trainer`) or streamed to a GPU (:mod:`train.distill.stream`
 on :mod:`train.distill.stream_config` and :mod:`train.distill.stream_data`); a network grown into a larger one
 (:mod:`train.distill.grow`), the iterated trunk (:mod:`train.distill.iterated_trunk`) and the guess-preference head
-(:mod:`train.distill.guess_preference`). The networks are MaskablePPO models of :mod:`train.sb3`.
+(:mod:`train.distill.guess_preference`, taught the solver's guesses or, by reinforcement, the Monte-Carlo returns
+of :mod:`train.distill.guess_returns`). The networks are MaskablePPO models of :mod:`train.sb3`.
 
 This package was the module of the rounds before: its names (``train.distill.main``, ...) still come from there,
 with a DeprecationWarning.
