@@ -12,8 +12,8 @@ from gymnasium.utils.env_checker import check_env
 
 import mine_env
 from agents import wrappers
-from agents.probability import mine_probabilities
 from agents.base import Agent
+from agents.probability import mine_probabilities
 from agents.wrappers import AvoidableRiskInfo, MineProbabilityObservation, SafeCellMask, SafeCellsFirst
 
 

@@ -45,7 +45,7 @@ def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(ro
     rows, cols = rollouts.grids.shape[1:]
     for grid, row, safety, returns, fast in zip(*rollouts, strict=True):
         flat = grid.ravel()
-        cells, consistent, probability, log_layouts = certain_moves(flat, rows, cols, BEGINNER.mines)
+        cells, consistent, probability, _ = certain_moves(flat, rows, cols, BEGINNER.mines)
         assert consistent and cells.size == 0  # a true guess
         tried = row[row != NO_CANDIDATE].astype(np.int64)
         assert len(set(tried)) == len(tried) >= 1 and (flat[tried] == HIDDEN).all()
@@ -58,10 +58,12 @@ def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(ro
 
 
 def test_solver_fasts_pick_is_the_one_it_plays() -> None:
-    """Replaying one game's main line by hand meets the recorded positions and picks in order."""
+    """Replaying a game's main line by hand meets its first recorded guess position, and solver-fast's pick there
+    is the recorded one."""
     rows, cols, n = BEGINNER.rows, BEGINNER.cols, BEGINNER.rows * BEGINNER.cols
-    recorded = rollout_guesses(BEGINNER, 1, seed=3)
-    rng = np.random.default_rng(3)
+    seed = next(seed for seed in range(100) if len(rollout_guesses(BEGINNER, 1, seed=seed).grids))
+    recorded = rollout_guesses(BEGINNER, 1, seed=seed)
+    rng = np.random.default_rng(seed)
     r, c = first_click_cell(rows, cols, BEGINNER.first_click)
     state = np.uint64(initial_state(int(rng.integers(2**63))))
     key = int(rng.integers(2**62, size=1)[0])
@@ -79,12 +81,11 @@ def test_solver_fasts_pick_is_the_one_it_plays() -> None:
         for cell in cells:
             if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
                 reveal_cell(game, rows, cols, int(cell))
-    assert seen == min(1, len(recorded.grids))
-    if seen:
-        assert recorded.candidates[0, recorded.fast[0]] == pick
+    assert seen == 1
+    assert recorded.candidates[0, recorded.fast[0]] == pick
 
 
-def test_a_mine_loses_a_safe_cell_plays_on_and_the_game_itself_is_untouched() -> None:
+def test_a_mine_candidate_loses_and_the_game_itself_is_untouched() -> None:
     rows, cols, n = BEGINNER.rows, BEGINNER.cols, BEGINNER.rows * BEGINNER.cols
     game = new_game_arrays(n)
     for key in range(200):

@@ -61,7 +61,6 @@ from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
-
 TARGETS = ("solver", "returns")
 """What a head can learn: the default solver's guesses, or the Monte-Carlo returns of the candidates."""
 

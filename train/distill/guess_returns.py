@@ -100,7 +100,8 @@ def candidate_cells(obs: np.ndarray, probability: np.ndarray, pick: int, margin:
     return cells[np.argsort(probability[cells], kind="stable")]
 
 
-def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1, max_candidates: int = 8) -> GuessReturns:
+def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
+                    max_candidates: int = 8) -> GuessReturns:  # fmt: skip
     """Play ``games`` ``solver-fast`` games of ``spec`` from ``seed`` and, at every true guess, the return of each
     candidate (see the module docstring). The layouts, the candidates drawn and every tie-break come from ``seed``.
     """
