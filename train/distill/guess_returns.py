@@ -24,12 +24,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.solver import first_click_cell, initial_state
-from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide
+from agents.solver import initial_state
+from mine_env.analysis.guess import PRESETS, choose_guess, decide
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.geometry import RULE_CODES
-from mine_env.engine.rules import PLAYING, WON, Game, game_status, new_game_arrays, open_game_on, reveal_cell
+from mine_env.engine.rules import PLAYING, WON, Game, game_status, reveal_cell
 from mine_env.engine.spec import BoardSpec
+from train.distill.guesses import play_to_guesses
 
 NO_CANDIDATE = -1
 """The padding of a position's candidate row beyond its candidates."""
@@ -109,39 +109,30 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         raise ValueError(f"games must be 0 or more, got {games}")
     if max_candidates < 1 or not 0 <= margin < 1:
         raise ValueError(f"max_candidates must be 1 or more and margin in [0, 1), got {max_candidates}, {margin}")
-    rows, cols, n = spec.rows, spec.cols, spec.rows * spec.cols
+    rows, cols = spec.rows, spec.cols
     rng = np.random.default_rng(seed)
-    r, c = first_click_cell(rows, cols, spec.first_click)
     state = np.uint64(initial_state(int(rng.integers(2**63))))
     grids, candidates, safety, returns, fast = [], [], [], [], []
-    for key in rng.integers(2**62, size=games):
-        game = new_game_arrays(n)
-        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
-                     np.empty(0, np.uint8))  # fmt: skip
-        while game_status(game.meta) == PLAYING:
-            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
-            if not consistent:
-                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
-            if cells.size == 0:
-                pick, state = choose_guess(game.obs, rows, cols, spec.mines, probability, log_layouts, FAST_SETTINGS,
-                                           state)  # fmt: skip
-                state = np.uint64(state)
-                tried = candidate_cells(game.obs, probability, int(pick), margin, max_candidates, rng)
-                row = np.full(max_candidates, NO_CANDIDATE, np.int16)
-                row[: len(tried)] = tried
-                won = np.zeros(max_candidates, np.float32)
-                for j, cell in enumerate(tried):
-                    result, state = _play_out(game, rows, cols, spec.mines, int(cell), state)
-                    won[j], state = float(result), np.uint64(state)
-                grids.append(game.obs.reshape(rows, cols).copy())
-                candidates.append(row)
-                safety.append(np.pad(1.0 - probability[tried], (0, max_candidates - len(tried))).astype(np.float32))
-                returns.append(won)
-                fast.append(int(np.flatnonzero(tried == pick)[0]))
-                cells = np.array([pick])
-            for cell in cells:
-                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
-                    reveal_cell(game, rows, cols, int(cell))
+
+    def guess(game: Game, probability: np.ndarray, log_layouts: float) -> int:
+        nonlocal state
+        pick, state = choose_guess(game.obs, rows, cols, spec.mines, probability, log_layouts, FAST_SETTINGS, state)
+        state = np.uint64(state)
+        tried = candidate_cells(game.obs, probability, int(pick), margin, max_candidates, rng)
+        row = np.full(max_candidates, NO_CANDIDATE, np.int16)
+        row[: len(tried)] = tried
+        won = np.zeros(max_candidates, np.float32)
+        for j, cell in enumerate(tried):
+            result, state = _play_out(game, rows, cols, spec.mines, int(cell), state)
+            won[j], state = float(result), np.uint64(state)
+        grids.append(game.obs.reshape(rows, cols).copy())
+        candidates.append(row)
+        safety.append(np.pad(1.0 - probability[tried], (0, max_candidates - len(tried))).astype(np.float32))
+        returns.append(won)
+        fast.append(int(np.flatnonzero(tried == pick)[0]))
+        return int(pick)
+
+    play_to_guesses(spec, rng.integers(2**62, size=games), guess)
     if not grids:
         empty = np.zeros((0, max_candidates), np.float32)
         return GuessReturns(np.zeros((0, rows, cols), np.int8), empty.astype(np.int16), empty, empty,

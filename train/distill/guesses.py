@@ -15,6 +15,7 @@ guess, or any cell it rates as good: its options), on a safest cell, and with ho
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -23,7 +24,7 @@ from agents.solver import first_click_cell, initial_state
 from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, guess_with_options
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
-from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell
+from mine_env.engine.rules import PLAYING, Game, game_status, new_game_arrays, open_game_on, reveal_cell
 from mine_env.engine.spec import BoardSpec
 
 NO_CHOICE = -1
@@ -87,6 +88,26 @@ class GuessPositions(NamedTuple):
         return scores
 
 
+def play_to_guesses(spec: BoardSpec, keys: np.ndarray, guess: Callable[[Game, np.ndarray, float], int]) -> None:
+    """Play one game of ``spec`` per layout key from the solver's first cell, every certainly safe cell revealed
+    and, at each true guess, the cell ``guess(game, probability, log_layouts)`` returns."""
+    rows, cols = spec.rows, spec.cols
+    r, c = first_click_cell(rows, cols, spec.first_click)
+    for key in keys:
+        game = new_game_arrays(rows * cols)
+        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
+                     np.empty(0, np.uint8))  # fmt: skip
+        while game_status(game.meta) == PLAYING:
+            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
+            if not consistent:
+                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
+            if cells.size == 0:
+                cells = np.array([guess(game, probability, log_layouts)])
+            for cell in cells:
+                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
+                    reveal_cell(game, rows, cols, int(cell))
+
+
 def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> GuessPositions:
     """Play ``games`` games of ``spec`` with the default solver and keep every position where it guesses.
 
@@ -98,28 +119,20 @@ def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> GuessPositions:
         raise ValueError(f"games must be 0 or more, got {games}")
     rows, cols, n = spec.rows, spec.cols, spec.rows * spec.cols
     rng = np.random.default_rng(seed)
-    r, c = first_click_cell(rows, cols, spec.first_click)
     state = np.uint64(initial_state(int(rng.integers(2**63))))
     grids, choices, options = [], [], []
-    for key in rng.integers(2**62, size=games):
-        game = new_game_arrays(n)
-        open_game_on(game, rows, cols, spec.mines, RULE_CODES[spec.first_click], int(key), r * cols + c,
-                     np.empty(0, np.uint8))  # fmt: skip
-        while game_status(game.meta) == PLAYING:
-            cells, consistent, probability, log_layouts = certain_moves(game.obs, rows, cols, spec.mines)
-            if not consistent:
-                raise AssertionError("a game's position fits no layout: the engine and the count disagree")
-            if cells.size == 0:
-                cell, cell_options, next_state = guess_with_options(game.obs, rows, cols, spec.mines, probability,
-                                                                    log_layouts, SOLVER_SETTINGS, state)  # fmt: skip
-                state = np.uint64(next_state)  # numba hands a uint64 back as a Python int
-                grids.append(game.obs.reshape(rows, cols).copy())
-                choices.append(cell)
-                options.append(cell_options)
-                cells = np.array([cell])
-            for cell in cells:
-                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
-                    reveal_cell(game, rows, cols, int(cell))
+
+    def guess(game: Game, probability: np.ndarray, log_layouts: float) -> int:
+        nonlocal state
+        cell, cell_options, next_state = guess_with_options(game.obs, rows, cols, spec.mines, probability,
+                                                            log_layouts, SOLVER_SETTINGS, state)  # fmt: skip
+        state = np.uint64(next_state)  # numba hands a uint64 back as a Python int
+        grids.append(game.obs.reshape(rows, cols).copy())
+        choices.append(cell)
+        options.append(cell_options)
+        return int(cell)
+
+    play_to_guesses(spec, rng.integers(2**62, size=games), guess)
     if not grids:
         return GuessPositions(np.zeros((0, rows, cols), np.int8), np.zeros(0, np.int16), None, np.zeros((0, n), bool))
     return GuessPositions(np.stack(grids).astype(np.int8), np.array(choices, np.int16), None, np.stack(options))
