@@ -13,6 +13,7 @@ import pytest
 
 from agents.solver import first_click_cell, initial_state
 from mine_env.analysis.guess import certain_moves, choose_guess
+from mine_env.analysis.lookahead import look_ahead
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
 from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell
@@ -22,6 +23,7 @@ from train.distill.guess_returns import (
     NO_CANDIDATE,
     GuessReturns,
     _play_out,
+    _progress,
     pick_returns,
     rollout_guesses,
 )
@@ -102,6 +104,53 @@ def test_a_mine_candidate_loses_and_the_game_itself_is_untouched() -> None:
     assert game_status(game.meta) == PLAYING
 
 
+def test_a_progress_return_is_a_safe_reveal_that_makes_progress() -> None:
+    """One reveal ahead: a mine gives 0; a zero (its neighbours open) or a win 1; otherwise 1 exactly when the
+    position after the reveal has a certainly safe cell. The game itself is untouched."""
+    rows, cols, n = BEGINNER.rows, BEGINNER.cols, BEGINNER.rows * BEGINNER.cols
+    seen = {False: 0, True: 0}
+    for key in range(30):
+        game = new_game_arrays(n)
+        open_game_on(game, rows, cols, BEGINNER.mines, RULE_CODES["opening"], key, 40, np.empty(0, np.uint8))
+        before = game.obs.copy()
+        for cell in np.flatnonzero(game.obs == HIDDEN):
+            progress = bool(_progress(game, rows, cols, BEGINNER.mines, int(cell)))
+            copy = new_game_arrays(n)
+            open_game_on(copy, rows, cols, BEGINNER.mines, RULE_CODES["opening"], key, 40, np.empty(0, np.uint8))
+            reveal_cell(copy, rows, cols, int(cell))
+            if game.mines[cell]:
+                expected = False
+            elif game_status(copy.meta) != PLAYING or copy.obs[cell] == 0:
+                expected = True
+            else:
+                expected = certain_moves(copy.obs, rows, cols, BEGINNER.mines)[0].size > 0
+            assert progress == expected
+            seen[progress] += 1
+            np.testing.assert_array_equal(game.obs, before)
+    assert seen[False] > 50 and seen[True] > 50
+
+
+def test_progress_returns_sample_the_solvers_exact_chance_of_progress() -> None:
+    """The layout is a draw from the position's posterior, so a candidate's progress return averages to the
+    chance the solver's look-ahead computes exactly (plus, where the cell is the last safe one, its win)."""
+    progress = rollout_guesses(BEGINNER, 2000, seed=3, horizon="progress")
+    rows, cols = BEGINNER.rows, BEGINNER.cols
+    sampled, exact = [], []
+    for grid, row, returns in zip(progress.grids, progress.candidates, progress.returns, strict=True):
+        flat = grid.ravel()
+        probability = certain_moves(flat, rows, cols, BEGINNER.mines)[2]
+        last_safe = (flat == HIDDEN).sum() == BEGINNER.mines + 1
+        for j, cell in enumerate(row[row != NO_CANDIDATE].astype(np.int64)):
+            chance = look_ahead(flat, rows, cols, BEGINNER.mines, cell, probability[cell]).progress
+            exact.append(1.0 - probability[cell] if last_safe else chance)
+            sampled.append(returns[j])
+    assert len(sampled) > 1000, len(sampled)
+    error = np.mean(sampled) - np.mean(exact)
+    assert abs(error) < 4 * np.std(sampled) / np.sqrt(len(sampled)), error
+    with pytest.raises(ValueError, match="unknown horizon"):
+        rollout_guesses(BEGINNER, 1, seed=0, horizon="forever")
+
+
 def test_pick_returns_judges_a_pick_by_its_candidates_return() -> None:
     grids = np.full((2, 1, 4), HIDDEN, np.int8)
     candidates = np.array([[0, 1, NO_CANDIDATE], [2, 3, 1]], np.int16)
@@ -158,3 +207,19 @@ def test_the_head_learns_the_winning_candidates_and_a_run_logs_their_returns(tmp
     assert [int(row["samples"]) for row in rows] == [0, 64, 128]
     assert all(0 <= float(row["pick_return"]) <= float(row["best_return"]) <= 1 for row in rows)
     assert (run_dir / "final_model.zip").exists()
+
+
+@pytest.mark.train
+def test_the_progress_target_trains_on_one_reveal_returns(tmp_path: Path) -> None:
+    """``--target progress`` gives the head the progress rollouts of its games, and held-out positions judged by
+    the same returns."""
+    pytest.importorskip("sb3_contrib")
+    from train.distill import guess_preference
+
+    config = guess_preference.GuessPreferenceConfig(rows=9, cols=9, mines=10, model="unused.zip", games=200,
+                                                    held_out_games=100, target="progress", seed=4)  # fmt: skip
+    targets, held_out = guess_preference.training_positions(config, BEGINNER)
+    expected = guess_preference.return_targets(rollout_guesses(BEGINNER, 200, seed=4, horizon="progress"))
+    np.testing.assert_array_equal(targets.grids, expected.grids)
+    np.testing.assert_array_equal(targets.weights, expected.weights)
+    assert isinstance(held_out, GuessReturns) and len(held_out.grids) > 0

@@ -18,7 +18,10 @@ With ``--target returns`` the head learns by reinforcement instead: from the Mon
 safest cell at ``solver-fast``'s true guesses, each tried on a copy of the game and played on to its end
 (:mod:`train.distill.guess_returns`). Its loss is the cross-entropy, over a position's candidates, of the
 softmax of the logits plus the bonus against the candidates whose games were won; a position whose candidates
-all won or all lost teaches nothing and is left out.
+all won or all lost teaches nothing and is left out. ``--target progress`` shortens the horizon to one reveal:
+the return is 1 when the candidate is safe and makes progress (a zero, a certainly safe cell, or the win), whose
+chance the solver's ``standard`` guess maximises among the safest cells; one draw of it per candidate, far less
+noisy than a whole game's outcome.
 
 Run: ``python -m train.distill.guess_preference --model distill-intermediate --preset intermediate
 --games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
@@ -61,8 +64,9 @@ from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
-TARGETS = ("solver", "returns")
-"""What a head can learn: the default solver's guesses, or the Monte-Carlo returns of the candidates."""
+TARGETS = ("solver", "returns", "progress")
+"""What a head can learn: the default solver's guesses, the Monte-Carlo returns of the candidates (each game
+played on to its end), or their one-reveal returns (safe and leaving a certainly safe cell)."""
 
 
 @dataclass
@@ -72,17 +76,18 @@ class GuessPreferenceConfig(BoardOptions):
     model: str = option("", "The distilled model .zip the head is added to (its network stays as it is).")
     bound: float = option(0.4, "Largest bonus (either way) the head adds to a safety logit: the solver's guesses "
                                "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
-    target: str = option("solver", "What the head learns: 'solver' (the default solver's guesses, imitation) or "
+    target: str = option("solver", "What the head learns: 'solver' (the default solver's guesses, imitation), "
                                    "'returns' (the Monte-Carlo returns of each nearly safest cell in solver-fast's "
-                                   "games, reinforcement).")
+                                   "games, reinforcement) or 'progress' (their one-reveal returns: safe and "
+                                   "leaving a certainly safe cell).")
     games: int = option(40_000, "Games whose true-guess positions the head learns from (the default solver's, or "
-                                "solver-fast's with --target returns).")
+                                "solver-fast's with --target returns or progress).")
     held_out_games: int = option(2_000, "Games, of their own seed, whose guess positions measure the head "
                                         "(the ones studies/guess_agreement.py reads by default).")
-    margin: float = option(0.1, "--target returns: the candidates are the hidden cells at most this much less "
-                                "safe, relatively, than the safest.")
-    max_candidates: int = option(8, "--target returns: at most this many candidates a position (solver-fast's "
-                                    "pick and a uniform draw of the others).")
+    margin: float = option(0.1, "--target returns or progress: the candidates are the hidden cells at most this "
+                                "much less safe, relatively, than the safest.")
+    max_candidates: int = option(8, "--target returns or progress: at most this many candidates a position "
+                                    "(solver-fast's pick and a uniform draw of the others).")
     samples: int = option(200_000, "Training samples (minibatch rows).")
     batch_size: int = option(256, "Minibatch size.")
     learning_rate: float = option(1e-3, "Adam learning rate at the start; cosine decay to 5%% of it.")
@@ -205,8 +210,10 @@ class PreferenceTrainer:
 
 def training_positions(config: GuessPreferenceConfig, spec: BoardSpec) -> tuple[Targets, GuessPositions | GuessReturns]:
     """The training targets and the held-out positions that measure the head, by ``config.target``."""
-    if config.target == "returns":
-        rollouts = partial(rollout_guesses, spec, margin=config.margin, max_candidates=config.max_candidates)
+    if config.target in ("returns", "progress"):
+        horizon = "game" if config.target == "returns" else "progress"
+        rollouts = partial(rollout_guesses, spec, margin=config.margin, max_candidates=config.max_candidates,
+                           horizon=horizon)  # fmt: skip
         return return_targets(rollouts(config.games, config.seed)), rollouts(config.held_out_games, config.eval_seed)
     return solver_targets(harvest_guesses(spec, config.games, config.seed)), held_out_positions(
         spec, config.held_out_games, config.eval_seed)

@@ -14,7 +14,9 @@ layout, so two candidates' returns differ only through the candidate (common ran
 comparison, far less noisy than returns of separate games). The game itself goes on with ``solver-fast``'s
 guess, so the returns are the action values of ``solver-fast``'s policy at the positions it reaches, and a
 head that picks the candidate of highest expected return improves on ``solver-fast`` (one step of policy
-iteration).
+iteration). With ``horizon="progress"`` the return looks one reveal ahead instead: whether the candidate is safe
+and makes progress (:func:`_progress`); the layout is a draw from the position's posterior, so its mean is the
+chance the solver's look-ahead computes exactly.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ import numpy as np
 from numba import njit
 
 from agents.solver import initial_state
-from mine_env.analysis.guess import PRESETS, choose_guess, decide
+from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.rules import PLAYING, WON, Game, game_status, reveal_cell
+from mine_env.engine.rules import LOST, PLAYING, WON, Game, game_status, reveal_cell
 from mine_env.engine.spec import BoardSpec
 from train.distill.guesses import play_to_guesses
 
@@ -36,6 +38,11 @@ NO_CANDIDATE = -1
 
 FAST_SETTINGS = PRESETS["fast"]
 """The policy whose guesses are tried and whose play follows them: ``solver-fast``'s settings."""
+
+HORIZONS = ("game", "progress")
+"""How far a candidate's return looks: to the end of the game played on by ``solver-fast`` (its win), or one
+reveal ahead (whether the reveal is safe and makes progress: a zero, a certainly safe cell, or the win; the
+solver's ``standard`` guess takes the safest cell with the best chance of that)."""
 
 
 class GuessReturns(NamedTuple):
@@ -86,6 +93,22 @@ def _play_out(game: Game, rows: int, cols: int, n_mines: int, cell: int, state: 
     return game_status(copy.meta) == WON, state
 
 
+@njit(cache=True)
+def _progress(game: Game, rows: int, cols: int, n_mines: int, cell: int) -> bool:
+    """Whether revealing ``cell`` on a copy of ``game`` is safe and wins, shows a zero (its neighbours open) or
+    leaves a certainly safe cell: the ``standard`` solver's progress (:func:`mine_env.analysis.lookahead.look_ahead`),
+    a win included."""
+    copy = _copy(game)
+    reveal_cell(copy, rows, cols, cell)
+    status = game_status(copy.meta)
+    if status != PLAYING:
+        return status != LOST
+    if copy.obs[cell] == 0:
+        return True
+    cells, _, _, _ = certain_moves(copy.obs, rows, cols, n_mines)
+    return cells.shape[0] > 0
+
+
 def candidate_cells(obs: np.ndarray, probability: np.ndarray, pick: int, margin: float, limit: int,
                     rng: np.random.Generator) -> np.ndarray:  # fmt: skip
     """The hidden cells whose safety is within ``margin`` (relative) of the safest, safest first: ``pick`` and
@@ -100,13 +123,16 @@ def candidate_cells(obs: np.ndarray, probability: np.ndarray, pick: int, margin:
     return cells[np.argsort(probability[cells], kind="stable")]
 
 
-def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
-                    max_candidates: int = 8) -> GuessReturns:  # fmt: skip
+def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1, max_candidates: int = 8,
+                    horizon: str = "game") -> GuessReturns:  # fmt: skip
     """Play ``games`` ``solver-fast`` games of ``spec`` from ``seed`` and, at every true guess, the return of each
-    candidate (see the module docstring). The layouts, the candidates drawn and every tie-break come from ``seed``.
+    candidate (see the module docstring) over ``horizon`` (one of :data:`HORIZONS`). The layouts, the candidates
+    drawn and every tie-break come from ``seed``.
     """
     if games < 0:
         raise ValueError(f"games must be 0 or more, got {games}")
+    if horizon not in HORIZONS:
+        raise ValueError(f"unknown horizon {horizon!r}; expected one of {', '.join(HORIZONS)}")
     if max_candidates < 1 or not 0 <= margin < 1:
         raise ValueError(f"max_candidates must be 1 or more and margin in [0, 1), got {max_candidates}, {margin}")
     rows, cols = spec.rows, spec.cols
@@ -123,6 +149,9 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         row[: len(tried)] = tried
         won = np.zeros(max_candidates, np.float32)
         for j, cell in enumerate(tried):
+            if horizon == "progress":
+                won[j] = float(_progress(game, rows, cols, spec.mines, int(cell)))
+                continue
             result, state = _play_out(game, rows, cols, spec.mines, int(cell), state)
             won[j], state = float(result), np.uint64(state)
         grids.append(game.obs.reshape(rows, cols).copy())
