@@ -66,7 +66,7 @@ from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
 TARGETS = ("solver", "returns", "progress")
 """What a head can learn: the default solver's guesses, the Monte-Carlo returns of the candidates (each game
-played on to its end), or their one-reveal returns (safe and leaving a certainly safe cell)."""
+played on to its end), or their one-reveal returns (safe and making progress)."""
 
 
 @dataclass
@@ -79,7 +79,7 @@ class GuessPreferenceConfig(BoardOptions):
     target: str = option("solver", "What the head learns: 'solver' (the default solver's guesses, imitation), "
                                    "'returns' (the Monte-Carlo returns of each nearly safest cell in solver-fast's "
                                    "games, reinforcement) or 'progress' (their one-reveal returns: safe and "
-                                   "leaving a certainly safe cell).")
+                                   "showing a zero, proving a cell safe or winning).")
     games: int = option(40_000, "Games whose true-guess positions the head learns from (the default solver's, or "
                                 "solver-fast's with --target returns or progress).")
     held_out_games: int = option(2_000, "Games, of their own seed, whose guess positions measure the head "
