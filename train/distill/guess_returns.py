@@ -140,6 +140,14 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
     state = np.uint64(initial_state(int(rng.integers(2**63))))
     grids, candidates, safety, returns, fast = [], [], [], [], []
 
+    def candidate_return(game: Game, cell: int) -> float:
+        nonlocal state
+        if horizon == "progress":
+            return float(_progress(game, rows, cols, spec.mines, cell))
+        won, state = _play_out(game, rows, cols, spec.mines, cell, state)
+        state = np.uint64(state)
+        return float(won)
+
     def guess(game: Game, probability: np.ndarray, log_layouts: float) -> int:
         nonlocal state
         pick, state = choose_guess(game.obs, rows, cols, spec.mines, probability, log_layouts, FAST_SETTINGS, state)
@@ -149,11 +157,7 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         row[: len(tried)] = tried
         won = np.zeros(max_candidates, np.float32)
         for j, cell in enumerate(tried):
-            if horizon == "progress":
-                won[j] = float(_progress(game, rows, cols, spec.mines, int(cell)))
-                continue
-            result, state = _play_out(game, rows, cols, spec.mines, int(cell), state)
-            won[j], state = float(result), np.uint64(state)
+            won[j] = candidate_return(game, int(cell))
         grids.append(game.obs.reshape(rows, cols).copy())
         candidates.append(row)
         safety.append(np.pad(1.0 - probability[tried], (0, max_candidates - len(tried))).astype(np.float32))
