@@ -20,6 +20,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "dqn-beginner": "dqn_beginner_opening",
     "dqn-intermediate": "dqn_intermediate_opening",
     "dqn-expert": "dqn_expert_opening",
+    "dqn-expert-curriculum": "dqn_curriculum_expert_opening",
     "ppo-beginner": "ppo_beginner_opening",
     "ppo-intermediate": "ppo_intermediate_opening",
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
