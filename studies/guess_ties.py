@@ -49,24 +49,30 @@ from mine_env.analysis.counting import count_position
 from mine_env.analysis.lookahead import TIE_TOLERANCE, look_ahead
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import neighbours
+from mine_env.engine.layout import neighbour_counts
 
 PROBES = ("plain", "pooled", "window-exact", "ties-plain", "ties-exact", "ties-net")
 MAX_CANDIDATES = 12
 """At most this many candidates a guess, safest by the network first (the solver's own cap)."""
 
 
+def chance_of(safety_logits: np.ndarray) -> np.ndarray:
+    """The mine chance a distilled network's safety logits stand for."""
+    return 1.0 / (1.0 + np.exp(np.clip(safety_logits, -50.0, 50.0)))
+
+
 def mine_chances(network: ModelAgent, obs: np.ndarray, info: dict[str, Any]) -> np.ndarray:
     """The network's mine chance of every cell, infinity where the cell cannot be revealed."""
-    logits = np.clip(network.action_scores(obs, info), -50.0, 50.0)
-    return np.where(info["action_mask"].astype(bool), 1.0 / (1.0 + np.exp(logits)), np.inf)
+    return np.where(info["action_mask"].astype(bool), chance_of(network.action_scores(obs, info)), np.inf)
 
 
 def exact_ties(flat: np.ndarray, rows: int, cols: int, mines: int, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The cells of least exact mine chance (to the solver's tie tolerance), and every cell's exact chance."""
+    """The cells of least exact mine chance (within the solver's relative tie tolerance), and every cell's exact
+    chance."""
     _, probability, _, _ = count_position(flat, rows, cols, mines)
     chances = np.where(valid, probability, np.inf)
     least = chances.min()
-    return np.flatnonzero(chances <= least + TIE_TOLERANCE * max(least, 1.0)), probability
+    return np.flatnonzero(chances <= least + TIE_TOLERANCE * least), probability
 
 
 def count_distribution(chances: list[float]) -> np.ndarray:
@@ -90,7 +96,7 @@ def network_outlook(network: ModelAgent, obs: np.ndarray, info: dict[str, Any], 
     weights = count_distribution([float(chances[n]) for n in hidden])
     grids = np.repeat(obs[None], len(weights), axis=0)
     grids.reshape(len(weights), -1)[:, cell] = np.arange(len(weights))
-    next_chances = 1.0 / (1.0 + np.exp(np.clip(network.batch_scores(grids), -50.0, 50.0)))
+    next_chances = chance_of(network.batch_scores(grids))
     score = 0.0
     for value, weight in enumerate(weights):
         still_hidden = grids[value].ravel() == HIDDEN
@@ -105,13 +111,8 @@ def pooled_pick(obs: np.ndarray, chances: np.ndarray) -> int:
     """The network's safest cell once the hidden cells that touch no number (whose exact chances are all equal, by
     the rules alone) are given the mean of its chances over them: the safest cell of the frontier if that is safer,
     else the interior cell of the network's least chance."""
-    rows, cols = obs.shape
     hidden = obs == HIDDEN
-    padded = np.pad(~hidden, 1)
-    touches = np.zeros_like(hidden)
-    for dr in (0, 1, 2):
-        for dc in (0, 1, 2):
-            touches |= padded[dr : dr + rows, dc : dc + cols]
+    touches = neighbour_counts(~hidden) > 0
     interior = np.flatnonzero((hidden & ~touches).ravel() & np.isfinite(chances))
     frontier = np.flatnonzero((hidden & touches).ravel() & np.isfinite(chances))
     if interior.size == 0 or (frontier.size and chances[frontier].min() < chances[interior].mean()):
@@ -127,6 +128,7 @@ class GuessProbe(Agent):
         self.probe, self.window = probe, window
         self.name = f"{probe} ({window:g})" if probe == "window-exact" else probe
         self.tie_log: list[tuple[int, float, bool]] = []
+        """The plain probe's guesses: how many cells tie, the spread of its chances over them, its pick among them."""
 
     def reset(self) -> None:
         self.network.reset()
@@ -136,15 +138,15 @@ class GuessProbe(Agent):
         pick = int(chances.argmin())
         if (obs == HIDDEN).all():
             return pick
+        if self.probe == "pooled":
+            return pooled_pick(obs, chances)
         rows, cols = obs.shape
         mines = int(info["mines"])
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
         ties, probability = exact_ties(flat, rows, cols, mines, np.isfinite(chances))
-        self.tie_log.append((ties.size, float(chances[ties].std() / max(chances[ties].mean(), 1e-12)), pick in ties))
         if self.probe == "plain":
+            self.tie_log.append((ties.size, float(chances[ties].std() / chances[ties].mean()), pick in ties))
             return pick
-        if self.probe == "pooled":
-            return pooled_pick(obs, chances)
         if self.probe == "window-exact":
             order = np.argsort(chances)[:MAX_CANDIDATES]
             candidates = order[chances[order] <= chances[pick] * (1.0 + self.window)]
