@@ -45,7 +45,7 @@ def test_the_same_seed_gives_the_same_rollouts(rollouts: GuessReturns) -> None:
 
 def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(rollouts: GuessReturns) -> None:
     rows, cols = rollouts.grids.shape[1:]
-    for grid, row, safety, returns, fast in zip(*rollouts, strict=True):
+    for grid, row, safety, returns, fast, safe in zip(*rollouts, strict=True):
         flat = grid.ravel()
         cells, consistent, probability, _ = certain_moves(flat, rows, cols, BEGINNER.mines)
         assert consistent and cells.size == 0  # a true guess
@@ -57,6 +57,7 @@ def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(ro
         assert (safety[: len(tried)] >= 0.9 * best - 1e-9).all()
         assert set(np.unique(returns)) <= {0.0, 1.0} and not returns[len(tried):].any()
         assert 0 <= fast < len(tried)
+        assert not safe[len(tried) :].any() and not returns[~safe].any()  # a mine candidate's game is lost
 
 
 def test_solver_fasts_pick_is_the_one_it_plays() -> None:
@@ -155,7 +156,8 @@ def test_pick_returns_judges_a_pick_by_its_candidates_return() -> None:
     grids = np.full((2, 1, 4), HIDDEN, np.int8)
     candidates = np.array([[0, 1, NO_CANDIDATE], [2, 3, 1]], np.int16)
     returns = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], np.float32)
-    positions = GuessReturns(grids, candidates, np.ones((2, 3), np.float32), returns, np.array([0, 1], np.int16))
+    positions = GuessReturns(grids, candidates, np.ones((2, 3), np.float32), returns, np.array([0, 1], np.int16),
+                             np.ones((2, 3), np.bool_))
     scores = np.array([[0.0, 5.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0]])  # picks: candidate 1 (won), cell 0 (not tried)
     report = pick_returns(scores, positions)
     assert report == pytest.approx({"pick_return": 1.0, "fast_return": 0.0, "best_return": 1.0, "outside_share": 0.5})

@@ -58,6 +58,10 @@ class GuessReturns(NamedTuple):
     """float32 (N, K): 1 when the game played on from the candidate was won, else 0 (0 in the padding)."""
     fast: np.ndarray
     """int16 (N,): the column of ``solver-fast``'s own pick in ``candidates``."""
+    safe: np.ndarray
+    """bool (N, K): whether each candidate is safe on the position's layout (False in the padding): a safe
+    candidate's return is a draw of its game's chance once it is safe, the part of a candidate's value that its
+    exact chance of being safe does not tell."""
 
     def as_planes(self) -> tuple[np.ndarray, np.ndarray]:
         """(candidate mask bool (N, cells), returns float32 (N, cells)) laid on the board's cells, so that a
@@ -138,7 +142,7 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
     rows, cols = spec.rows, spec.cols
     rng = np.random.default_rng(seed)
     state = np.uint64(initial_state(int(rng.integers(2**63))))
-    grids, candidates, safety, returns, fast = [], [], [], [], []
+    grids, candidates, safety, returns, fast, safe = [], [], [], [], [], []
 
     def candidate_return(game: Game, cell: int) -> float:
         nonlocal state
@@ -163,15 +167,16 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         safety.append(np.pad(1.0 - probability[tried], (0, max_candidates - len(tried))).astype(np.float32))
         returns.append(won)
         fast.append(int(np.flatnonzero(tried == pick)[0]))
+        safe.append(np.pad(game.mines[tried] == 0, (0, max_candidates - len(tried))))
         return int(pick)
 
     play_to_guesses(spec, rng.integers(2**62, size=games), guess)
     if not grids:
         empty = np.zeros((0, max_candidates), np.float32)
         return GuessReturns(np.zeros((0, rows, cols), np.int8), empty.astype(np.int16), empty, empty,
-                            np.zeros(0, np.int16))  # fmt: skip
+                            np.zeros(0, np.int16), empty.astype(np.bool_))  # fmt: skip
     return GuessReturns(np.stack(grids).astype(np.int8), np.stack(candidates), np.stack(safety), np.stack(returns),
-                        np.array(fast, np.int16))  # fmt: skip
+                        np.array(fast, np.int16), np.stack(safe))  # fmt: skip
 
 
 def pick_returns(scores: np.ndarray, positions: GuessReturns) -> dict[str, float]:
