@@ -1,5 +1,5 @@
 """What pyproject.toml cannot say: the shipped models (``models/*.json`` cards, the ``.pt`` weights the evaluation
-plays and ``--init`` starts from) go into the wheel as package data of ``agents``, in
+plays and ``--init`` starts from, the ``.npz`` guess-value head) go into the wheel as package data of ``agents``, in
 ``agents/shipped/``, where :mod:`agents.shipped_models` finds them by short name. A checkout and an editable install
 use ``models/`` itself, so nothing is copied for those.
 
@@ -27,7 +27,7 @@ class BuildWithModels(build_py):
             return
         target = Path(self.build_lib) / "agents" / "shipped"
         self.mkpath(str(target))
-        for source in sorted([*MODELS.glob("*.pt"), *MODELS.glob("*.json")]):
+        for source in sorted([*MODELS.glob("*.pt"), *MODELS.glob("*.json"), *MODELS.glob("*.npz")]):
             self.copy_file(str(source), str(target / source.name))
         if (KERNEL_BUNDLE / "manifest.json").is_file():
             self.copy_tree(str(KERNEL_BUNDLE), str(Path(self.build_lib) / "mine_env" / "kernel_bundle"))

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from functools import partial
 
 from agents.base import Agent
+from agents.guess_value import GuessValueAgent
 from agents.random_agent import RandomAgent
 from agents.rules import RuleAgent
 from agents.solver import SolverAgent
@@ -16,8 +17,11 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "solver": SolverAgent,
     "solver-standard": partial(SolverAgent, strength="standard"),
     "solver-fast": partial(SolverAgent, strength="fast"),
+    "guess-value": GuessValueAgent,
 }
-"""``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings."""
+"""``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings.
+``guess-value`` plays every certainly safe cell and guesses the tied safest cell of highest value by a head learnt
+from returns (:mod:`agents.guess_value`)."""
 
 SOLVER_AGENTS = frozenset({"solver", "solver-standard", "solver-fast"})
 """The names that play with the solver's compiled kernels (their first move waits for the one-time compile)."""

@@ -1,0 +1,146 @@
+"""The guess-value agent: every certainly safe cell, and at a true guess the tied safest cell whose game is likeliest
+won, by a value head learnt from the returns of played-out games.
+
+Among the hidden cells of least exact mine chance (the oracle's tie mask: on intermediate five cells on average at
+a guess, all equally safe) the one to reveal is a matter of what it leads to: ``solver-fast`` takes the one with
+the fewest hidden neighbours, the solver looks one number ahead. Here a small network scores each tied cell by
+the chance that its game is won once it is safe, learnt by reinforcement from Monte-Carlo returns
+(:mod:`train.distill.guess_value`): each tied cell of ``solver-fast``'s guesses revealed on a copy of the game and
+played on to the end. Picking the cell of highest learnt value is one step of policy iteration beyond
+``solver-fast``.
+
+The head reads each candidate's neighbourhood (:func:`candidate_features`: the 7x7 cells around it, each one-hot
+as off the board, hidden or its number, and the position's mine chance, density and hidden share), so one head
+plays any board size. It runs in numpy (three layers), so playing needs no torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent
+from agents.shipped_models import shipped_dir
+from agents.solver import certain_cells, first_click_cell
+from mine_env.analysis.lookahead import TIE_TOLERANCE
+from mine_env.engine.constants import HIDDEN
+
+WINDOW = 3
+"""The neighbourhood a candidate is seen through: the cells at most this many rows and columns away."""
+CODES = 11
+"""One-hot classes of a cell of the neighbourhood: off the board, hidden, and the numbers 0-8."""
+SCALARS = 3
+"""The position's numbers beside the neighbourhood: the candidate's exact mine chance, the mines per hidden cell
+and the share of the board still hidden."""
+FEATURES = (2 * WINDOW + 1) ** 2 * CODES + SCALARS
+"""The length of one candidate's feature row."""
+SHIPPED_HEAD = "guess_value_intermediate.npz"
+"""The shipped head's file among the shipped models (:func:`agents.shipped_models.shipped_dir`), trained on
+intermediate: the one ``--agent guess-value`` plays."""
+_OFF_BOARD = 99
+
+
+def candidate_features(grid: np.ndarray, cells: np.ndarray, chances: np.ndarray, mines: int) -> np.ndarray:
+    """float32 (len(cells), :data:`FEATURES`): each candidate's neighbourhood one-hot (row-major, :data:`CODES`
+    classes a cell; a flagged cell counts as hidden) and the scalars of :data:`SCALARS`, for the position ``grid``
+    (rows, cols) with ``mines`` mines, candidates ``cells`` (flat indices) of exact mine chances ``chances``."""
+    rows, cols = grid.shape
+    side = 2 * WINDOW + 1
+    padded = np.full((rows + 2 * WINDOW, cols + 2 * WINDOW), _OFF_BOARD, np.int16)
+    padded[WINDOW : WINDOW + rows, WINDOW : WINDOW + cols] = grid
+    cells = np.asarray(cells, np.int64)
+    offsets = np.arange(side)
+    windows = padded[(cells // cols)[:, None, None] + offsets[:, None], (cells % cols)[:, None, None] + offsets]
+    windows = windows.reshape(len(cells), -1)
+    classes = np.where(windows == _OFF_BOARD, 0, np.where(windows < 0, 1, windows + 2))  # a flag reads as hidden
+    one_hot = np.zeros((len(cells), side * side, CODES), np.float32)
+    np.put_along_axis(one_hot, classes[..., None].astype(np.int64), 1.0, axis=2)
+    hidden = int((grid == HIDDEN).sum())
+    scalars = np.empty((len(cells), SCALARS), np.float32)
+    scalars[:, 0] = chances
+    scalars[:, 1] = mines / max(hidden, 1)
+    scalars[:, 2] = hidden / grid.size
+    return np.concatenate([one_hot.reshape(len(cells), -1), scalars], axis=1)
+
+
+class ValueHead:
+    """The trained head in numpy: ReLU layers, then one logit a candidate (its game won once it is safe)."""
+
+    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
+        if len(weights) != len(biases) or not weights or weights[0].shape[0] != FEATURES:
+            raise ValueError(f"a value head takes {FEATURES} features a candidate; these weights do not")
+        self.weights, self.biases = weights, biases
+
+    @classmethod
+    def load(cls, path: str | Path) -> ValueHead:
+        """The head saved at ``path`` (``.npz`` of ``weight_0``, ``bias_0``, ... as :meth:`save` writes)."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"no guess-value head at {path}: train one with `python -m train.distill.guess_value`"
+            )
+        with np.load(path) as saved:
+            layers = len([name for name in saved.files if name.startswith("weight_")])
+            return cls([saved[f"weight_{i}"] for i in range(layers)], [saved[f"bias_{i}"] for i in range(layers)])
+
+    def save(self, path: str | Path, about: str = "") -> None:
+        """Write the head to ``path`` (``.npz``), with ``about`` (how it was trained) as its ``about`` entry."""
+        layers = enumerate(zip(self.weights, self.biases, strict=True))
+        arrays = {name: array for i, (w, b) in layers for name, array in ((f"weight_{i}", w), (f"bias_{i}", b))}
+        np.savez(path, about=np.array(about), **arrays)
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        """One logit a feature row: the learnt chance of winning once the candidate is safe, before the sigmoid."""
+        hidden = np.asarray(features, np.float32)
+        for weight, bias in zip(self.weights[:-1], self.biases[:-1], strict=True):
+            hidden = np.maximum(hidden @ weight + bias, 0.0)
+        return (hidden @ self.weights[-1] + self.biases[-1])[:, 0]
+
+
+def tied_safest(flat: np.ndarray, probability: np.ndarray) -> np.ndarray:
+    """The hidden cells of least exact mine chance, within the solver's relative tie tolerance."""
+    hidden = np.flatnonzero(flat == HIDDEN)
+    least = probability[hidden].min()
+    return hidden[probability[hidden] <= least + TIE_TOLERANCE * least]
+
+
+class GuessValueAgent(Agent):
+    """Certainly safe cells first (the exact count), then the tied safest cell of highest learnt value.
+
+    Args:
+        seed: unused (the agent is deterministic); taken for the registry's signature.
+        head: the value head's ``.npz``; the shipped intermediate head (:data:`SHIPPED_HEAD`) by default.
+        first_cell: (row, col) of the first click; the solver's first cell for the rule by default.
+    """
+
+    name = "guess-value"
+
+    def __init__(self, seed: int | None = None, head: str | Path | None = None,
+                 first_cell: tuple[int, int] | None = None) -> None:  # fmt: skip
+        del seed
+        self.head = ValueHead.load(shipped_dir() / SHIPPED_HEAD if head is None else head)
+        self.first_cell = first_cell
+
+    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
+        rows, cols = obs.shape
+        flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
+        if (flat == HIDDEN).all():
+            r, c = self.first_cell or first_click_cell(rows, cols, info.get("first_click", "opening"))
+            return r * cols + c
+        mines = int(info["mines"])
+        cells, consistent, probability, _ = certain_cells(flat, rows, cols, mines)
+        if not consistent:
+            raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
+                             "positions of a real game")  # fmt: skip
+        if cells.size:
+            return int(cells[0])
+        return self.pick(obs, tied_safest(flat, probability), probability, mines)
+
+    def pick(self, grid: np.ndarray, ties: np.ndarray, probability: np.ndarray, mines: int) -> int:
+        """The tied cell of highest learnt value (the first of them on equal values)."""
+        if ties.size == 1:
+            return int(ties[0])
+        logits = self.head.logits(candidate_features(grid, ties, probability[ties], mines))
+        return int(ties[int(np.argmax(logits))])
