@@ -13,10 +13,11 @@ import importlib
 MODULES: dict[str, str] = {
     "dqn": "train.sb3.dqn", "ppo": "train.sb3.ppo", "maskable_ppo": "train.sb3.maskable_ppo",
     "distill": "train.distill.rounds", "guess_preference": "train.distill.guess_preference",
+    "guess_value": "train.distill.guess_value",
 }
 """Each ALGO's training script."""
 ALGORITHMS: tuple[str, ...] = tuple(MODULES)
-SUPERVISED: tuple[str, ...] = ("distill", "guess_preference")
+SUPERVISED: tuple[str, ...] = ("distill", "guess_preference", "guess_value")
 """Scripts that are not SB3 algorithms: each has its own entry point, ``main``."""
 
 
