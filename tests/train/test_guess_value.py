@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +69,8 @@ def test_a_small_run_trains_a_head_the_agent_plays_and_resumes_from_its_chunks(t
     run(config)
     assert [chunk_path(run_dir, i).stat().st_mtime_ns for i in range(2)] == stamps  # kept, not played again
     assert chunk_path(run_dir, 2).is_file()
+    with pytest.raises(ValueError, match="other settings \\(chunk_games\\)"):
+        run(dataclasses.replace(config, chunk_games=450))
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [

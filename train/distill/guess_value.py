@@ -10,9 +10,10 @@ candidates' returns are a paired comparison; a second loss (``--rank-weight``) u
 one position whose games ended apart, the won one is to score above the lost one.
 
 The games are played in chunks of ``--chunk-games``, each saved under the run directory as it is done, by
-``--workers`` processes; ``--resume`` keeps the chunks already there, so an interrupted run collects only the
-rest. Training the head is then a few minutes on a CPU; the head is written as ``head.npz`` (the agent's format)
-and its held-out loss and share of held-out won-lost pairs ordered right, per epoch, to ``progress.csv``.
+``--workers`` processes; ``--resume`` keeps the chunks already there (refused when their games were made with
+other settings), so an interrupted run collects only the rest. Training the head is then a few minutes on a CPU;
+the head is written as ``head.npz`` (the agent's format) and its held-out loss and share of held-out won-lost
+pairs ordered right, per epoch, to ``progress.csv``.
 
 Usage::
 
@@ -257,6 +258,22 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
                      [layer.bias.detach().numpy().copy() for layer in linear])  # fmt: skip
 
 
+GAME_SETTINGS = ("preset", "rows", "cols", "mines", "first_click", "chunk_games", "max_candidates", "seed")
+"""The settings a chunk's games depend on: a resumed run must keep them, or its old chunks would be other games."""
+
+
+def check_resumable(config: GuessValueConfig, run_dir: Path) -> None:
+    """ValueError when ``run_dir`` holds chunks of games other settings made (its ``config.json``)."""
+    saved_path = run_dir / "config.json"
+    if not saved_path.is_file():
+        return
+    saved = json.loads(saved_path.read_text())
+    changed = [name for name in GAME_SETTINGS if saved.get(name) != getattr(config, name)]
+    if changed:
+        raise ValueError(f"run directory {run_dir} holds games of other settings ({', '.join(changed)}): resume it "
+                         "with its own, or start another --run-name")  # fmt: skip
+
+
 def run(config: GuessValueConfig) -> Path:
     """Collect the returns (what is missing) and train the head; returns the run directory."""
     config.validate()
@@ -265,6 +282,7 @@ def run(config: GuessValueConfig) -> Path:
     run_dir = Path(config.runs_dir) / name
     if run_dir.exists() and any(run_dir.iterdir()) and not config.resume:
         raise ValueError(f"run directory {run_dir} exists: give --resume to continue it, or another --run-name")
+    check_resumable(config, run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     start = time.perf_counter()
