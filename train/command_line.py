@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +52,13 @@ def report_run(parser: argparse.ArgumentParser, start: Callable[[], Path]) -> in
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     print(f"run directory: {run_dir}")
     return 0
+
+
+def config_script(argv: Sequence[str] | None, prog: str, description: str, config_class: type,
+                  run: Callable[[Any], Path]) -> int:  # fmt: skip
+    """A training script whose options are exactly ``config_class``'s fields: parse ``argv``, ``run`` the config
+    and print its run directory (:func:`report_run`)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    add_config_arguments(parser, config_class)
+    args = parser.parse_args(argv)
+    return report_run(parser, lambda: run(config_from_args(config_class, args)))

@@ -31,7 +31,6 @@ keeps its weights but changes the trunk under it.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -50,7 +49,7 @@ from sb3_contrib import MaskablePPO
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train.command_line import add_config_arguments, config_from_args, report_run
+from train.command_line import config_script
 from train.distill.guess_returns import GuessReturns, pick_returns, rollout_guesses
 from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
 from train.distill.labels import label_positions
@@ -263,11 +262,9 @@ def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions | Gu
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """``python -m train.distill.guess_preference [options]`` (and ``minesweeper train guess_preference``)."""
+    prog = prog or "python -m train.distill.guess_preference"
     description = "Teach a distilled network the solver's guesses among near-ties."
-    parser = argparse.ArgumentParser(prog=prog or "python -m train.distill.guess_preference", description=description)
-    add_config_arguments(parser, GuessPreferenceConfig)
-    args = parser.parse_args(argv)
-    return report_run(parser, lambda: run(config_from_args(GuessPreferenceConfig, args)))
+    return config_script(argv, prog, description, GuessPreferenceConfig, run)
 
 
 if __name__ == "__main__":

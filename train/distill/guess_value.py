@@ -23,7 +23,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import itertools
 import json
@@ -42,7 +41,7 @@ import torch.nn.functional as F
 from agents.guess_value import FEATURES, ValueHead, candidate_features
 from mine_env.analysis.lookahead import TIE_TOLERANCE
 from mine_env.engine.spec import BoardSpec
-from train.command_line import add_config_arguments, config_from_args, report_run
+from train.command_line import config_script
 from train.distill.guess_returns import NO_CANDIDATE, GuessReturns, rollout_guesses
 from train.options import BoardOptions, at_least, option
 from train.progress_log import log_row, progress_line
@@ -300,10 +299,7 @@ def run(config: GuessValueConfig) -> Path:
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """``python -m train.distill.guess_value [options]`` (and ``minesweeper train guess_value``)."""
     description = "Learn which tied safest cell to guess from the returns of played-out games."
-    parser = argparse.ArgumentParser(prog=prog or "python -m train.distill.guess_value", description=description)
-    add_config_arguments(parser, GuessValueConfig)
-    args = parser.parse_args(argv)
-    return report_run(parser, lambda: run(config_from_args(GuessValueConfig, args)))
+    return config_script(argv, prog or "python -m train.distill.guess_value", description, GuessValueConfig, run)
 
 
 if __name__ == "__main__":
