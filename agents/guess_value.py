@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.random_agent import valid_reveals
 from agents.shipped_models import shipped_dir
 from agents.solver import certain_cells, first_click_cell
 from mine_env.analysis.lookahead import TIE_TOLERANCE
@@ -134,8 +135,9 @@ class GuessValueAgent(Agent):
         if not consistent:
             raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
                              "positions of a real game")  # fmt: skip
-        if cells.size:
-            return int(cells[0])
+        playable = np.intersect1d(cells, valid_reveals(obs, info))  # as SafeCellsFirst: a flagged cell is no move
+        if playable.size:
+            return int(playable[0])
         return self.pick(obs, tied_safest(flat, probability), probability, mines)
 
     def pick(self, grid: np.ndarray, ties: np.ndarray, probability: np.ndarray, mines: int) -> int:
