@@ -220,11 +220,16 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
             f"{len(rows.grids)} guess positions are too few to learn and hold some out: play more (--games)"
         )
 
+    def features(indices: np.ndarray) -> th.Tensor:
+        return th.as_tensor(batch_features(rows, indices, mines))
+
     def logits(indices: np.ndarray) -> th.Tensor:
-        return network(th.as_tensor(batch_features(rows, indices, mines))).squeeze(1)
+        return network(features(indices)).squeeze(1)
 
     rng = np.random.default_rng(config.seed)
     held, held_pairs = held[:50_000], held_pairs[:50_000]
+    held_x, held_y = features(held), th.as_tensor(rows.won[held])  # cut once, measured every epoch
+    held_won, held_lost = features(winners[held_pairs]), features(losers[held_pairs])
     batches = -(-len(train) // config.batch_size)
     pair_batch = -(-len(train_pairs) // batches)
     start = time.perf_counter()
@@ -246,8 +251,8 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
             loss.backward()
             optimiser.step()
         with th.no_grad():
-            held_loss = float(loss_of(logits(held), th.as_tensor(rows.won[held])))
-            ordered = float((logits(winners[held_pairs]) > logits(losers[held_pairs])).float().mean())
+            held_loss = float(loss_of(network(held_x).squeeze(1), held_y))
+            ordered = float((network(held_won) > network(held_lost)).float().mean())
         row = {"epoch": epoch + 1, "rows": len(train), "pairs": len(train_pairs), "held_out_loss": held_loss,
                "held_out_pairs_ordered": ordered, "seconds": time.perf_counter() - start}  # fmt: skip
         log_row(log, row)
