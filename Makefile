@@ -124,6 +124,13 @@ scaling-labels: install
 rllib-train: install
 	$(PYTHON) -m train.rllib.ppo --preset beginner --minutes 25 --run-name rllib-ppo-beginner
 
+# The wheels a lent GPU machine lacks, in .whl/ (carried with the tree by the scripts/device_*.sh runs): the versions
+# installed here, so the device trains with the very packages the tests pass with.
+.PHONY: device-wheels
+device-wheels: install-train
+	rm -rf .whl && $(PIP) download -q --no-deps -d .whl $$($(PYTHON) -c "from importlib.metadata import version; \
+	  print(' '.join(f'{p}=={version(p)}' for p in ('gymnasium', 'farama-notifications', 'stable-baselines3', 'sb3-contrib')))")
+
 # The design card's comparison on one board (train/sb3/comparison.py: its budget and settings): the runs furthest
 # from the budget trained two at a time for MINUTES, each resuming where it stopped; `--status` alone shows them.
 # Intermediate and expert add curriculum runs, started from the board below's models once those exist.

@@ -4,8 +4,10 @@
 # The GPU trains while the machine's CPU cores play and label positions; at the end the run's files come back
 # through $OUT in parts of at most 15 MiB (a lent machine returns files of at most 16 MiB), checkpoint included,
 # so the next lent machine continues the same run. Run it from the repository root, with the wheels of the
-# packages that machine lacks in .whl/ (gymnasium, farama-notifications, stable-baselines3, sb3-contrib) and,
-# to resume, the parts a previous run returned in .resume/ (both carried with the tree):
+# packages that machine lacks in .whl/ (gymnasium, farama-notifications, stable-baselines3, sb3-contrib; `make
+# device-wheels` makes it) and, to resume, the parts a previous run returned in .resume/ (both carried with the tree).
+# Without .resume/ a new run starts from the shipped expert network (INIT, a short name or a card; LR its peak
+# learning rate, lower than a run from nothing so that the start is kept), not from nothing:
 #
 #     MINUTES=8 bash scripts/device_expert_stream.sh            # a new run, or the one in .resume/
 #     cat OUT/part.* | tar x -C runs/expert-stream              # here, afterwards: the run directory again
@@ -24,7 +26,8 @@ if ls .resume/part.* >/dev/null 2>&1; then
   TOTAL=$(python3 -c "import torch; s = torch.load('$RUN/checkpoint.pt', weights_only=False); print(s['seconds'] / 60 + ${MINUTES:-8})")
   RESUME="--resume $RUN"
 else
-  RESUME="--runs-dir /tmp/runs --run-name expert-stream --trunks ${TRUNKS:-dilated} --channels 128"
+  RESUME="--runs-dir /tmp/runs --run-name expert-stream --trunks ${TRUNKS:-dilated} --channels 128
+    --init ${INIT:-distill-expert} --learning-rate ${LR:-3e-4}"
 fi
 python3 -m train.distill.stream --preset expert --device cuda --minutes "${TOTAL:-${MINUTES:-8}}" --producers 12 \
   --learner-workers 2 $RESUME > "$OUT/train-log.txt" 2>&1
