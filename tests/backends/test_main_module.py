@@ -119,3 +119,13 @@ def test_main_references_names_the_functions_and_classes_of_main_only() -> None:
 )
 def test_the_main_guard_is_recognised_either_way_round(test: str, guard: bool) -> None:
     assert _is_main_guard(ast.parse(test, mode="eval").body) is guard
+
+
+def test_work_holding_a_large_array_is_sent_whole() -> None:
+    """A large array pickles as a buffer handed over whole (an agent carrying its weights, as ``guess-value``);
+    reading what the work refers to once failed on it."""
+    import numpy as np
+
+    weights = np.zeros(1 << 20, np.float32)
+    assert main_references({"weights": weights}) == []
+    assert main_references([_is_main_guard, weights]) == []
