@@ -8,13 +8,15 @@ env does after ``reset(seed=game_seeds(i).env)``, so a game here is the game ``m
 plays expert-opening-10k in seconds where the per-game runner takes hours on a CPU.
 
 Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``
-(``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`). A model whose card gives a mark threshold
-(``mark_above``) plays with marks (:mod:`agents.marks`); ``--mark-above`` overrides it.
+(``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`; on a CPU, ``--workers N`` splits the games
+over N processes). A model whose card gives a mark threshold (``mark_above``) plays with marks
+(:mod:`agents.marks`); ``--mark-above`` overrides it.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -28,6 +30,8 @@ from numba import njit
 
 from agents.marks import score_marked
 from agents.model_card import ModelCard
+from backends.base import check_workers
+from backends.local import LocalBackend
 from eval.stats import wilson_interval
 from eval.suites import Suite, get_suite
 from mine_env.engine import rules as k
@@ -76,14 +80,62 @@ def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: 
     Raises:
         ValueError: a suite with a fixed first cell or no-guess boards (not played here).
     """
+    total = _games_played(suite, games)
+    began = time.perf_counter()
+    won, first_cell, moves = _play_range(scorer, suite, 0, total, batch, mark_above)
+    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+
+
+def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
+                       mark_above: float | None = None, workers: int = 1) -> BatchedResult:  # fmt: skip
+    """:func:`play_batched` of the saved ``model`` on ``device``, its games split into ``workers`` contiguous blocks
+    played by as many CPU processes (each loads the model; the games and their outcomes are those of one process).
+    On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
+    way to use the cores.
+
+    Raises:
+        ValueError: ``workers`` above 1 on a device other than the CPU, or a suite :func:`play_batched` refuses.
+    """
+    check_workers(workers)
+    if workers > 1 and device != "cpu":
+        raise ValueError(f"--workers splits the games over CPU processes; on {device} one process plays them all: "
+                         "drop --workers")  # fmt: skip
+    total = _games_played(suite, games)
+    if workers == 1:
+        return play_batched(model_scorer(model, device, suite.mines), suite, total, batch, mark_above)
+    bounds = np.linspace(0, total, workers + 1).astype(int)
+    blocks = [(int(first), int(last)) for first, last in itertools.pairwise(bounds) if last > first]
+    began = time.perf_counter()
+    with LocalBackend(workers) as backend:
+        parts = dict(backend.run(_play_model_block, (model, suite, batch, mark_above), blocks))
+    won, first_cell, moves = (np.concatenate(column) for column in zip(*(parts[i] for i in range(len(blocks))),
+                                                                         strict=True))  # fmt: skip
+    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+
+
+def _games_played(suite: Suite, games: int | None) -> int:
+    """How many of the suite's games are played (its first ``games``, or all), once the suite is one played here."""
     if suite.first_cell is not None or suite.boards != "random":
         raise ValueError("batched play covers random boards opened by the agent (no --first-cell, no no-guess)")
-    total = suite.games if games is None else min(games, suite.games)
-    began = time.perf_counter()
-    parts = [_play_block(scorer, suite, range(first, min(first + batch, total)), mark_above)
-             for first in range(0, total, batch)]  # fmt: skip
+    return suite.games if games is None else min(games, suite.games)
+
+
+def _play_model_block(shared: tuple[str, Suite, int, float | None],
+                      block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """A worker's part of :func:`play_model_batched`: the games ``block`` (first, last) of the shared model."""
+    model, suite, batch, mark_above = shared
+    return _play_range(model_scorer(model, "cpu", suite.mines), suite, *block, batch, mark_above)
+
+
+def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int,
+                mark_above: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Games ``first`` to ``last`` (excluded), ``batch`` at a time: won, first cell, moves of each."""
+    parts = [_play_block(scorer, suite, range(start, min(start + batch, last)), mark_above)
+             for start in range(first, last, batch)]  # fmt: skip
+    if not parts:
+        return np.zeros(0, bool), np.zeros(0, np.int64), np.zeros(0, np.int64)
     won, first_cell, moves = (np.concatenate(column) for column in zip(*parts, strict=True))
-    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+    return won, first_cell, moves
 
 
 def _play_block(scorer: Scorer, suite: Suite, indices: range,
@@ -150,6 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=None, help="Play only the suite's first N games.")
     parser.add_argument("--batch", type=int, default=10_000, help="Games played together.")
     parser.add_argument("--device", default="cpu", help="Torch device of the network: cpu, cuda.")
+    parser.add_argument("--workers", type=int, default=1, help="CPU processes the games are split over (on a CPU "
+                        "more processes, not more threads, use the cores).")  # fmt: skip
     parser.add_argument("--mark-above", type=float, default=None, help="Play with marks at this mine chance "
                         "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
@@ -159,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for start in args.start or ["agent"]:
             try:
                 summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
-                                            args.mark_above)  # fmt: skip
+                                            args.mark_above, args.workers)  # fmt: skip
             except (ValueError, FileNotFoundError) as error:
                 print(f"python -m eval.batched: error: {error}", file=sys.stderr)
                 return 2
@@ -173,14 +227,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
-              mark_above: float | None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+              mark_above: float | None, workers: int) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome."""
     suite = get_suite(suite_name)
     if start == "zero":
         suite = suite.with_zero_start()
     if mark_above is None:
         mark_above = card_mark_above(model)
-    result = play_batched(model_scorer(model, device, suite.mines), suite, games, batch, mark_above or None)
+    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers)
     summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
                **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),

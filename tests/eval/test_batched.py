@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from eval.agent_specs import AgentSpec
-from eval.batched import card_mark_above, main, model_scorer, play_batched
+from eval.batched import card_mark_above, main, model_scorer, play_batched, play_model_batched
 from eval.player import GamePlayer
 from eval.suites import Suite, get_suite
 from mine_env.engine.constants import FLAG
@@ -34,6 +34,17 @@ def test_batched_games_are_the_runners_games(start: str) -> None:
     assert result.won.tolist() == won
     assert result.first_cell.tolist() == first
     assert 0.5 < result.won.mean() < 1.0  # a real network on real games: neither all lost nor all won
+
+
+def test_games_split_over_processes_are_the_games_of_one() -> None:
+    suite = get_suite("beginner-zero-1k")
+    alone = play_model_batched(BEGINNER_MODEL, suite, games=30, batch=7)
+    split = play_model_batched(BEGINNER_MODEL, suite, games=30, batch=7, workers=2)
+    for column in ("won", "first_cell", "moves"):
+        assert getattr(split, column).tolist() == getattr(alone, column).tolist()
+    assert 0 < alone.won.sum() < 30
+    with pytest.raises(ValueError, match="drop --workers"):
+        play_model_batched(BEGINNER_MODEL, suite, games=4, device="cuda", workers=2)
 
 
 def test_batched_command_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
