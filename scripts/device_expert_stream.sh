@@ -13,26 +13,34 @@
 #     cat OUT/part.* | tar x -C runs/expert-stream              # here, afterwards: the run directory again
 #
 # Evaluation follows on the same machine (eval.batched: expert-opening-10k and its zero start, one batched
-# forward pass a move). Measured on 2026-11-27 (docs/lab): two trunks side by side beside a PPO run trained about
-# 7,600 samples/s each on an H200; one trunk alone should have the GPU to itself.
+# forward pass a move). Measured on 2026-11-27 (docs/lab): one trunk with the H200 to itself trained 39,000
+# samples/s. A dry run here (the CPU, a few seconds of training, 20 games; EXTRA goes to the trainer):
+#     OUT=/tmp/out DEVICE=cpu MINUTES=0.3 PRODUCERS=1 LEARNER_WORKERS=1 EVAL_GAMES=20 \
+#       EXTRA="--batch-size 32 --buffer 20000 --learner-boards 16" bash scripts/device_expert_stream.sh
 set -u
 export PYTHONUNBUFFERED=1
+OUT=${OUT:?set OUT to the folder that comes back}
 source scripts/device_site.sh
-RUN=/tmp/runs/expert-stream
+DEVICE=${DEVICE:-cuda}
+RUN=${RUNS:-/tmp/runs}/expert-stream
 mkdir -p "$RUN"
 if ls .resume/part.* >/dev/null 2>&1; then
   cat .resume/part.* | tar x -C "$RUN" || exit 1
   # --minutes is the run's whole budget: what it trained before plus this machine's share
   TOTAL=$(python3 -c "import torch; s = torch.load('$RUN/checkpoint.pt', weights_only=False); print(s['seconds'] / 60 + ${MINUTES:-8})")
-  RESUME="--resume $RUN"
+  START=(--resume "$RUN")
 else
-  RESUME="--runs-dir /tmp/runs --run-name expert-stream --trunks ${TRUNKS:-dilated} --channels 128
-    --init ${INIT:-distill-expert} --learning-rate ${LR:-3e-4}"
+  START=(--runs-dir "$(dirname "$RUN")" --run-name expert-stream --trunks "${TRUNKS:-dilated}" --channels 128
+         --init "${INIT:-distill-expert}" --learning-rate "${LR:-3e-4}")
 fi
-python3 -m train.distill.stream --preset expert --device cuda --minutes "${TOTAL:-${MINUTES:-8}}" --producers 12 \
-  --learner-workers 2 $RESUME > "$OUT/train-log.txt" 2>&1
+python3 -m train.distill.stream --preset expert --device "$DEVICE" --minutes "${TOTAL:-${MINUTES:-8}}" \
+  --producers "${PRODUCERS:-12}" --learner-workers "${LEARNER_WORKERS:-2}" "${START[@]}" ${EXTRA:-} \
+  > "$OUT/train-log.txt" 2>&1
 tail -3 "$OUT/train-log.txt"
-(cd "$RUN" && tar c config.json checkpoint.pt progress.csv ./*.zip ./*.json | split -b 15m - "$OUT/part.")
+ls "$RUN"/*.zip >/dev/null 2>&1 || { echo "no model was saved: see $OUT/train-log.txt"; exit 1; }
+(cd "$RUN" && tar c config.json checkpoint.pt progress.csv ./*.zip ./*.json ./*.pt | split -b 15m - "$OUT/part.")
 models=$(ls "$RUN"/*.zip | sed 's/^/--model /')
-python3 -m eval.batched --suite expert-opening-10k --device cuda --json "$OUT/eval-10k.jsonl" $models \
-  --start agent --start zero 2>&1 | cut -c1-300
+games=()
+[ -n "${EVAL_GAMES:-}" ] && games=(--games "$EVAL_GAMES")
+python3 -m eval.batched --suite expert-opening-10k --device "$DEVICE" --json "$OUT/eval-10k.jsonl" "${games[@]}" \
+  $models --start agent --start zero 2>&1 | cut -c1-300
