@@ -6,8 +6,9 @@
 # so the next lent machine continues the same run. Run it from the repository root, with the wheels of the
 # packages that machine lacks in .whl/ (gymnasium, farama-notifications, stable-baselines3, sb3-contrib; `make
 # device-wheels` makes it) and, to resume, the parts a previous run returned in .resume/ (both carried with the tree).
-# Without .resume/ a new run starts from the shipped expert network (INIT, a short name or a card; LR its peak
-# learning rate, lower than a run from nothing so that the start is kept), not from nothing:
+# Without .resume/ a new run starts from the shipped expert network (INIT: a short name or a card, grown to CHANNELS,
+# 128 by default; LR: its peak learning rate, lower than a run from nothing so that the start is kept), or from
+# nothing with INIT=none; MARK_ABOVE=0.99 trains it to play with marks (agents.marks: its sure mines kept as flags):
 #
 #     MINUTES=8 bash scripts/device_expert_stream.sh            # a new run, or the one in .resume/
 #     cat OUT/part.* | tar x -C runs/expert-stream              # here, afterwards: the run directory again
@@ -30,8 +31,9 @@ if ls .resume/part.* >/dev/null 2>&1; then
   TOTAL=$(python3 -c "import torch; s = torch.load('$RUN/checkpoint.pt', weights_only=False); print(s['seconds'] / 60 + ${MINUTES:-8})")
   START=(--resume "$RUN")
 else
-  START=(--runs-dir "$(dirname "$RUN")" --run-name expert-stream --trunks "${TRUNKS:-dilated}" --channels 128
-         --init "${INIT:-distill-expert}" --learning-rate "${LR:-3e-4}")
+  START=(--runs-dir "$(dirname "$RUN")" --run-name expert-stream --trunks "${TRUNKS:-dilated}"
+         --channels "${CHANNELS:-128}" --mark-above "${MARK_ABOVE:-0}" --learning-rate "${LR:-3e-4}")
+  [ "${INIT:-distill-expert}" != none ] && START+=(--init "${INIT:-distill-expert}")
 fi
 python3 -m train.distill.stream --preset expert --device "$DEVICE" --minutes "${TOTAL:-${MINUTES:-8}}" \
   --producers "${PRODUCERS:-12}" --learner-workers "${LEARNER_WORKERS:-2}" "${START[@]}" ${EXTRA:-} \
