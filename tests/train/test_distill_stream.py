@@ -13,7 +13,7 @@ import torch as th
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.stream import HELD_OUT, StreamConfig, held_out_positions, main
+from train.distill.stream import HELD_OUT, StreamConfig, main, split_held_out
 from train.distill.stream_data import mark_known
 
 
@@ -92,13 +92,15 @@ def test_training_positions_flag_only_certain_hidden_mines() -> None:
     assert (marked[~flagged] == grids[~flagged]).all()
 
 
-def test_held_out_positions_span_every_chunk_not_only_the_openings() -> None:
+def test_held_out_positions_span_every_chunk_and_the_others_are_trained_on() -> None:
     chunks = [(np.full((1000, 2, 2), index, np.int8), np.full((1000, 2, 2), index / 10, np.float16),
                np.zeros((1000, 2, 2), np.float16), np.full(1000, 40 + index, np.int16)) for index in range(8)]
-    grids, labels, counts = held_out_positions(chunks)
+    (grids, labels, counts), rest = split_held_out(chunks)
     assert len(grids) == len(labels) == len(counts) == HELD_OUT
     taken = np.bincount(grids[:, 0, 0], minlength=8)
     assert taken.min() >= HELD_OUT // 8 - 1  # an even share of each chunk, the first no more than the last
     assert (counts == 40 + grids[:, 0, 0]).all() and np.allclose(labels[:, 0, 0], grids[:, 0, 0] / 10, atol=1e-3)
-    plain = held_out_positions([chunk[:2] for chunk in chunks])
-    assert len(plain) == 2 and len(plain[0]) == HELD_OUT
+    assert len(rest) == 4 and all(len(part) == 8000 - HELD_OUT for part in rest)
+    assert (rest[3] == 40 + rest[0][:, 0, 0]).all()
+    (plain_grids, plain_labels), plain_rest = split_held_out([chunk[:2] for chunk in chunks])
+    assert len(plain_grids) == len(plain_labels) == HELD_OUT and len(plain_rest) == 2

@@ -50,7 +50,7 @@ from train.distill.iterated_trunk import IteratedFeatures
 from train.distill.levers import board_density, lever_loss, produce_varied
 from train.distill.network import new_model, start_from
 from train.distill.stream_config import StreamConfig
-from train.distill.stream_data import Batch, LearnerPlay, PositionBuffer, produce
+from train.distill.stream_data import Batch, Chunk, LearnerPlay, PositionBuffer, produce
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
 from train.sb3.networks import MaskableConvActorCriticPolicy
@@ -59,9 +59,10 @@ from train.sb3.vec_env import BatchVecEnv
 HELD_OUT = 2048
 """Positions kept apart for the progress log: the dataset's last ones, or spread over the stream's first chunks."""
 HELD_OUT_CHUNKS = 8
-"""Chunks of the stream the held-out positions are drawn from: a chunk holds a few moves of each of a worker's
-boards, so the first alone is the games' openings (423 of expert's 480 cells hidden on average, against about 300
-over the first eight), where a network's picks agree with the oracle's far more often than in the games it plays."""
+"""Chunks per worker the held-out positions are drawn from: a chunk holds a few moves of each of a worker's boards,
+so a worker's first chunk alone is the games' openings (423 of expert's 480 cells hidden on average, against about
+300 over its first eight), where a network's picks agree with the oracle's far more often than in the games it
+plays."""
 
 
 def torch_device(name: str) -> th.device:
@@ -284,7 +285,10 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         held = (dataset.grids[-size:], dataset.labels[-size:])
         buffer.add(dataset.grids[:-size], dataset.labels[:-size])
     else:
-        held = held_out_positions([stream.get() for _ in range(HELD_OUT_CHUNKS)])
+        chunks = [stream.get() for _ in range(HELD_OUT_CHUNKS * max(1, config.producers))]
+        held, rest = split_held_out(chunks)
+        buffer.add(*rest)
+        run.taken += len(chunks)
     learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
                           config.mark_above or None, truth) if pool else None  # fmt: skip
     while buffer.size < config.batch_size:
@@ -313,13 +317,17 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
     return run.run_dir
 
 
-def held_out_positions(chunks: Sequence[Any]) -> tuple[Any, ...]:
-    """:data:`HELD_OUT` positions spread evenly over ``chunks`` of the stream: the grids, the labels and (where the
-    chunks carry them) the mine counts; the true mines are not needed to judge the exact chances."""
-    parts = [[chunk[index] for chunk in chunks] for index in (0, 1, 3) if index < len(chunks[0])]
-    joined = [None if part[0] is None else np.concatenate(part) for part in parts]
-    picked = np.linspace(0, len(joined[0]) - 1, min(HELD_OUT, len(joined[0]))).astype(int)
-    return tuple(None if part is None else part[picked] for part in joined)
+def split_held_out(chunks: Sequence[Chunk]) -> tuple[tuple[Any, ...], Chunk]:
+    """:data:`HELD_OUT` positions spread evenly over ``chunks`` of the stream (their grids, labels and, where the
+    chunks carry them, mine counts: the true mines are not needed to judge the exact chances), and a chunk of the
+    other positions, to train on."""
+    joined = [None if chunks[0][index] is None else np.concatenate([chunk[index] for chunk in chunks])
+              for index in range(len(chunks[0]))]  # fmt: skip
+    size = len(joined[0])
+    picked = np.zeros(size, dtype=bool)
+    picked[np.linspace(0, size - 1, min(HELD_OUT, size)).astype(int)] = True
+    held = tuple(None if part is None else part[picked] for index, part in enumerate(joined) if index != 2)
+    return held, tuple(None if part is None else part[~picked] for part in joined)
 
 
 def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerPlay | None) -> None:
