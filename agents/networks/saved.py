@@ -19,9 +19,10 @@ from torch import nn
 
 from agents.networks.layers import CellLogits, GuessPreference, bounded_spread, hidden_cells
 from agents.networks.spec import NetworkSpec
-from agents.networks.trunks import BoardTrunk, CellTrunk, IteratedTrunk
+from agents.networks.trunks import BoardTrunk, CellTrunk, IteratedTrunk, TaperedTrunk
 
-TRUNK_CLASSES: dict[str, type[nn.Module]] = {"cell": CellTrunk, "board": BoardTrunk, "iterated": IteratedTrunk}
+TRUNK_CLASSES: dict[str, type[nn.Module]] = {"cell": CellTrunk, "board": BoardTrunk, "iterated": IteratedTrunk,
+                                             "tapered": TaperedTrunk}
 """The trunk of each name of :data:`agents.networks.spec.TRUNKS`."""
 
 
@@ -72,6 +73,8 @@ def trunk_kwargs(trunk: nn.Module) -> tuple[str, dict[str, Any]]:
         return "board", kwargs
     if isinstance(trunk, IteratedTrunk):
         return "iterated", {"channels": trunk.features_dim, "passes": trunk.passes, "mines": trunk.mines}
+    if isinstance(trunk, TaperedTrunk):
+        return "tapered", {"widths": list(trunk.widths), "mines": trunk.mines}
     if isinstance(trunk, CellTrunk):
         return "cell", {"channels": trunk.features_dim, "layers": trunk.layers}
     raise ValueError(f"a {type(trunk).__name__} is no trunk of agents.networks.trunks: the model format cannot save it")

@@ -8,7 +8,7 @@ pickled code). The card's ``network`` section names the architecture and its arg
                 "trunk_kwargs": {"channels": 64, "dilations": [1, 1, 2], "mines": 99, "pooled": [], "refine": 0},
                 "head": "policy", "preference_bound": 0.0}
 
-``trunk`` is a class of :mod:`agents.networks.trunks` (``cell``, ``board``, ``iterated``) built with
+``trunk`` is a class of :mod:`agents.networks.trunks` (``cell``, ``board``, ``iterated``, ``tapered``) built with
 ``trunk_kwargs``; ``head`` says which head of the trained policy gives the action (``policy``: an actor-critic's
 action logits, a distilled network's safety logits; ``q``: a DQN's Q-values), a 1x1 convolution either way, or
 ``q_risk``: a DQN's Q-values composed from two 1x1 heads, each cell's chance of a mine ``p`` and its return if
@@ -33,6 +33,7 @@ TRUNKS: dict[str, tuple[str, ...]] = {
     "cell": ("channels", "layers"),
     "board": ("channels", "dilations", "mines", "pooled", "refine"),
     "iterated": ("channels", "passes", "mines"),
+    "tapered": ("widths", "mines"),
 }
 """Each trunk's name in the card and the arguments it may be given (:mod:`agents.networks.trunks`)."""
 HEADS = ("policy", "q", "q_risk")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch as th
 
+from agents.networks.trunks import TaperedTrunk
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.iterated_trunk import IteratedFeatures
@@ -34,11 +35,24 @@ def test_iterated_trunk_shares_one_block_across_passes() -> None:
         net.set_passes(0)
 
 
+def test_tapered_trunk_narrows_to_its_last_width_and_normalises_each_board_alone() -> None:
+    net = TaperedTrunk((8, 4, 2), mines=6)
+    grids = th.full((3, 5, 7), HIDDEN, dtype=th.int8)
+    grids[1, :2, :2] = 0
+    features = net(grids)
+    assert features.shape == (3, 2, 5, 7) and net.features_dim == 2
+    assert th.allclose(net(grids[1:2]), features[1:2], atol=1e-6)  # a board's features do not depend on its batch
+    with pytest.raises(ValueError, match="two or more"):
+        TaperedTrunk((8,))
+
+
 def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
     init = ["--init", "models/distill_expert_opening.zip", "--trunks", "iterated"]
     for argv, message in ((["--trunks", "dilated,resnet"], "trunks must be distinct names"),
                           (["--producers", "0"], "no positions to start on"),
-                          (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts")):  # fmt: skip
+                          (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts"),
+                          (["--widths", "64"], "widths must be two or more"),
+                          (["--widths", "64,x"], "widths must be integers")):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--device", "cpu"])
         assert stop.value.code == 2
@@ -50,7 +64,8 @@ def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-d
 @pytest.mark.slow
 def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> None:
     options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
-               "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--trunks", "dilated,iterated",
+               "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1",
+               "--trunks", "tapered,dilated,iterated", "--widths", "8,4,2",
                "--channels", "8", "--dilations", "1,2", "--pooled", "1", "--iterated-channels", "8", "--passes", "3",
                "--loss-passes", "2,3", "--batch-size", "32", "--buffer", "5000", "--runs-dir", str(tmp_path),
                "--run-name", "run", "--checkpoint-minutes", "0.05", "--mark-above", "0.99"]  # fmt: skip
@@ -66,7 +81,7 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
     rows = (run_dir / "progress.csv").read_text().splitlines()
     steps = [int(row.split(",")[0]) for row in rows[1:]]
     assert steps == sorted(steps) and len(steps) >= 2  # the curve carries on
-    for trunk in ("dilated", "iterated"):
+    for trunk in ("tapered", "dilated", "iterated"):
         card = json.loads((run_dir / f"{trunk}.json").read_text())
         assert card["algo"] == "distill" and card["steps"] == second["samples"]
         assert card["config"]["mark_above"] == 0.99  # it plays with marks (agents.marks)

@@ -5,9 +5,9 @@ processes play and label positions without pause (:func:`train.distill.stream_da
 network in training plays boards of its own whose positions a process pool labels (:class:`LearnerPlay`), and
 the training loop draws minibatches from a ring of recent positions on the device. One or several trunks
 (``--trunks dilated,iterated``) train side by side on the very same minibatches, which makes them a measured
-comparison: :class:`train.sb3.networks.BoardFeatures` (dilated residual layers, global pooling) and
+comparison: :class:`train.sb3.networks.BoardFeatures` (dilated residual layers, global pooling),
 :class:`train.distill.iterated_trunk.IteratedFeatures` (one block applied ``--passes`` times, the loss at several
-depths).
+depths) and :class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks tapering over ``--widths``).
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
@@ -53,7 +53,7 @@ from train.distill.stream_config import StreamConfig
 from train.distill.stream_data import Batch, Chunk, LearnerPlay, PositionBuffer, produce
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
-from train.sb3.networks import MaskableConvActorCriticPolicy
+from train.sb3.networks import MaskableConvActorCriticPolicy, TaperedFeatures
 from train.sb3.vec_env import BatchVecEnv
 
 HELD_OUT = 2048
@@ -75,9 +75,12 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
         distill = DistillConfig(seed=config.seed, channels=config.channels, dilations=config.dilations,
                                 pooled=config.pooled, device=config.device)  # fmt: skip
         return new_model(distill, spec)
-    policy_kwargs = {"features_extractor_class": IteratedFeatures,
-                     "features_extractor_kwargs": {"channels": config.iterated_channels, "passes": config.passes,
-                                                   "mines": spec.mines}}  # fmt: skip
+    policy_kwargs: dict[str, Any] = {"features_extractor_class": IteratedFeatures,
+                                     "features_extractor_kwargs": {"channels": config.iterated_channels,
+                                                                   "passes": config.passes, "mines": spec.mines}}
+    if trunk == "tapered":
+        policy_kwargs = {"features_extractor_class": TaperedFeatures,
+                         "features_extractor_kwargs": {"widths": config.width_list(), "mines": spec.mines}}
     return MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8,
                        seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
 

@@ -11,7 +11,7 @@ from train.distill.config import DistillConfig
 from train.distill.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
 
-TRUNKS = ("dilated", "iterated")
+TRUNKS = ("dilated", "iterated", "tapered")
 """The trunks a run can train side by side."""
 
 
@@ -27,6 +27,7 @@ class StreamConfig(BoardOptions):
     iterated_channels: int = option(96, "Channels of the iterated trunk.")
     passes: int = option(12, "Passes of the iterated trunk's block when it plays.")
     loss_passes: str = option("6,9,12", "Pass counts at which the iterated trunk's loss is taken (averaged).")
+    widths: str = option("64,32,16,8,4,2", "Channels of the tapered trunk, from its first block to its last.")
     minutes: float = option(6.0, "Wall-clock minutes of training, the schedule's length (resumes included).")
     producers: int = option(8, "Worker processes playing the oracle's games and labelling them.")
     producer_boards: int = option(64, "Boards each worker plays together.")
@@ -64,6 +65,15 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"trunks must be distinct names among {', '.join(TRUNKS)}, got {self.trunks!r}")
         return names
 
+    def width_list(self) -> tuple[int, ...]:
+        try:
+            values = tuple(int(part) for part in self.widths.split(","))
+        except ValueError:
+            raise ValueError(f"widths must be integers separated by commas, got {self.widths!r}") from None
+        if len(values) < 2 or min(values) < 1:
+            raise ValueError(f"widths must be two or more positive channel counts, got {self.widths!r}")
+        return values
+
     def loss_pass_list(self) -> tuple[int, ...]:
         try:
             values = tuple(sorted(int(part) for part in self.loss_passes.split(",")))
@@ -81,6 +91,7 @@ class StreamConfig(BoardOptions):
         self.board_spec()
         self.trunk_list()
         self.loss_pass_list()
+        self.width_list()
         DistillConfig(dilations=self.dilations, pooled=self.pooled).pooled_list()
         at_least(self, 1, "torch_threads", "channels", "iterated_channels", "passes", "producer_boards", "chunk",
                  "learner_every", "learner_workers", "buffer", "batch_size")  # fmt: skip
