@@ -19,8 +19,9 @@ from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector
 from train.distill.labels import Labeller
-from train.distill.levers import OracleBoards, board_density, lever_loss, produce_varied
+from train.distill.levers import OracleBoards, board_density, lever_loss, produce_varied, scattered_positions
 from train.distill.losses import distill_loss
+from train.distill.scattered import scattered_boards
 from train.distill.stream import StreamConfig, main, oracle_worker, trunk_logits
 from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
 from train.sb3.networks import BoardFeatures
@@ -55,7 +56,30 @@ def test_defaults_keep_the_plain_worker_and_its_chunks() -> None:
     assert len(chunk) == 2 and np.array_equal(chunk[0], grids)
     assert np.array_equal(chunk[1], labels.astype(np.float16))
     varied = oracle_worker(StreamConfig(mine_range="5,20", targets="mines"))
-    assert varied == (produce_varied, ((5, 20), True))
+    assert varied == (produce_varied, ((5, 20), True, 0.0))
+    assert oracle_worker(StreamConfig(scatter=0.25)) == (produce_varied, (None, False, 0.25))
+
+
+def test_scattered_boards_open_only_safe_cells_with_their_numbers_and_are_labelled_exactly() -> None:
+    spec = BoardSpec(16, 30, 99, "opening")
+    counts = np.array([99, 40, 160, 99], dtype=np.int16)
+    grids, mines = scattered_boards(spec, counts, np.random.default_rng(2))
+    again, _ = scattered_boards(spec, counts, np.random.default_rng(2))
+    assert np.array_equal(grids, again)  # every draw from the generator
+    assert (mines.sum(axis=(1, 2)) == counts).all()
+    revealed = grids != HIDDEN
+    assert not (revealed & (mines > 0)).any()  # never a mine opened
+    padded = np.pad(mines, ((0, 0), (1, 1), (1, 1)))
+    around = sum(padded[:, 1 + dr:17 + dr, 1 + dc:31 + dc] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    assert np.array_equal(grids[revealed], around[revealed].astype(np.int8))  # each number the mines around it
+    opened = revealed.mean(axis=(1, 2))
+    assert opened.min() > 0.02 and opened.max() < 0.95 and len(set(opened.round(3))) == 4  # rates drawn per board
+    grids, labels, truth, kept = scattered_positions(spec, 6, np.random.default_rng(3), (40, 60))
+    assert ((kept >= 40) & (kept <= 60)).all() and (truth.sum(axis=(1, 2)) == kept).all()
+    assert np.allclose(labels[grids != HIDDEN], 0.0)  # an opened cell is no mine
+    assert np.all(labels[truth == 1] > 0) and np.all(labels[(truth == 0) & (grids == HIDDEN)] < 1)
+    with pytest.raises(ValueError, match="mine counts must lie"):
+        scattered_boards(spec, np.array([480], dtype=np.int16), np.random.default_rng(0))
 
 
 def test_the_buffer_draws_the_same_batches_whatever_it_keeps_beside_them() -> None:
@@ -163,6 +187,9 @@ def test_bad_lever_settings_get_one_line(capsys) -> None:  # type: ignore[no-unt
     with pytest.raises(SystemExit):
         main(["--targets", "truth", "--device", "cpu"])
     assert "targets must be one of exact, mines, both" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--scatter", "1.5", "--device", "cpu"])
+    assert "scatter is a share of the positions, from 0 to 1" in capsys.readouterr().err
 
 
 def test_a_resume_keeps_both_levers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,18 +205,19 @@ def test_a_resume_keeps_both_levers(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.slow
-def test_a_short_run_with_both_levers_resumes(tmp_path: Path) -> None:
+def test_a_short_run_with_the_levers_resumes(tmp_path: Path) -> None:
     options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
                "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--channels", "8",
                "--dilations", "1,2", "--pooled", "1", "--batch-size", "32", "--buffer", "5000", "--runs-dir",
                str(tmp_path), "--run-name", "run", "--checkpoint-minutes", "0.05", "--mine-range", "5,20",
-               "--targets", "both"]  # fmt: skip
+               "--targets", "both", "--scatter", "0.3"]  # fmt: skip
     assert main([*options, "--minutes", "0.1"]) == 0
     run_dir = tmp_path / "run"
     assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
     state = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert state["resumes"] == 1 and state["step"] > 0
-    assert (state["config"]["mine_range"], state["config"]["targets"]) == ("5,20", "both")
+    config = state["config"]
+    assert (config["mine_range"], config["targets"], config["scatter"]) == ("5,20", "both", 0.3)
     card = json.loads((run_dir / "dilated.json").read_text())
     assert card["network"]["trunk_kwargs"]["mines"] == 10  # it plays beginner's count, as any model of it
     assert np.isfinite(card["eval"]["held_out"]["dilated_error"])

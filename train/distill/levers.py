@@ -1,5 +1,5 @@
-"""Two levers of streamed distillation (:mod:`train.distill.stream`), both off by default; the published 44.85%
-expert agent trains with both.
+"""Three levers of streamed distillation (:mod:`train.distill.stream`), all off by default; the published 44.85%
+expert agent trains with all three.
 
 - ``--mine-range LO,HI``: the oracle workers' games each hold a mine count drawn uniformly in [LO, HI] when the
   game starts (:class:`VariedBoards`, from the worker's seeded generator), labelled by the oracle with that count
@@ -11,6 +11,9 @@ expert agent trains with both.
   cross-entropy is linear in its target). The other terms (revealed cells, the choice of the oracle's safest
   cells) stay the oracle's. A position whose game has no layout yet (the untouched board under the ``opening``
   or ``safe`` rule) or whose layout is unknown (a ``--dataset``'s) keeps the exact label as its true-mine target.
+- ``--scatter SHARE``: that share of every worker's chunk is scattered boards (:mod:`train.distill.scattered`: a
+  fresh layout, each safe cell opened with a chance drawn per board) instead of the oracle's games, labelled
+  exactly under the ``none`` rule, their mine counts drawn as the games' are.
 
 How the network reads a varied count: only through its density plane (mines not yet shown per covered cell,
 :func:`agents.networks.layers.remaining_density`), which training measures per position against the position's
@@ -35,6 +38,7 @@ from mine_env.engine.rng import draw_layout_keys
 from mine_env.engine.spec import BoardSpec
 from train.distill.labels import label_positions
 from train.distill.losses import choice_loss, distill_loss
+from train.distill.scattered import scattered_boards
 from train.distill.stream_data import put_until_stopped
 
 TARGETS = ("exact", "mines", "both")
@@ -182,6 +186,17 @@ class OracleBoards:
         return grids, labels, truth, counts
 
 
+def scattered_positions(spec: BoardSpec, positions: int, rng: np.random.Generator,
+                        mine_range: tuple[int, int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``positions`` scattered boards (:func:`train.distill.scattered.scattered_boards`) of mine counts drawn in
+    ``mine_range`` (the board's own without one), labelled exactly: grids, labels, true mines, counts, as
+    :meth:`OracleBoards.collect` returns them."""
+    low, high = mine_range or (spec.mines, spec.mines)
+    counts = rng.integers(low, high + 1, size=positions).astype(np.int16)
+    grids, mines = scattered_boards(spec, counts, rng)
+    return grids, label_varied(grids, counts, "none"), mines, counts
+
+
 def board_density(grids: th.Tensor, counts: th.Tensor) -> th.Tensor:
     """The density plane's value (N,) of each grid measured against its own mine count ``counts`` (N,)."""
     return remaining_density(grids, counts.long())  # type: ignore[arg-type]  (elementwise on a tensor of counts)
@@ -203,12 +218,19 @@ def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th
 
 
 def produce_varied(board: tuple[int, int, int, str], seed: int, boards: int, explore: float, chunk: int,
-                   mine_range: tuple[int, int] | None, truth: bool, out: Any, stop: Any) -> None:  # fmt: skip
+                   mine_range: tuple[int, int] | None, truth: bool, scatter: float, out: Any,
+                   stop: Any) -> None:  # fmt: skip
     """A worker's loop (module-level, for a spawned process): :class:`OracleBoards`' positions in chunks of
-    ``chunk`` onto the queue ``out`` as (grids, labels, true mines or None, counts or None), until ``stop``."""
-    collector = OracleBoards(BoardSpec(*board), boards, seed, explore, mine_range)
+    ``chunk`` onto the queue ``out`` as (grids, labels, true mines or None, counts or None), until ``stop``; with
+    ``scatter`` above 0 that share of every chunk is scattered boards instead (:func:`scattered_positions`)."""
+    spec = BoardSpec(*board)
+    collector = OracleBoards(spec, boards, seed, explore, mine_range)
+    scattered = round(chunk * scatter)
     while not stop.is_set():
-        grids, labels, mines, counts = collector.collect(chunk)
+        parts = [collector.collect(chunk - scattered)] if scattered < chunk else []
+        if scattered:
+            parts.append(scattered_positions(spec, scattered, collector.rng, mine_range))
+        grids, labels, mines, counts = (np.concatenate(part) for part in zip(*parts, strict=True))
         item = (grids, labels.astype(np.float16), mines.astype(np.float16) if truth else None,
                 counts if mine_range else None)  # fmt: skip
         put_until_stopped(out, item, stop)

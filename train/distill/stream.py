@@ -16,9 +16,10 @@ stopped, with a budget that counts the time already trained, and its workers pla
 follow the resume count; the ring of positions is refilled, not saved). At the end each trunk is written as a
 distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
 
-Two levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
-counts drawn per game, the network told each position's own count through its density plane) and ``--targets
-mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one).
+Three levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
+counts drawn per game, the network told each position's own count through its density plane), ``--targets
+mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one) and
+``--scatter SHARE`` (that share of the workers' positions are scattered boards, :mod:`train.distill.scattered`).
 
 Run: ``python -m train.distill.stream --preset expert --device cuda --minutes 6 --producers 8``.
 """
@@ -271,7 +272,9 @@ def oracle_worker(config: StreamConfig) -> tuple[Callable[..., None], tuple[Any,
     """What the oracle's worker processes run, and the arguments the levers add: the plain worker
     (:func:`train.distill.stream_data.produce`) unless a lever is on (:func:`train.distill.levers.produce_varied`)."""
     mine_range, truth = config.mine_bounds(), config.targets != "exact"
-    return (produce_varied, (mine_range, truth)) if mine_range or truth else (produce, ())
+    if mine_range or truth or config.scatter:
+        return produce_varied, (mine_range, truth, config.scatter)
+    return produce, ()
 
 
 def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int) -> Path:

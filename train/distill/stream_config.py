@@ -50,6 +50,8 @@ class StreamConfig(BoardOptions):
     mine_range: str = option("", "LO,HI: each oracle worker's game holds a mine count drawn uniformly in [LO, HI], "
                              "read by the network through its density plane (train.distill.levers); empty: the "
                              "board's own count.")
+    scatter: float = option(0.0, "Share of the workers' positions that are scattered boards: a fresh layout with "
+                            "5-50%% of its safe cells opened (train.distill.scattered); 0: only the oracle's games.")
     targets: str = option("exact", f"Target of the loss on a hidden cell: {', '.join(TARGETS)} (the oracle's "
                           "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
@@ -105,6 +107,8 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"targets must be one of {', '.join(TARGETS)}, got {self.targets!r}")
         if self.init and "dilated" not in self.trunk_list():
             raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
+        if not 0.0 <= self.scatter <= 1.0:
+            raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
             raise ValueError("minutes, checkpoint_minutes and reuse must be positive")
         if self.device.startswith("cuda") and not th.cuda.is_available():
