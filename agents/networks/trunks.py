@@ -226,7 +226,7 @@ class TaperedBlock(nn.Module):
 class TaperedTrunk(nn.Module):
     """:func:`board_planes`, a 3x3 convolution to ``widths[0]`` channels, then one :class:`TaperedBlock` from each
     width to the next: ``(64, 32, 16, 8, 4, 2)`` is eleven 3x3 layers (a 23-cell receptive field) and about 50,000
-    weights, three quarters of them in the first block.
+    weights, 62% of them in the first block.
 
     Why this shape: a network that plays with marks (:mod:`agents.marks`) reads the mines it has already settled as
     flags, so it only has to reason near the frontier from what is settled, and a small network suffices (the
