@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import queue
 from pathlib import Path
+from types import SimpleNamespace
 
 import gymnasium as gym
 import numpy as np
@@ -14,8 +16,8 @@ from agents.networks.trunks import TaperedTrunk
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.stream import HELD_OUT, StreamConfig, main, split_held_out
-from train.distill.stream_data import mark_known
+from train.distill.stream import HELD_OUT, StreamConfig, _feed, main, split_held_out
+from train.distill.stream_data import PositionBuffer, mark_known
 
 
 def test_iterated_trunk_shares_one_block_across_passes() -> None:
@@ -105,6 +107,20 @@ def test_training_positions_flag_only_certain_hidden_mines() -> None:
     assert (share == 1.0).float().mean() > 0.4  # about half the positions have every certain mine flagged
     assert ((share > 0) & (share < 1)).any()  # the others a share of them
     assert (marked[~flagged] == grids[~flagged]).all()
+
+
+def test_a_resumed_run_takes_from_the_stream_at_the_reuse_rate_not_to_catch_up() -> None:
+    stream: queue.Queue[tuple[np.ndarray, np.ndarray]] = queue.Queue()
+    for _ in range(20):
+        stream.put((np.full((2, 3, 3), HIDDEN, np.int8), np.zeros((2, 3, 3), np.float16)))
+    run = SimpleNamespace(config=StreamConfig(reuse=2.0, batch_size=4), step=1, samples=10_000,
+                          samples_at_start=10_000, taken=0)  # fmt: skip
+    buffer = PositionBuffer(100, 3, 3, th.device("cpu"), th.Generator().manual_seed(0), 0)
+    _feed(run, buffer, stream, None)  # type: ignore[arg-type]
+    assert buffer.added == 2  # 4 samples to come at 2 a position; 10,000 trained before the resume ask for none
+    run.samples += 8
+    _feed(run, buffer, stream, None)  # type: ignore[arg-type]
+    assert buffer.added == 6
 
 
 def test_held_out_positions_span_every_chunk_and_the_others_are_trained_on() -> None:

@@ -121,6 +121,8 @@ class StreamRun:
             self.load(resume)
         elif config.init:
             start_from(self.models["dilated"].policy, config.init, self.spec.mines)
+        self.samples_at_start = self.samples
+        """Samples trained before this start: the ring (refilled at a resume) counts from here."""
         self.generator = th.Generator(device=self.device)
         self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)
 
@@ -337,15 +339,15 @@ def split_held_out(chunks: Sequence[Chunk]) -> tuple[tuple[Any, ...], Chunk]:
 
 
 def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerPlay | None) -> None:
-    """Take from the stream while the ring has given fewer than 1/reuse positions per sample trained, and move
-    the learner's boards every ``learner_every`` steps."""
+    """Take from the stream while the ring has given fewer than 1/reuse positions per sample trained since this
+    start (a resumed run's ring starts empty), and move the learner's boards every ``learner_every`` steps."""
     config = run.config
     if learner is not None:
         if run.step % config.learner_every == 0:
             learner.step(run.scorer(run.names[0]))
         for chunk in learner.harvest():
             buffer.add(*chunk)
-    while buffer.added * config.reuse < run.samples + config.batch_size:
+    while buffer.added * config.reuse < run.samples - run.samples_at_start + config.batch_size:
         try:
             chunk = stream.get(timeout=0.0 if buffer.size >= config.batch_size else 5.0)
         except queue.Empty:  # the workers are behind: train on what the ring holds
