@@ -76,12 +76,10 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
         distill = DistillConfig(seed=config.seed, channels=config.channels, dilations=config.dilations,
                                 pooled=config.pooled, device=config.device)  # fmt: skip
         return new_model(distill, spec)
-    policy_kwargs: dict[str, Any] = {"features_extractor_class": IteratedFeatures,
-                                     "features_extractor_kwargs": {"channels": config.iterated_channels,
-                                                                   "passes": config.passes, "mines": spec.mines}}
-    if trunk == "tapered":
-        policy_kwargs = {"features_extractor_class": TaperedFeatures,
-                         "features_extractor_kwargs": {"widths": config.width_list(), "mines": spec.mines}}
+    extractor: tuple[type, dict[str, Any]] = (
+        (TaperedFeatures, {"widths": config.width_list(), "mines": spec.mines}) if trunk == "tapered"
+        else (IteratedFeatures, {"channels": config.iterated_channels, "passes": config.passes, "mines": spec.mines}))
+    policy_kwargs = {"features_extractor_class": extractor[0], "features_extractor_kwargs": extractor[1]}
     return MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8,
                        seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
 
@@ -121,8 +119,7 @@ class StreamRun:
             self.load(resume)
         elif config.init:
             start_from(self.models["dilated"].policy, config.init, self.spec.mines)
-        self.samples_at_start = self.samples
-        """Samples trained before this start: the ring (refilled at a resume) counts from here."""
+        self.samples_at_start = self.samples  # trained before this start: the refilled ring counts from here
         self.generator = th.Generator(device=self.device)
         self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)
 
