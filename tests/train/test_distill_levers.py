@@ -149,6 +149,52 @@ def test_the_learners_boards_carry_their_true_mines() -> None:
         assert (truth[on].sum(axis=(1, 2)) == 10).all() and np.array_equal(truth[~on], labels[~on])
 
 
+def learner_outcomes(rescue: bool, moves: int) -> tuple[int, int, LearnerPlay]:
+    """Games lost and won by a learner that scores its cells at random, over ``moves`` moves of 8 beginner boards."""
+    rng = np.random.default_rng(3)
+    lost = won = 0
+    with ThreadPoolExecutor(1) as pool:
+        learner = LearnerPlay(BEGINNER, 8, 1, 0.05, pool, rescue=rescue)
+        engine_step = learner.engine.step
+
+        def counted(actions: np.ndarray) -> Any:
+            nonlocal lost, won
+            result = engine_step(actions)
+            won += int((result.terminated & result.success).sum())
+            lost += int((result.terminated & ~result.success).sum())
+            return result
+
+        learner.engine.step = counted  # type: ignore[method-assign]
+        for _ in range(moves):
+            learner.step(lambda grids: rng.random((len(grids), 81)))
+        pool.shutdown(wait=True)
+    return lost, won, learner
+
+
+def test_a_rescued_learner_plays_its_games_to_the_end() -> None:
+    lost, won, plain = learner_outcomes(False, 40)
+    assert lost > 0 and plain.rescued == 0
+    lost, won, rescued = learner_outcomes(True, 40)
+    assert lost == 0 and won > 0 and rescued.rescued > 0  # each mine it picks, exploring or not, is replaced
+    assert len(rescued.harvest()) == 40  # every position is still labelled for training
+
+
+def test_a_rescue_takes_the_best_scored_safe_cell() -> None:
+    with ThreadPoolExecutor(1) as pool:
+        learner = LearnerPlay(BoardSpec(1, 4, 2, "none"), 3, 1, 0.0, pool, rescue=True)
+    mines = np.array([[1, 0, 1, 0], [1, 0, 1, 0], [0, 1, 1, 0]], dtype=np.uint8)
+    scores = np.array([[9.0, 1.0, 8.0, 2.0], [9.0, 1.0, 8.0, 2.0], [1.0, 9.0, 8.0, 2.0]])
+    hidden = np.ones((3, 4), dtype=bool)
+    playable = hidden.copy()
+    playable[1, 3] = False  # a wrong mark on board 1's best safe cell
+    playable[2, 0] = False
+    actions = learner._rescued(np.array([0, 0, 1]), scores, playable, hidden, mines, np.array([True, True, False]))
+    assert actions.tolist() == [3, 1, 1]  # board 2's layout is not known yet: its move stands
+    assert learner.rescued == 2
+    playable[1] = [True, False, True, False]  # only mines are playable: a safe hidden cell is taken instead
+    assert learner._rescued(np.array([0, 0, 0]), scores, playable, hidden, mines, np.ones(3, bool))[1] == 3
+
+
 def test_the_targets_losses() -> None:
     rng = np.random.default_rng(1)
     logits = th.as_tensor(rng.normal(size=(6, 16)), dtype=th.float32)

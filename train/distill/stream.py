@@ -295,7 +295,7 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         buffer.add(*rest)
         run.taken += len(chunks)
     learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
-                          config.mark_above or None, truth) if pool else None  # fmt: skip
+                          config.mark_above or None, truth, config.learner_rescue) if pool else None  # fmt: skip
     while buffer.size < config.batch_size:
         buffer.add(*stream.get())
         run.taken += 1
@@ -310,7 +310,8 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
             last_log = run.seconds
             values = {name: float(loss) for name, loss in losses.items()}
             row = {"step": run.step, "samples": run.samples, "seconds": round(run.seconds, 1),
-                   "positions": buffer.added, **{f"{n}_loss": v for n, v in values.items()},
+                   "positions": buffer.added, **({"rescued": learner.rescued} if learner and learner.rescue else {}),
+                   **{f"{n}_loss": v for n, v in values.items()},
                    **run.held_out(*held)}  # fmt: skip
             _log(progress, row)
             run.drop_diverged(values)

@@ -36,6 +36,8 @@ class StreamConfig(BoardOptions):
     learner_boards: int = option(1024, "Boards the first trunk plays itself (0: none).")
     learner_every: int = option(4, "Training steps between two moves of the learner's boards.")
     learner_workers: int = option(2, "Processes labelling the learner's positions.")
+    learner_rescue: bool = option(False, "Replace a move of the learner's onto a mine by its best safe cell (read "
+                                  "from the layout), so its games run on through the middle and the endgame.")
     buffer: int = option(2_000_000, "Positions kept on the device; minibatches are drawn from them.")
     reuse: float = option(2.0, "Minibatch samples per position taken from the stream (the stream is throttled).")
     batch_size: int = option(1024, "Minibatch size.")

@@ -74,10 +74,15 @@ class LearnerPlay:
     cell with chance ``explore``), each position sent to ``pool`` for its labels; :meth:`harvest` returns the
     labelled ones. With ``mark_above`` the scorer marks its own certain mines as it plays (:mod:`agents.marks`):
     it reads them as flags, and never reveals a marked cell while an unmarked one is hidden. With ``truth`` a
-    harvested chunk carries the boards' true mines too (the label where a game has no layout yet)."""
+    harvested chunk carries the boards' true mines too (the label where a game has no layout yet).
+
+    With ``rescue`` a move onto a mine is replaced by the scorer's best cell that is safe (read from the layout,
+    never shown to the scorer), so the learner's games run to their end instead of stopping at its first mistake:
+    its positions cover the middle and the endgame of its own play, not only its openings. :attr:`rescued` counts
+    the moves replaced."""
 
     def __init__(self, spec: BoardSpec, boards: int, seed: int, explore: float, pool: Executor,
-                 mark_above: float | None = None, truth: bool = False) -> None:  # fmt: skip
+                 mark_above: float | None = None, truth: bool = False, rescue: bool = False) -> None:  # fmt: skip
         self.spec = spec
         self.engine = BatchEngine(spec, boards)
         self.engine.reset(seed)
@@ -87,14 +92,16 @@ class LearnerPlay:
         self.mark_above = mark_above
         self.marks = np.zeros((boards, spec.rows * spec.cols), dtype=bool)
         self.truth = truth
+        self.rescue = rescue
+        self.rescued = 0
         self.pending: deque[tuple[np.ndarray, Future[np.ndarray], Any]] = deque()
 
     def step(self, scorer: Callable[[np.ndarray], np.ndarray]) -> None:
         """Send the boards' positions to be labelled and play one move on each."""
         grids = self.engine.grids()
-        layouts = self.engine.layouts() if self.truth else None
+        layouts = self.engine.layouts() if self.truth or self.rescue else None
         self.pending.append((grids, self.pool.submit(label_positions, grids, self.spec.mines, self.spec.first_click),
-                             layouts))  # fmt: skip
+                             layouts if self.truth else None))  # fmt: skip
         flat = grids.reshape(len(grids), -1)
         hidden = flat == HIDDEN
         if self.mark_above is None:
@@ -105,8 +112,25 @@ class LearnerPlay:
         explore = self.rng.random(len(grids)) < self.explore
         noise = self.rng.random(flat.shape)
         actions[explore] = np.where(hidden[explore], noise[explore], -np.inf).argmax(axis=1)
+        if self.rescue and layouts is not None:
+            actions = self._rescued(actions, scores, playable, hidden, *layouts)
         finished = self.engine.step(actions)
         self.marks[finished.terminated | finished.truncated] = False
+
+    def _rescued(self, actions: np.ndarray, scores: np.ndarray, playable: np.ndarray, hidden: np.ndarray,
+                 mines: np.ndarray, known: np.ndarray) -> np.ndarray:  # fmt: skip
+        """``actions`` with each move onto a known mine replaced by the best-scored safe playable cell (a safe
+        hidden one where every playable cell is a mine: a wrong mark hides the safe cell)."""
+        rows = np.arange(len(actions))
+        wrong = known & (mines[rows, actions] == 1)
+        if not wrong.any():
+            return actions
+        safe = mines[wrong] == 0
+        allowed = np.where((playable[wrong] & safe).any(axis=1, keepdims=True), playable[wrong], hidden[wrong])
+        actions = actions.copy()
+        actions[wrong] = np.where(allowed & safe, scores[wrong], -np.inf).argmax(axis=1)
+        self.rescued += int(wrong.sum())
+        return actions
 
     def harvest(self) -> list[Chunk]:
         """The positions whose labels are ready, oldest first."""
