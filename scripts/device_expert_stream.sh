@@ -8,7 +8,9 @@
 # device-wheels` makes it) and, to resume, the parts a previous run returned in .resume/ (both carried with the tree).
 # Without .resume/ a new run starts from the shipped expert network (INIT: a short name or a card, grown to CHANNELS,
 # 128 by default; LR: its peak learning rate, lower than a run from nothing so that the start is kept), or from
-# nothing with INIT=none; MARK_ABOVE=0.99 trains it to play with marks (agents.marks: its sure mines kept as flags):
+# nothing with INIT=none; MARK_ABOVE=0.99 trains it to play with marks (agents.marks: its sure mines kept as flags),
+# EXTRA="--learner-rescue" plays the network's own boards to their end (a move onto a mine replaced by its best
+# safe cell) so it trains on the middle and endgame of its own play:
 #
 #     MINUTES=8 bash scripts/device_expert_stream.sh            # a new run, or the one in .resume/
 #     cat OUT/part.* | tar x -C runs/expert-stream              # here, afterwards: the run directory again

@@ -74,7 +74,7 @@ def trunk_kwargs(trunk: nn.Module) -> tuple[str, dict[str, Any]]:
     if isinstance(trunk, IteratedTrunk):
         return "iterated", {"channels": trunk.features_dim, "passes": trunk.passes, "mines": trunk.mines}
     if isinstance(trunk, TaperedTrunk):
-        return "tapered", {"widths": list(trunk.widths), "mines": trunk.mines}
+        return "tapered", {"widths": list(trunk.widths), "mines": trunk.mines, "norm": trunk.norm}
     if isinstance(trunk, CellTrunk):
         return "cell", {"channels": trunk.features_dim, "layers": trunk.layers}
     raise ValueError(f"a {type(trunk).__name__} is no trunk of agents.networks.trunks: the model format cannot save it")

@@ -33,7 +33,7 @@ TRUNKS: dict[str, tuple[str, ...]] = {
     "cell": ("channels", "layers"),
     "board": ("channels", "dilations", "mines", "pooled", "refine"),
     "iterated": ("channels", "passes", "mines"),
-    "tapered": ("widths", "mines"),
+    "tapered": ("widths", "mines", "norm"),
 }
 """Each trunk's name in the card and the arguments it may be given (:mod:`agents.networks.trunks`)."""
 HEADS = ("policy", "q", "q_risk")

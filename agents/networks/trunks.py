@@ -204,18 +204,31 @@ class IteratedTrunk(nn.Module):
         return self.trunk(self.input_planes(observations))
 
 
+TAPERED_NORMS = ("board", "none")
+"""The norms of :class:`TaperedBlock`: ``board``, a :class:`torch.nn.GroupNorm` of one group (each board's own
+statistics over its channels and cells); ``none``, no norm, the block's last convolution starting at zero."""
+
+
 class TaperedBlock(nn.Module):
     """``norm, conv 3x3 (in -> out), relu, norm, conv 3x3 (out -> out)`` plus the input (through a 1x1 convolution
-    where the widths differ), then relu. The norm is a :class:`torch.nn.GroupNorm` of one group (each board's own
-    statistics over its channels and cells), so training and play compute the same thing for any batch."""
+    where the widths differ), then relu. Either norm of :data:`TAPERED_NORMS` computes the same thing in training
+    and play for any batch. The ``board`` norm makes a cell's features depend on the whole board's statistics (how
+    much of it is open); with ``none`` each output cell is a function of its neighbourhood (23x23 in the default
+    trunk) and the density plane alone, and the block starts as its skip path (its last convolution zero) so that
+    the deep stack trains without a norm."""
 
-    def __init__(self, in_channels: int, out_channels: int) -> None:
+    def __init__(self, in_channels: int, out_channels: int, norm: str = "board") -> None:
+        if norm not in TAPERED_NORMS:
+            raise ValueError(f"norm must be one of {', '.join(TAPERED_NORMS)}, got {norm!r}")
         super().__init__()
-        self.norm_in = nn.GroupNorm(1, in_channels)
+        self.norm_in = nn.GroupNorm(1, in_channels) if norm == "board" else nn.Identity()
         self.conv_in = nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1)
-        self.norm_out = nn.GroupNorm(1, out_channels)
+        self.norm_out = nn.GroupNorm(1, out_channels) if norm == "board" else nn.Identity()
         self.conv_out = nn.Conv2d(out_channels, out_channels, kernel_size=3, padding=1)
         self.skip = nn.Identity() if in_channels == out_channels else nn.Conv2d(in_channels, out_channels, 1)
+        if norm == "none":
+            nn.init.zeros_(self.conv_out.weight)
+            nn.init.zeros_(self.conv_out.bias)
 
     def forward(self, features: th.Tensor) -> th.Tensor:
         normed = self.norm_in(features)
@@ -231,22 +244,24 @@ class TaperedTrunk(nn.Module):
     Why this shape: a network that plays with marks (:mod:`agents.marks`) reads the mines it has already settled as
     flags, so it only has to reason near the frontier from what is settled, and a small network suffices (the
     published 44.85% expert agent is this size); wide early layers read the local patterns, the narrow late ones
-    only combine a few features. Small enough to train on a CPU. ``mines`` as in :class:`BoardTrunk`.
+    only combine a few features. Small enough to train on a CPU. ``mines`` as in :class:`BoardTrunk`; ``norm`` one of
+    :data:`TAPERED_NORMS`.
     """
 
     reads_mine_count = True
     """Marks a network whose input needs the game's total mine count (see :meth:`set_mine_count`)."""
 
-    def __init__(self, widths: Sequence[int] = (64, 32, 16, 8, 4, 2), mines: int = 10) -> None:
+    def __init__(self, widths: Sequence[int] = (64, 32, 16, 8, 4, 2), mines: int = 10, norm: str = "board") -> None:
         if len(widths) < 2 or min(widths) < 1:
             raise ValueError(f"widths must be two or more positive channel counts, got {list(widths)}")
         super().__init__()
         self.widths = tuple(int(width) for width in widths)
         self.features_dim = self.widths[-1]
         self.mines = int(mines)
+        self.norm = norm
         self.stem = nn.Conv2d(BOARD_PLANES, self.widths[0], kernel_size=3, padding=1)
         pairs = zip(self.widths[:-1], self.widths[1:], strict=True)
-        self.blocks = nn.Sequential(*(TaperedBlock(a, b) for a, b in pairs))
+        self.blocks = nn.Sequential(*(TaperedBlock(a, b, norm) for a, b in pairs))
 
     def set_mine_count(self, mines: int) -> None:
         """The total mine count of the boards played from now on."""

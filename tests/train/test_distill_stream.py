@@ -48,13 +48,31 @@ def test_tapered_trunk_narrows_to_its_last_width_and_normalises_each_board_alone
         TaperedTrunk((8,))
 
 
+def test_a_tapered_trunk_without_a_norm_reads_each_cell_from_its_neighbourhood_and_the_density() -> None:
+    grids = th.full((1, 5, 20), HIDDEN, dtype=th.int8)
+    grids[0, :, :3] = 0
+    grids[0, :, 17:] = 0
+    far = grids.clone()
+    far[0, 4, 19] = 1  # beyond the reach of five 3x3 layers from columns 0-2; the hidden cells, the density, stay
+    for norm, local in (("none", True), ("board", False)):
+        th.manual_seed(0)
+        net = TaperedTrunk((8, 4, 2), mines=6, norm=norm)
+        for block in net.blocks:
+            th.nn.init.normal_(block.conv_out.weight, std=0.3)  # no block left at its starting identity
+        near = net(grids)[0, :, :, :3]
+        assert th.allclose(net(far)[0, :, :, :3], near, atol=1e-6) == local
+    with pytest.raises(ValueError, match="norm must be one of"):
+        TaperedTrunk((8, 4), norm="batch")
+
+
 def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
     init = ["--init", "models/distill_expert_opening.zip", "--trunks", "iterated"]
     for argv, message in ((["--trunks", "dilated,resnet"], "trunks must be distinct names"),
                           (["--producers", "0"], "no positions to start on"),
                           (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts"),
                           (["--widths", "64"], "widths must be two or more"),
-                          (["--widths", "64,x"], "widths must be integers")):  # fmt: skip
+                          (["--widths", "64,x"], "widths must be integers"),
+                          (["--tapered-norm", "batch"], "tapered_norm must be one of")):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--device", "cpu"])
         assert stop.value.code == 2
@@ -67,7 +85,7 @@ def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-d
 def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> None:
     options = ["--preset", "beginner", "--device", "cpu", "--producers", "1", "--producer-boards", "16",
                "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1",
-               "--trunks", "tapered,dilated,iterated", "--widths", "8,4,2",
+               "--trunks", "tapered,dilated,iterated", "--widths", "8,4,2", "--tapered-norm", "none",
                "--channels", "8", "--dilations", "1,2", "--pooled", "1", "--iterated-channels", "8", "--passes", "3",
                "--loss-passes", "2,3", "--batch-size", "32", "--buffer", "5000", "--runs-dir", str(tmp_path),
                "--run-name", "run", "--checkpoint-minutes", "0.05", "--mark-above", "0.99"]  # fmt: skip
@@ -87,6 +105,8 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
         card = json.loads((run_dir / f"{trunk}.json").read_text())
         assert card["algo"] == "distill" and card["steps"] == second["samples"]
         assert card["config"]["mark_above"] == 0.99  # it plays with marks (agents.marks)
+        if trunk == "tapered":
+            assert card["network"]["trunk_kwargs"]["norm"] == "none"
         agent = load_model_agent(run_dir / f"{trunk}.zip")
         grid = np.full((9, 9), -1, dtype=np.int8)
         action = agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)})

@@ -77,7 +77,8 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
                                 pooled=config.pooled, device=config.device)  # fmt: skip
         return new_model(distill, spec)
     extractor: tuple[type, dict[str, Any]] = (
-        (TaperedFeatures, {"widths": config.width_list(), "mines": spec.mines}) if trunk == "tapered"
+        (TaperedFeatures, {"widths": config.width_list(), "mines": spec.mines, "norm": config.tapered_norm})
+        if trunk == "tapered"
         else (IteratedFeatures, {"channels": config.iterated_channels, "passes": config.passes, "mines": spec.mines}))
     policy_kwargs = {"features_extractor_class": extractor[0], "features_extractor_kwargs": extractor[1]}
     return MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8,

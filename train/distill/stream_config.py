@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch as th
 
 from agents.marks import sure_logit
+from agents.networks.trunks import TAPERED_NORMS
 from train.distill.config import DistillConfig
 from train.distill.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
@@ -28,6 +29,8 @@ class StreamConfig(BoardOptions):
     passes: int = option(12, "Passes of the iterated trunk's block when it plays.")
     loss_passes: str = option("6,9,12", "Pass counts at which the iterated trunk's loss is taken (averaged).")
     widths: str = option("64,32,16,8,4,2", "Channels of the tapered trunk, from its first block to its last.")
+    tapered_norm: str = option("board", f"The tapered trunk's norm: {', '.join(TAPERED_NORMS)} (each board's own "
+                               "statistics, or none: every cell read from its neighbourhood and the density plane).")
     minutes: float = option(6.0, "Wall-clock minutes of training, the schedule's length (resumes included).")
     producers: int = option(8, "Worker processes playing the oracle's games and labelling them.")
     producer_boards: int = option(64, "Boards each worker plays together.")
@@ -105,6 +108,8 @@ class StreamConfig(BoardOptions):
         if self.mark_above:
             sure_logit(self.mark_above)
         self.mine_bounds()
+        if self.tapered_norm not in TAPERED_NORMS:
+            raise ValueError(f"tapered_norm must be one of {', '.join(TAPERED_NORMS)}, got {self.tapered_norm!r}")
         if self.targets not in TARGETS:
             raise ValueError(f"targets must be one of {', '.join(TARGETS)}, got {self.targets!r}")
         if self.init and "dilated" not in self.trunk_list():

@@ -82,9 +82,9 @@ class TaperedFeatures(TaperedTrunk):
     """:class:`~agents.networks.trunks.TaperedTrunk` as an SB3 features extractor (the observation space first)."""
 
     def __init__(self, observation_space: gym.spaces.Box, widths: Sequence[int] = (64, 32, 16, 8, 4, 2),
-                 mines: int = 10) -> None:  # fmt: skip
+                 mines: int = 10, norm: str = "board") -> None:  # fmt: skip
         check_grid_space(observation_space, "TaperedFeatures")
-        super().__init__(widths, mines)
+        super().__init__(widths, mines, norm)
 
 
 class ConvHeads(nn.Module):
