@@ -87,27 +87,31 @@ def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: 
 
 
 def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
-                       mark_above: float | None = None, workers: int = 1) -> BatchedResult:  # fmt: skip
+                       mark_above: float | None = None, workers: int = 1,
+                       passes: int | None = None) -> BatchedResult:  # fmt: skip
     """:func:`play_batched` of the saved ``model`` on ``device``, its games split into ``workers`` contiguous blocks
     played by as many CPU processes (each loads the model; the games and their outcomes are those of one process).
     On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
     way to use the cores.
 
     Raises:
-        ValueError: ``workers`` above 1 on a device other than the CPU, or a suite :func:`play_batched` refuses.
+        ValueError: ``workers`` above 1 on a device other than the CPU, ``passes`` for a network that is not the
+            iterated trunk, or a suite :func:`play_batched` refuses.
     """
     check_workers(workers)
+    if passes is not None:
+        check_passes(model, passes)
     if workers > 1 and device != "cpu":
         raise ValueError(f"--workers splits the games over CPU processes; on {device} one process plays them all: "
                          "drop --workers")  # fmt: skip
     total = _games_played(suite, games)
     if workers == 1:
-        return play_batched(model_scorer(model, device, suite.mines), suite, total, batch, mark_above)
+        return play_batched(model_scorer(model, device, suite.mines, passes), suite, total, batch, mark_above)
     bounds = np.linspace(0, total, workers + 1).astype(int)
     blocks = [(int(first), int(last)) for first, last in itertools.pairwise(bounds) if last > first]
     began = time.perf_counter()
     with LocalBackend(workers) as backend:
-        parts = dict(backend.run(_play_model_block, (model, suite, batch, mark_above), blocks))
+        parts = dict(backend.run(_play_model_block, (model, suite, batch, mark_above, passes), blocks))
     won, first_cell, moves = (np.concatenate(column) for column in zip(*(parts[i] for i in range(len(blocks))),
                                                                          strict=True))  # fmt: skip
     return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
@@ -120,11 +124,11 @@ def _games_played(suite: Suite, games: int | None) -> int:
     return suite.games if games is None else min(games, suite.games)
 
 
-def _play_model_block(shared: tuple[str, Suite, int, float | None],
+def _play_model_block(shared: tuple[str, Suite, int, float | None, int | None],
                       block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """A worker's part of :func:`play_model_batched`: the games ``block`` (first, last) of the shared model."""
-    model, suite, batch, mark_above = shared
-    return _play_range(model_scorer(model, "cpu", suite.mines), suite, *block, batch, mark_above)
+    model, suite, batch, mark_above, passes = shared
+    return _play_range(model_scorer(model, "cpu", suite.mines, passes), suite, *block, batch, mark_above)
 
 
 def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int,
@@ -177,14 +181,28 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range,
     return meta[:, k.META_STATUS] == k.WON, first_cell, moves
 
 
-def model_scorer(path: str, device: str, mines: int) -> Scorer:
-    """A saved model's scores on ``device``, as ``minesweeper eval --model`` reads them (its action preferences)."""
+def model_scorer(path: str, device: str, mines: int, passes: int | None = None) -> Scorer:
+    """A saved model's scores on ``device``, as ``minesweeper eval --model`` reads them (its action preferences);
+    ``passes``: an iterated trunk's passes when it plays (its card's by default)."""
+    from agents.networks.trunks import set_passes
     from eval.models import load_model_agent, tell_mine_count
 
     agent = load_model_agent(path)
     agent.network.to(device)
     tell_mine_count(agent.network, mines)
+    if passes is not None:
+        set_passes(agent.network, passes)
     return agent.batch_scores
+
+
+def check_passes(model: str, passes: int) -> None:
+    """Refuse a pass count the model cannot play: at least 1, and only for the iterated trunk."""
+    spec = ModelCard.of_model(model).network_spec
+    if spec is None or spec.trunk != "iterated":
+        raise ValueError(f"--passes: {model}'s network is not the iterated trunk (only it runs a chosen number of "
+                         "passes); drop --passes")  # fmt: skip
+    if passes < 1:
+        raise ValueError(f"--passes must be at least 1, got {passes}")
 
 
 def card_mark_above(model: str) -> float:
@@ -206,6 +224,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "more processes, not more threads, use the cores).")  # fmt: skip
     parser.add_argument("--mark-above", type=float, default=None, help="Play with marks at this mine chance "
                         "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
+    parser.add_argument("--passes", type=int, default=None, help="An iterated trunk's passes when it plays (more: "
+                        "longer chains of constraints read); default: its card's.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
     args = parser.parse_args(argv)
@@ -213,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for start in args.start or ["agent"]:
             try:
                 summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
-                                            args.mark_above, args.workers)  # fmt: skip
+                                            args.mark_above, args.workers, args.passes)  # fmt: skip
             except (ValueError, FileNotFoundError) as error:
                 print(f"python -m eval.batched: error: {error}", file=sys.stderr)
                 return 2
@@ -227,16 +247,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
-              mark_above: float | None, workers: int) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+              mark_above: float | None, workers: int,
+              passes: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome."""
     suite = get_suite(suite_name)
     if start == "zero":
         suite = suite.with_zero_start()
     if mark_above is None:
         mark_above = card_mark_above(model)
-    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers)
+    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers, passes)
     summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
-               **result.summary()}  # fmt: skip
+               **({"passes": passes} if passes is not None else {}), **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip
     return summary, record

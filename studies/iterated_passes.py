@@ -5,7 +5,8 @@ The positions come from the oracle's play on fresh seeds and are labelled with t
 (:mod:`train.distill.data`); for each pass count the study reports the mean absolute error of the mine chance
 over the hidden cells, how often the pick is one of the oracle's safest cells, and how often it misses: a
 position with a certainly safe cell where the pick is not one. A trunk that extrapolates in depth (Bansal et al.,
-2022) keeps or improves these beyond the passes it was trained with.
+2022) keeps or improves these beyond the passes it was trained with; ``--preset`` judges it on another board than
+its own (a trunk trained on small boards, judged on expert: does it extrapolate in size too?).
 
 Run: ``python studies/iterated_passes.py --model runs/expert/iterated.zip --passes 6,9,12,16,20 --positions 2048``
 """
@@ -60,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--passes", default="6,9,12,16,20", help="pass counts to judge, comma-separated")
     parser.add_argument("--positions", type=int, default=2048, help="held-out positions")
     parser.add_argument("--seed", type=int, default=77_000_001, help="seed of the held-out games")
+    parser.add_argument("--preset", help="judge on this board preset (beginner, intermediate, expert), not the "
+                        "model's own board")  # fmt: skip
     parser.add_argument("--json", help="write the table here")
     args = parser.parse_args(argv)
     agent = load_model_agent(args.model)
@@ -68,8 +71,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{args.model}: its network is not the iterated trunk", file=sys.stderr)
         return 2
     th.set_num_threads(2)
-    rows, cols = ModelCard.of_model(args.model).board
-    spec = BoardSpec(rows, cols, extractor.mines, "opening")
+    if args.preset:
+        try:
+            spec = BoardSpec.from_options(args.preset, first_click="opening")
+        except ValueError as error:
+            print(f"--preset: {error}", file=sys.stderr)
+            return 2
+        extractor.set_mine_count(spec.mines)
+    else:
+        rows, cols = ModelCard.of_model(args.model).board
+        spec = BoardSpec(rows, cols, extractor.mines, "opening")
     grids, labels = held_out_positions(spec, args.positions, args.seed)
     table = []
     for passes in (int(part) for part in args.passes.split(",")):
@@ -79,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(" ".join(f"{key}={value:.4g}" for key, value in row.items()), flush=True)
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump({"model": args.model, "positions": args.positions, "seed": args.seed, "table": table}, handle)
+            json.dump({"model": args.model, "board": [spec.rows, spec.cols, spec.mines], "positions": args.positions,
+                       "seed": args.seed, "table": table}, handle)  # fmt: skip
     return 0
 
 

@@ -197,6 +197,25 @@ class IteratedTrunk(nn.Module):
                 out.append(th.relu(hidden))
         return out
 
+    def progressive(self, planes: th.Tensor, frozen: int, trained: int) -> th.Tensor:
+        """The features after ``frozen`` passes without gradient then ``trained`` passes with it.
+
+        A loss on these teaches the block to improve whatever state it is handed, not to reach a good state at
+        one fixed depth: the incremental progress training of Bansal et al. (2022), which lets a weight-tied
+        network run more passes than it was trained with and keep improving instead of drifting off.
+        """
+        if frozen < 0 or trained < 1:
+            raise ValueError(f"frozen must be >= 0 and trained >= 1, got {frozen} and {trained}")
+        planes = planes.contiguous(memory_format=th.channels_last)
+        with th.no_grad():
+            hidden = self.stem(planes)
+            for _ in range(frozen):
+                hidden = self.step(hidden, planes)
+        hidden = hidden.detach()
+        for _ in range(trained):
+            hidden = self.step(hidden, planes)
+        return th.relu(hidden)
+
     def trunk(self, planes: th.Tensor) -> th.Tensor:
         return self.stages(planes, [self.passes])[0]
 
@@ -283,3 +302,17 @@ def set_mine_count(network: nn.Module, mines: int) -> None:
     for module in network.modules():
         if getattr(module, "reads_mine_count", False):
             module.set_mine_count(mines)  # type: ignore[operator]
+
+
+def set_passes(network: nn.Module, passes: int) -> None:
+    """Run every weight-tied iterated trunk of ``network`` for ``passes`` passes from now on (to think longer on a
+    larger board than it was trained on, or shorter to save time).
+
+    Raises:
+        ValueError: ``network`` holds no :class:`IteratedTrunk` (only it runs a chosen number of passes).
+    """
+    trunks = [module for module in network.modules() if isinstance(module, IteratedTrunk)]
+    if not trunks:
+        raise ValueError("the network is not the iterated trunk: only it runs a chosen number of passes")
+    for trunk in trunks:
+        trunk.set_passes(passes)

@@ -95,3 +95,21 @@ def test_a_model_that_plays_with_marks_plays_the_same_games_batched_and_one_by_o
     assert batched.first_cell.tolist() == [record.first_action for record in records]
     plain = play_batched(model_scorer(model, "cpu", suite.mines), suite, games=30)
     assert plain.moves.tolist() != batched.moves.tolist()  # the marks changed how it played
+
+
+def test_an_iterated_network_plays_the_passes_asked_and_other_networks_refuse_them(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from train.distill.stream import StreamConfig, build_model
+    from train.sb3.evaluation import save_model
+
+    config = StreamConfig(preset="beginner", trunks="iterated", iterated_channels=8, passes=3, device="cpu")
+    model = build_model(config, "iterated", config.board_spec())
+    save_model(model, tmp_path / "iterated.zip", "distill", config, {})
+    suite = get_suite("beginner-opening-1k")
+    games = {passes: play_model_batched(str(tmp_path / "iterated.zip"), suite, games=20, passes=passes)
+             for passes in (None, 3, 9)}  # fmt: skip
+    assert games[None].moves.tolist() == games[3].moves.tolist()  # its card's passes by default
+    assert games[9].moves.tolist() != games[3].moves.tolist()
+    with pytest.raises(ValueError, match="drop --passes"):
+        play_model_batched(BEGINNER_MODEL, suite, games=2, passes=9, workers=2)
+    assert main(["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", "--passes", "9"]) == 2
+    assert "not the iterated trunk" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from agents.networks.trunks import TaperedTrunk
+from agents.networks.trunks import TaperedTrunk, set_passes
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.iterated_trunk import IteratedFeatures
@@ -35,6 +35,30 @@ def test_iterated_trunk_shares_one_block_across_passes() -> None:
     assert not th.allclose(net(grid), staged[1])
     with pytest.raises(ValueError, match="at least 1"):
         net.set_passes(0)
+
+
+def test_the_progressive_pass_continues_a_state_it_was_handed_and_learns_only_from_its_trained_passes() -> None:
+    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
+    th.manual_seed(0)
+    net = IteratedFeatures(space, channels=8, passes=3, mines=6)
+    grid = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
+    grid[0, 0, 0] = 1
+    planes = net.input_planes(grid)
+    assert th.allclose(net.progressive(planes, 2, 3), net.stages(planes, [5])[0], atol=1e-5)  # 2 + 3 passes
+    net.progressive(planes, 2, 1).sum().backward()
+    assert net.stem.weight.grad is None  # the frozen passes (and the stem before them) get no gradient
+    assert net.mix.weight.grad is not None and net.mix.weight.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="trained >= 1"):
+        net.progressive(planes, 2, 0)
+
+
+def test_set_passes_reaches_the_iterated_trunk_and_refuses_others() -> None:
+    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
+    net = th.nn.Sequential(IteratedFeatures(space, channels=8, passes=3, mines=6))
+    set_passes(net, 7)
+    assert net[0].passes == 7
+    with pytest.raises(ValueError, match="not the iterated trunk"):
+        set_passes(TaperedTrunk((8, 4), mines=6), 7)
 
 
 def test_tapered_trunk_narrows_to_its_last_width_and_normalises_each_board_alone() -> None:
@@ -72,7 +96,8 @@ def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-d
                           (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts"),
                           (["--widths", "64"], "widths must be two or more"),
                           (["--widths", "64,x"], "widths must be integers"),
-                          (["--tapered-norm", "batch"], "tapered_norm must be one of")):  # fmt: skip
+                          (["--tapered-norm", "batch"], "tapered_norm must be one of"),
+                          (["--progressive", "1"], "progressive is a share of the loss")):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--device", "cpu"])
         assert stop.value.code == 2
@@ -87,7 +112,8 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
                "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1",
                "--trunks", "tapered,dilated,iterated", "--widths", "8,4,2", "--tapered-norm", "none",
                "--channels", "8", "--dilations", "1,2", "--pooled", "1", "--iterated-channels", "8", "--passes", "3",
-               "--loss-passes", "2,3", "--batch-size", "32", "--buffer", "5000", "--runs-dir", str(tmp_path),
+               "--loss-passes", "2,3", "--progressive", "0.5", "--batch-size", "32", "--buffer", "5000",
+               "--runs-dir", str(tmp_path),
                "--run-name", "run", "--checkpoint-minutes", "0.05", "--mark-above", "0.99"]  # fmt: skip
     assert main([*options, "--minutes", "0.1"]) == 0
     run_dir = tmp_path / "run"

@@ -7,7 +7,10 @@ the training loop draws minibatches from a ring of recent positions on the devic
 (``--trunks dilated,iterated``) train side by side on the very same minibatches, which makes them a measured
 comparison: :class:`train.sb3.networks.BoardFeatures` (dilated residual layers, global pooling),
 :class:`train.distill.iterated_trunk.IteratedFeatures` (one block applied ``--passes`` times, the loss at several
-depths) and :class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks tapering over ``--widths``).
+depths, and with ``--progressive SHARE`` that share of it taken after a random number of passes without gradient and
+a random number with it, so that it learns to improve any state it is handed and can run more passes when it plays:
+``python -m eval.batched --passes``) and :class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks
+tapering over ``--widths``).
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
@@ -59,6 +62,11 @@ from train.sb3.vec_env import BatchVecEnv
 
 HELD_OUT = 2048
 """Positions kept apart for the progress log: the dataset's last ones, or spread over the stream's first chunks."""
+LOG_SECONDS = 30.0
+"""Seconds between two rows of the progress log, at least."""
+HELD_OUT_SHARE = 0.1
+"""Share of the wall clock the held-out check of the progress log may take: where a check is slow (a wide trunk on a
+CPU core), the rows come further apart than :data:`LOG_SECONDS`."""
 HELD_OUT_CHUNKS = 8
 """Chunks per worker the held-out positions are drawn from: a chunk holds a few moves of each of a worker's boards,
 so a worker's first chunk alone is the games' openings (423 of expert's 480 cells hidden on average, against about
@@ -96,6 +104,16 @@ def trunk_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor, loss_p
     return [head(extractor.trunk(planes))]
 
 
+def progressive_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor, most: int,
+                       rng: np.random.Generator, density: th.Tensor | None = None) -> th.Tensor:  # fmt: skip
+    """The iterated trunk's safety logits after a random number of passes without gradient and then a random
+    number with it, ``most`` passes at most in all (:meth:`agents.networks.trunks.IteratedTrunk.progressive`)."""
+    extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
+    frozen = int(rng.integers(0, most))
+    trained = int(rng.integers(1, most - frozen + 1))
+    return head(extractor.progressive(extractor.input_planes(grids, density), frozen, trained))
+
+
 def scheduled_rate(config: StreamConfig, step: int, seconds: float) -> float:
     """Linear warm-up over ``warmup_steps``, then a cosine over the wall-clock budget down to 5%."""
     progress = min(1.0, seconds / (config.minutes * 60.0))
@@ -123,6 +141,7 @@ class StreamRun:
         self.samples_at_start = self.samples  # trained before this start: the refilled ring counts from here
         self.generator = th.Generator(device=self.device)
         self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)
+        self.rng = np.random.default_rng([config.seed, self.resumes, 17])  # the progressive loss's pass counts
 
     def parameters(self, name: str) -> list[th.nn.Parameter]:
         policy = self.models[name].policy
@@ -137,13 +156,21 @@ class StreamRun:
         flat_truth = None if batch.truth is None else batch.truth.flatten(1)
         density = None if batch.counts is None else board_density(grids, batch.counts)
         losses: dict[str, th.Tensor] = {}
+
+        def loss_of(logits: th.Tensor) -> th.Tensor:
+            return lever_loss(logits.float(), flat_grids, flat_labels, flat_truth, config.targets,
+                              config.revealed_weight, config.choice_weight)  # fmt: skip
+
         for name in self.names:
             policy = self.models[name].policy
+            progressive = config.progressive if isinstance(policy.features_extractor, IteratedFeatures) else 0.0
             with th.autocast(self.device.type, dtype=th.bfloat16, enabled=config.bf16 and self.device.type == "cuda"):
                 logits = trunk_logits(policy, grids, config.loss_pass_list(), density)
-            loss = sum(lever_loss(each.float(), flat_grids, flat_labels, flat_truth, config.targets,
-                                  config.revealed_weight, config.choice_weight)
-                       for each in logits) / len(logits)  # fmt: skip
+                late = progressive_logits(policy, grids, max(config.loss_pass_list()), self.rng, density) \
+                    if progressive else None
+            loss = sum(loss_of(each) for each in logits) / len(logits)
+            if late is not None:
+                loss = (1.0 - progressive) * loss + progressive * loss_of(late)
             optimizer = self.optimizers[name]
             for group in optimizer.param_groups:
                 group["lr"] = rate
@@ -302,19 +329,21 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         run.taken += 1
     progress = run.run_dir / "progress.csv"
     began, last_checkpoint, last_log = time.perf_counter() - run.seconds, time.perf_counter(), 0.0
+    log_every = LOG_SECONDS
     print(f"{run.run_dir}: training {', '.join(run.names)} on {run.device} for {config.minutes} min", flush=True)
     while run.seconds < config.minutes * 60.0:
         _feed(run, buffer, stream, learner)
         losses = run.train_step(buffer.sample(config.batch_size, marks=config.mark_above > 0))
         run.seconds = time.perf_counter() - began
-        if run.seconds - last_log >= 30.0 or run.seconds >= config.minutes * 60.0:
-            last_log = run.seconds
+        if run.seconds - last_log >= log_every or run.seconds >= config.minutes * 60.0:
+            last_log, checked = run.seconds, time.perf_counter()
             values = {name: float(loss) for name, loss in losses.items()}
             row = {"step": run.step, "samples": run.samples, "seconds": round(run.seconds, 1),
                    "positions": buffer.added, **({"rescued": learner.rescued} if learner and learner.rescue else {}),
                    **{f"{n}_loss": v for n, v in values.items()},
                    **run.held_out(*held)}  # fmt: skip
             _log(progress, row)
+            log_every = max(LOG_SECONDS, (time.perf_counter() - checked) / HELD_OUT_SHARE)
             run.drop_diverged(values)
         if time.perf_counter() - last_checkpoint >= config.checkpoint_minutes * 60.0:
             run.save_checkpoint()

@@ -28,6 +28,9 @@ class StreamConfig(BoardOptions):
     iterated_channels: int = option(96, "Channels of the iterated trunk.")
     passes: int = option(12, "Passes of the iterated trunk's block when it plays.")
     loss_passes: str = option("6,9,12", "Pass counts at which the iterated trunk's loss is taken (averaged).")
+    progressive: float = option(0.0, "Share of the iterated trunk's loss taken after a random number of passes "
+                                "without gradient and then a random number with it (at most the largest loss pass "
+                                "count in all), so that more passes keep improving its answer; 0: off, below 1.")
     widths: str = option("64,32,16,8,4,2", "Channels of the tapered trunk, from its first block to its last.")
     tapered_norm: str = option("board", f"The tapered trunk's norm: {', '.join(TAPERED_NORMS)} (each board's own "
                                "statistics, or none: every cell read from its neighbourhood and the density plane).")
@@ -114,6 +117,8 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"targets must be one of {', '.join(TARGETS)}, got {self.targets!r}")
         if self.init and "dilated" not in self.trunk_list():
             raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
+        if not 0.0 <= self.progressive < 1.0:  # the stem learns from the rest of the loss only
+            raise ValueError(f"progressive is a share of the loss, from 0 up to 1 (excluded), got {self.progressive}")
         if not 0.0 <= self.scatter <= 1.0:
             raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
