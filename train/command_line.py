@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -45,13 +46,21 @@ def config_from_args(config_class: type, args: argparse.Namespace, base: Any = N
 
 def report_run(parser: argparse.ArgumentParser, start: Callable[[], Path]) -> int:
     """Run ``start`` (a training script's run) and print its directory; a setting it refuses (ValueError, a
-    missing file) exits with status 2 and the message, as argparse does for a bad option."""
+    missing file) exits with status 2 and the message, as argparse does for a bad option. A ``kill`` (SIGTERM)
+    exits as Ctrl-C does, through the run's cleanup, so the worker processes it started stop with it."""
+    previous = signal.signal(signal.SIGTERM, _exit_on_terminate)
     try:
         run_dir = start()
     except (ValueError, FileNotFoundError) as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(f"run directory: {run_dir}")
     return 0
+
+
+def _exit_on_terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def config_script(argv: Sequence[str] | None, prog: str, description: str, config_class: type,

@@ -181,3 +181,43 @@ def test_held_out_positions_span_every_chunk_and_the_others_are_trained_on() -> 
     assert (rest[3] == 40 + rest[0][:, 0, 0]).all()
     (plain_grids, plain_labels), plain_rest = split_held_out([chunk[:2] for chunk in chunks])
     assert len(plain_grids) == len(plain_labels) == HELD_OUT and len(plain_rest) == 2
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from Linux's /proc")
+def test_a_killed_run_stops_its_worker_processes(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "train.distill.stream", "--preset", "beginner", "--device", "cpu",
+               "--producers", "1", "--producer-boards", "8", "--chunk", "128", "--learner-boards", "8",
+               "--learner-workers", "1", "--channels", "8", "--dilations", "1", "--pooled", "", "--batch-size", "16",
+               "--buffer", "2000", "--minutes", "5", "--runs-dir", str(tmp_path), "--run-name", "run"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    assert "training" in process.stdout.readline()  # its workers are up and it trains
+    workers = _children(process.pid)
+    assert workers
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=60) != 0
+    deadline = time.monotonic() + 30
+    while (left := workers & {int(p.name) for p in Path("/proc").glob("[0-9]*")}) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:  # not left running by a failed test either
+        os.kill(pid, signal.SIGKILL)
+    assert not left
