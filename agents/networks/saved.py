@@ -72,7 +72,8 @@ def trunk_kwargs(trunk: nn.Module) -> tuple[str, dict[str, Any]]:
                   "pooled": list(trunk.pooled), "refine": trunk.refine}  # fmt: skip
         return "board", kwargs
     if isinstance(trunk, IteratedTrunk):
-        return "iterated", {"channels": trunk.features_dim, "passes": trunk.passes, "mines": trunk.mines}
+        return "iterated", {"channels": trunk.features_dim, "passes": trunk.passes, "mines": trunk.mines,
+                            "state_norm": trunk.state_norm}  # fmt: skip
     if isinstance(trunk, TaperedTrunk):
         return "tapered", {"widths": list(trunk.widths), "mines": trunk.mines, "norm": trunk.norm}
     if isinstance(trunk, CellTrunk):

@@ -32,7 +32,7 @@ WEIGHTS_SUFFIX = ".pt"
 TRUNKS: dict[str, tuple[str, ...]] = {
     "cell": ("channels", "layers"),
     "board": ("channels", "dilations", "mines", "pooled", "refine"),
-    "iterated": ("channels", "passes", "mines"),
+    "iterated": ("channels", "passes", "mines", "state_norm"),
     "tapered": ("widths", "mines", "norm"),
 }
 """Each trunk's name in the card and the arguments it may be given (:mod:`agents.networks.trunks`)."""

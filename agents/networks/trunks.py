@@ -144,19 +144,24 @@ class IteratedTrunk(nn.Module):
 
     A cell's exact mine chance is settled by chains of constraints; a block applied ``k`` times reads chains ``k``
     long with the weights of one (see :mod:`train.distill.iterated_trunk`). ``passes`` is how many it runs when it plays
-    (:meth:`set_passes` changes it, the weights do not); ``mines`` as in :class:`BoardTrunk`.
+    (:meth:`set_passes` changes it, the weights do not); ``mines`` as in :class:`BoardTrunk`. With ``state_norm``
+    the state is normalised after every pass (a :class:`torch.nn.GroupNorm` of one group: each board's own
+    statistics), so its scale cannot grow from pass to pass: without it the residual state grows with every pass,
+    and a pass beyond those trained meets a scale it never saw.
     """
 
     reads_mine_count = True
     """Marks a network whose input needs the game's total mine count (see :meth:`set_mine_count`)."""
 
-    def __init__(self, channels: int = 96, passes: int = 12, mines: int = 10) -> None:
+    def __init__(self, channels: int = 96, passes: int = 12, mines: int = 10, state_norm: bool = False) -> None:
         if channels < 1 or passes < 1:
             raise ValueError(f"channels and passes must be positive, got {channels} and {passes}")
         super().__init__()
         self.features_dim = channels
         self.mines = int(mines)
         self.passes = int(passes)
+        self.state_norm = bool(state_norm)
+        self.norm_state = nn.GroupNorm(1, channels) if state_norm else nn.Identity()
         self.stem = nn.Conv2d(BOARD_PLANES, channels, kernel_size=3, padding=1)
         self.recall = nn.Conv2d(channels + BOARD_PLANES, channels, kernel_size=3, padding=1)
         self.mix = nn.Conv2d(channels, channels, kernel_size=3, padding=1)
@@ -183,7 +188,7 @@ class IteratedTrunk(nn.Module):
         """One pass of the block."""
         active = th.relu(hidden)
         update = self.mix(th.relu(self.recall(th.cat([active, planes], dim=1))))
-        return hidden + update + self.global_bias(active)
+        return self.norm_state(hidden + update + self.global_bias(active))
 
     def stages(self, planes: th.Tensor, depths: Sequence[int]) -> list[th.Tensor]:
         """The features after each pass count of ``depths`` (ascending), in one run of ``max(depths)`` passes."""

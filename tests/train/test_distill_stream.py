@@ -52,6 +52,30 @@ def test_the_progressive_pass_continues_a_state_it_was_handed_and_learns_only_fr
         net.progressive(planes, 2, 0)
 
 
+def test_a_normalised_state_keeps_its_scale_over_any_number_of_passes_and_is_saved() -> None:
+    from agents.networks.saved import build_network, trunk_kwargs
+    from agents.networks.spec import NetworkSpec
+
+    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
+    grid = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
+    grid[0, :2, :2] = 0
+    for state_norm in (True, False):
+        th.manual_seed(0)
+        net = IteratedFeatures(space, channels=8, passes=3, mines=6, state_norm=state_norm)
+        th.nn.init.normal_(net.mix.weight, std=0.5)  # updates as large as a trained block's
+        planes = net.input_planes(grid)
+        hidden = net.stem(planes)
+        with th.no_grad():
+            for _ in range(40):
+                hidden = net.step(hidden, planes)
+        scale = hidden.flatten(1).std(dim=1)
+        assert th.allclose(scale, th.ones(2), atol=0.05) == state_norm  # each board's state: unit scale, or not
+    _, kwargs = trunk_kwargs(net)
+    assert kwargs["state_norm"] is False
+    spec = NetworkSpec("iterated", kwargs | {"state_norm": True}, "policy", "x.pt", "0" * 64)
+    assert build_network(spec).trunk.state_norm
+
+
 def test_set_passes_reaches_the_iterated_trunk_and_refuses_others() -> None:
     space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
     net = th.nn.Sequential(IteratedFeatures(space, channels=8, passes=3, mines=6))

@@ -8,13 +8,16 @@ the weights of one, and can be run for more passes than it was trained with, on 
 so that late passes do not forget the question). Each pass here:
 
     update = conv2(relu(conv1([relu(h), x]))) + global_bias(relu(h))
-    h = h + update
+    h = h + update                  (with state_norm: h = norm(h + update), each board's own statistics)
 
 ``x`` are the input planes (:meth:`train.sb3.networks.BoardFeatures.input_planes`: the one-hot grid, the board's
 edge, the remaining-mine density), ``global_bias`` the board-wide means, maxima and sums of the features
 (:class:`train.sb3.networks.GlobalBias`) that the mine count turns on. The features returned are ``relu(h)`` after
 the passes asked for; :meth:`IteratedFeatures.stages` returns them after several pass counts at once, for a loss
-at several depths, so that every depth is a usable answer and more passes refine it.
+at several depths, so that every depth is a usable answer and more passes refine it. Without the norm the state's
+scale grows with every pass, so a pass beyond those trained meets a scale it never saw; the progressive loss
+(:meth:`agents.networks.trunks.IteratedTrunk.progressive`, ``--progressive`` in the stream) trains the block to
+improve whatever state it is handed.
 
 The network is :class:`agents.networks.trunks.IteratedTrunk`; the class here is it as a stable-baselines3 features
 extractor like :class:`train.sb3.networks.BoardFeatures` (it has the same ``input_planes``, ``trunk``,
@@ -38,9 +41,10 @@ class IteratedFeatures(IteratedTrunk):
         channels: Features per cell.
         passes: Passes of the block when the network plays (``set_passes`` changes it; the weights do not).
         mines: The total mine count the density plane is measured against (``set_mine_count``).
+        state_norm: Normalise the state after every pass, so its scale stays the same however many passes run.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 96, passes: int = 12,
-                 mines: int = 10) -> None:  # fmt: skip
+                 mines: int = 10, state_norm: bool = False) -> None:  # fmt: skip
         check_grid_space(observation_space, "IteratedFeatures")
-        super().__init__(channels, passes, mines)
+        super().__init__(channels, passes, mines, state_norm)

@@ -87,7 +87,8 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
     extractor: tuple[type, dict[str, Any]] = (
         (TaperedFeatures, {"widths": config.width_list(), "mines": spec.mines, "norm": config.tapered_norm})
         if trunk == "tapered"
-        else (IteratedFeatures, {"channels": config.iterated_channels, "passes": config.passes, "mines": spec.mines}))
+        else (IteratedFeatures, {"channels": config.iterated_channels, "passes": config.passes, "mines": spec.mines,
+                                 "state_norm": config.state_norm}))
     policy_kwargs = {"features_extractor_class": extractor[0], "features_extractor_kwargs": extractor[1]}
     return MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8,
                        seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip

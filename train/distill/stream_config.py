@@ -28,6 +28,8 @@ class StreamConfig(BoardOptions):
     iterated_channels: int = option(96, "Channels of the iterated trunk.")
     passes: int = option(12, "Passes of the iterated trunk's block when it plays.")
     loss_passes: str = option("6,9,12", "Pass counts at which the iterated trunk's loss is taken (averaged).")
+    state_norm: bool = option(False, "Normalise the iterated trunk's state after every pass (each board's own "
+                              "statistics), so that its scale cannot grow with the passes.")
     progressive: float = option(0.0, "Share of the iterated trunk's loss taken after a random number of passes "
                                 "without gradient and then a random number with it (at most the largest loss pass "
                                 "count in all), so that more passes keep improving its answer; 0: off, below 1.")
