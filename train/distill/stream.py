@@ -9,8 +9,8 @@ comparison: :class:`train.sb3.networks.BoardFeatures` (dilated residual layers, 
 :class:`train.distill.iterated_trunk.IteratedFeatures` (one block applied ``--passes`` times, the loss at several
 depths, and with ``--progressive SHARE`` that share of it taken after a random number of passes without gradient and
 a random number with it, so that it learns to improve any state it is handed and can run more passes when it plays:
-``python -m eval.batched --passes``) and :class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks
-tapering over ``--widths``).
+``python -m eval.batched --passes``; ``--state-norm``: its state normalised after every pass) and
+:class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks tapering over ``--widths``).
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
