@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import signal
+import threading
 import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,13 +49,15 @@ def report_run(parser: argparse.ArgumentParser, start: Callable[[], Path]) -> in
     """Run ``start`` (a training script's run) and print its directory; a setting it refuses (ValueError, a
     missing file) exits with status 2 and the message, as argparse does for a bad option. A ``kill`` (SIGTERM)
     exits as Ctrl-C does, through the run's cleanup, so the worker processes it started stop with it."""
-    previous = signal.signal(signal.SIGTERM, _exit_on_terminate)
+    in_main = threading.current_thread() is threading.main_thread()  # only there can Python handle a signal
+    previous = signal.signal(signal.SIGTERM, _exit_on_terminate) if in_main else None
     try:
         run_dir = start()
     except (ValueError, FileNotFoundError) as error:
         parser.exit(2, f"{parser.prog}: error: {error}\n")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
     print(f"run directory: {run_dir}")
     return 0
 

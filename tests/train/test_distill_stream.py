@@ -245,3 +245,16 @@ def test_a_killed_run_stops_its_worker_processes(tmp_path: Path) -> None:
     for pid in left:  # not left running by a failed test either
         os.kill(pid, signal.SIGKILL)
     assert not left
+
+
+def test_a_run_started_outside_the_main_thread_still_runs() -> None:
+    import argparse
+    import threading
+
+    from train.command_line import report_run
+
+    codes: list[int] = []
+    thread = threading.Thread(target=lambda: codes.append(report_run(argparse.ArgumentParser(), lambda: Path("x"))))
+    thread.start()
+    thread.join()
+    assert codes == [0]  # no SIGTERM handler where Python cannot install one, and no error for it
