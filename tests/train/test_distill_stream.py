@@ -221,7 +221,9 @@ def _children(pid: int) -> set[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from Linux's /proc")
-def test_a_killed_run_stops_its_worker_processes(tmp_path: Path) -> None:
+def test_a_killed_run_checkpoints_and_stops_its_worker_processes(tmp_path: Path) -> None:
+    """SIGTERM sent to the whole process group, as a session's end sends it: the run (not its workers, which ignore
+    it) stops after its step with a checkpoint and its model, and takes its workers down with it."""
     import os
     import signal
     import subprocess
@@ -231,14 +233,19 @@ def test_a_killed_run_stops_its_worker_processes(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "train.distill.stream", "--preset", "beginner", "--device", "cpu",
                "--producers", "1", "--producer-boards", "8", "--chunk", "128", "--learner-boards", "8",
                "--learner-workers", "1", "--channels", "8", "--dilations", "1", "--pooled", "", "--batch-size", "16",
-               "--buffer", "2000", "--minutes", "5", "--runs-dir", str(tmp_path), "--run-name", "run"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+               "--buffer", "2000", "--minutes", "5", "--checkpoint-minutes", "5", "--runs-dir", str(tmp_path),
+               "--run-name", "run"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert process.stdout is not None
     assert "training" in process.stdout.readline()  # its workers are up and it trains
     workers = _children(process.pid)
     assert workers
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=60) != 0
+    time.sleep(1.0)  # some steps, the learner's pool at work
+    os.killpg(process.pid, signal.SIGTERM)
+    output = process.stdout.read()
+    assert process.wait(timeout=60) == 0, output
+    assert "SIGTERM received" in output and f"resume with --resume {tmp_path / 'run'}" in output
+    assert (tmp_path / "run" / "checkpoint.pt").is_file() and (tmp_path / "run" / "dilated.zip").is_file()
     deadline = time.monotonic() + 30
     while (left := workers & {int(p.name) for p in Path("/proc").glob("[0-9]*")}) and time.monotonic() < deadline:
         time.sleep(0.2)

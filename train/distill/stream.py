@@ -14,7 +14,8 @@ a random number with it, so that it learns to improve any state it is handed and
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
-trained, the RNG states, the positions taken from the stream); ``--resume RUN_DIR`` continues it where it
+trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
+hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it
 stopped, with a budget that counts the time already trained, and its workers play fresh games (their seeds
 follow the resume count; the ring of positions is refilled, not saved). At the end each trunk is written as a
 distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
@@ -59,6 +60,7 @@ from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
 from train.sb3.networks import MaskableConvActorCriticPolicy, TaperedFeatures
 from train.sb3.vec_env import BatchVecEnv
+from train.stop_signal import StopSignal, ignore_stop_signals, run_ignoring_stop_signals
 
 HELD_OUT = 2048
 """Positions kept apart for the progress log: the dataset's last ones, or spread over the stream's first chunks."""
@@ -278,14 +280,17 @@ def run(config: StreamConfig, resume: Path | None = None) -> Path:
     spec = config.board_spec()
     board = (spec.rows, spec.cols, spec.mines, spec.first_click)
     target, levers = oracle_worker(config)
-    workers = [context.Process(target=target, args=(board, seed_base + i, config.producer_boards, config.explore,
-                                                    config.chunk, *levers, stream, stop), daemon=True)
+    workers = [context.Process(target=run_ignoring_stop_signals,
+                               args=(target, board, seed_base + i, config.producer_boards, config.explore,
+                                     config.chunk, *levers, stream, stop), daemon=True)
                for i in range(config.producers)]  # fmt: skip
     for worker in workers:
         worker.start()
-    pool = ProcessPoolExecutor(config.learner_workers, mp_context=context) if config.learner_boards else None
+    pool = ProcessPoolExecutor(config.learner_workers, mp_context=context, initializer=ignore_stop_signals) \
+        if config.learner_boards else None  # fmt: skip
     try:
-        return _train(StreamRun(config, run_dir, state), stream, pool, seed_base)
+        with StopSignal() as stop_signal:
+            return _train(StreamRun(config, run_dir, state), stream, pool, seed_base, stop_signal)
     finally:
         stop.set()
         if pool is not None:
@@ -293,7 +298,7 @@ def run(config: StreamConfig, resume: Path | None = None) -> Path:
         for worker in workers:
             worker.join(timeout=5)
             if worker.is_alive():
-                worker.terminate()
+                worker.kill()  # it ignores SIGTERM
 
 
 def oracle_worker(config: StreamConfig) -> tuple[Callable[..., None], tuple[Any, ...]]:
@@ -305,7 +310,8 @@ def oracle_worker(config: StreamConfig) -> tuple[Callable[..., None], tuple[Any,
     return produce, ()
 
 
-def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int) -> Path:
+def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_base: int,
+           stop_signal: StopSignal) -> Path:
     config, spec = run.config, run.spec
     truth = config.targets != "exact"
     buffer = PositionBuffer(config.buffer, spec.rows, spec.cols, run.device, run.generator,
@@ -332,7 +338,7 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
     began, last_checkpoint, last_log = time.perf_counter() - run.seconds, time.perf_counter(), 0.0
     log_every = LOG_SECONDS
     print(f"{run.run_dir}: training {', '.join(run.names)} on {run.device} for {config.minutes} min", flush=True)
-    while run.seconds < config.minutes * 60.0:
+    while run.seconds < config.minutes * 60.0 and not stop_signal.received:
         _feed(run, buffer, stream, learner)
         losses = run.train_step(buffer.sample(config.batch_size, marks=config.mark_above > 0))
         run.seconds = time.perf_counter() - began
@@ -350,6 +356,8 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
             run.save_checkpoint()
             last_checkpoint = time.perf_counter()
     run.save_checkpoint()
+    if stop_signal.received:
+        print(f"step {run.step:,}: {stop_signal.received}; resume with --resume {run.run_dir}", flush=True)
     run.save_models(run.held_out(*held))
     return run.run_dir
 

@@ -24,8 +24,6 @@ import csv
 import dataclasses
 import os
 import random
-import signal
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +38,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecMonitor
 
 from train.progress_log import logged, read_log
+from train.stop_signal import StopSignal
 
 LATEST = Path("checkpoints") / "latest.zip"
 """A run's checkpoint, relative to its run directory."""
@@ -155,14 +154,10 @@ def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) ->
     return path
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-"""The signals that stop a run with a checkpoint (in the main thread, where Python can handle them)."""
-
-
 class RunKeeper(BaseCallback):
     """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time in this
     stretch of ``clock`` (the run's :class:`RunClock`), once ``pause_at`` steps are reached (0 turns each off), or on
-    a signal of :data:`STOP_SIGNALS`.
+    a signal of :data:`train.stop_signal.STOP_SIGNALS`.
 
     Everything happens at a rollout's start (see the module docstring); the stop then ends collection at its first
     step, whose transition SB3 throws away with the round, so that step is not counted.
@@ -178,20 +173,11 @@ class RunKeeper(BaseCallback):
         self.next_checkpoint = 0
         self.saved_at = -1
         self.stopping = ""
-        self.signalled = ""
-        self._handlers: dict[int, Any] = {}
+        self.signal = StopSignal()
 
     def _on_training_start(self) -> None:
         self.next_checkpoint = self._next_after(self.num_timesteps)
-        if threading.current_thread() is threading.main_thread():
-            self._handlers = {number: signal.signal(number, self._on_signal) for number in STOP_SIGNALS}
-
-    def _on_signal(self, number: int, frame: Any) -> None:
-        """Stop at the next rollout's start; Ctrl-C a second time interrupts at once."""
-        if self.signalled and number == signal.SIGINT:
-            raise KeyboardInterrupt
-        self.signalled = f"{signal.Signals(number).name} received"
-        print(f"{self.signalled}: stopping at the next checkpoint (Ctrl-C again to stop without one)", flush=True)
+        self.signal.install()
 
     def _next_after(self, steps: int) -> int:
         return (steps // self.every + 1) * self.every if self.every else -1
@@ -202,8 +188,8 @@ class RunKeeper(BaseCallback):
             self.stopping = f"{self.minutes:g} minutes are up"
         elif self.pause_at and steps >= self.pause_at:
             self.stopping = f"paused at {self.pause_at:,} steps"
-        elif self.signalled:
-            self.stopping = self.signalled
+        elif self.signal.received:
+            self.stopping = self.signal.received
         if self.every and (steps >= self.next_checkpoint or self.stopping):
             self.save()
         if self.stopping and self.every:
@@ -218,9 +204,7 @@ class RunKeeper(BaseCallback):
         return False
 
     def _on_training_end(self) -> None:
-        for number, handler in self._handlers.items():
-            signal.signal(number, handler)
-        self._handlers = {}
+        self.signal.restore()
         if self.every and not self.stopping:
             self.save()
 
