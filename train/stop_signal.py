@@ -8,8 +8,11 @@ a run started in another thread installs nothing and is stopped as before.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
@@ -55,9 +58,20 @@ class StopSignal:
 def ignore_stop_signals() -> None:
     """For a run's worker processes, which their run stops (its stop event, then a kill): a Ctrl-C or SIGTERM sent
     to the whole process group then reaches the run alone, and it ends with its checkpoint instead of finding its
-    workers dead in the middle of a step."""
+    workers dead in the middle of a step. As a signal no longer ends a worker, it ends itself once the process that
+    started it is gone (a run killed outright)."""
     for number in STOP_SIGNALS:
         signal.signal(number, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_without, args=(parent,), daemon=True).start()
+
+
+def _exit_without(parent: Any) -> None:
+    """End this process at once when ``parent`` has ended (checked every second)."""
+    while parent.is_alive():
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def run_ignoring_stop_signals(target: Callable[..., None], *args: Any) -> None:

@@ -254,6 +254,34 @@ def test_a_killed_run_checkpoints_and_stops_its_worker_processes(tmp_path: Path)
     assert not left
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process tree from Linux's /proc")
+def test_a_run_killed_outright_leaves_no_worker(tmp_path: Path) -> None:
+    """SIGKILL gives the run no cleanup; its workers, which ignore SIGTERM, end themselves once it is gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "train.distill.stream", "--preset", "beginner", "--device", "cpu",
+               "--producers", "1", "--producer-boards", "8", "--chunk", "128", "--learner-boards", "8",
+               "--learner-workers", "1", "--channels", "8", "--dilations", "1", "--pooled", "", "--batch-size", "16",
+               "--buffer", "2000", "--minutes", "5", "--runs-dir", str(tmp_path), "--run-name", "run"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    assert "training" in process.stdout.readline()
+    workers = _children(process.pid)
+    assert workers
+    process.kill()
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 30
+    while (left := workers & {int(p.name) for p in Path("/proc").glob("[0-9]*")}) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left
+
+
 def test_a_run_started_outside_the_main_thread_still_runs() -> None:
     import argparse
     import threading
