@@ -10,7 +10,9 @@ plays expert-opening-10k in seconds where the per-game runner takes hours on a C
 Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``
 (``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`; on a CPU, ``--workers N`` splits the games
 over N processes). A model whose card gives a mark threshold (``mark_above``) plays with marks
-(:mod:`agents.marks`); ``--mark-above`` overrides it.
+(:mod:`agents.marks`); ``--mark-above`` overrides it. ``--reveal-below 0.01`` plays as the published 44.85% expert
+agent's player does: every cell under a 1% mine chance revealed after one call of the network, its safest cell when
+none is.
 """
 
 from __future__ import annotations
@@ -42,20 +44,54 @@ from mine_env.engine.starts import STARTS, zero_start_cell
 Scorer = Callable[[np.ndarray], np.ndarray]
 """Scores (N, cells) of a batch of grids (N, rows, cols) int8; the highest hidden cell is played."""
 
+
+@dataclass(frozen=True)
+class PlayRule:
+    """How one call's scores become moves.
+
+    Attributes:
+        mark_above: Mark the cells of a mine chance above it and show them to the network as flags
+            (:mod:`agents.marks`); None: no marks.
+        reveal_below: Reveal every playable cell of a mine chance below it after one call (the scores are safety
+            logits), the safest first; the safest cell alone when none is below. None: the safest cell alone.
+    """
+
+    mark_above: float | None = None
+    reveal_below: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.reveal_below is not None and not 0.0 < self.reveal_below < 0.5:
+            raise ValueError(f"--reveal-below is a mine chance between 0 and 0.5, got {self.reveal_below:g}")
+
+    def cells(self, scores: np.ndarray, playable: np.ndarray) -> np.ndarray:
+        """The cells (N, K) each game reveals after this call, in order, padded with -1: the safest playable cell,
+        then with ``reveal_below`` every other playable cell below it."""
+        best = np.where(playable, scores, -np.inf).argmax(axis=1)
+        if self.reveal_below is None:
+            return best[:, None]
+        chosen = playable & (scores > np.log((1.0 - self.reveal_below) / self.reveal_below))
+        chosen[np.arange(len(best)), best] = True
+        order = np.argsort(np.where(chosen, -scores, np.inf), axis=1, kind="stable")[:, : chosen.sum(axis=1).max()]
+        return np.where(np.take_along_axis(chosen, order, axis=1), order, -1)
+
+
 @dataclass
 class BatchedResult:
-    """Per game of the suite: won, the first cell revealed (flat), the moves the scorer made."""
+    """Per game of the suite: won, the first cell revealed (flat), the cells the player revealed (its moves) and
+    the scorer's calls (one a move unless the rule reveals several cells a call)."""
 
     won: np.ndarray
     first_cell: np.ndarray
     moves: np.ndarray
+    calls: np.ndarray
     seconds: float
 
     def summary(self) -> dict[str, Any]:
         wins, games = int(self.won.sum()), int(self.won.size)
         low, high = wilson_interval(wins, games)
         return {"games": games, "wins": wins, "win_rate": wins / games, "ci95": [low, high],
-                "moves": int(self.moves.sum()), "seconds": round(self.seconds, 1)}  # fmt: skip
+                "moves": int(self.moves.sum()), "calls": int(self.calls.sum()),
+                "seconds": round(self.seconds, 1)}  # fmt: skip
 
 
 @njit(cache=True)
@@ -65,30 +101,36 @@ def _new_games(obs, mines, counts, meta, stack, rules, keys):  # type: ignore[no
 
 
 @njit(cache=True)
-def _play(obs, mines, counts, meta, stack, rules, which, actions):  # type: ignore[no-untyped-def]
+def _play(obs, mines, counts, meta, stack, rules, which, cells, moves):  # type: ignore[no-untyped-def]
+    """Game ``which[j]`` reveals ``cells[j]`` in order (-1: none), until it ends; ``moves`` counts its reveals."""
     for j in range(which.shape[0]):
         i = which[j]
-        k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, False, actions[j])
+        for cell in cells[j]:
+            if cell < 0 or meta[i, k.META_STATUS] > k.PLAYING:
+                break
+            if k.apply_action(obs[i], mines[i], counts[i], meta[i], stack, rules, False, cell) != k.INVALID:
+                moves[i] += 1
 
 
 def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000,
-                 mark_above: float | None = None) -> BatchedResult:  # fmt: skip
+                 mark_above: float | None = None, reveal_below: float | None = None) -> BatchedResult:  # fmt: skip
     """Play the first ``games`` games of ``suite`` (all by default), ``batch`` games at a time, each started as
     the suite says (:attr:`Suite.start`); with ``mark_above``, the scorer's safety logits mark its sure mines
-    (:mod:`agents.marks`).
+    (:mod:`agents.marks`); with ``reveal_below``, a call reveals every cell below that mine chance
+    (:class:`PlayRule`).
 
     Raises:
-        ValueError: a suite with a fixed first cell or no-guess boards (not played here).
+        ValueError: a suite with a fixed first cell or no-guess boards (not played here), or a rule out of range.
     """
+    rule = PlayRule(mark_above, reveal_below)
     total = _games_played(suite, games)
     began = time.perf_counter()
-    won, first_cell, moves = _play_range(scorer, suite, 0, total, batch, mark_above)
-    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+    return BatchedResult(*_play_range(scorer, suite, 0, total, batch, rule), time.perf_counter() - began)
 
 
 def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
-                       mark_above: float | None = None, workers: int = 1,
-                       passes: int | None = None) -> BatchedResult:  # fmt: skip
+                       mark_above: float | None = None, workers: int = 1, passes: int | None = None,
+                       reveal_below: float | None = None) -> BatchedResult:  # fmt: skip
     """:func:`play_batched` of the saved ``model`` on ``device``, its games split into ``workers`` contiguous blocks
     played by as many CPU processes (each loads the model; the games and their outcomes are those of one process).
     On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
@@ -96,25 +138,29 @@ def play_model_batched(model: str, suite: Suite, games: int | None = None, batch
 
     Raises:
         ValueError: ``workers`` above 1 on a device other than the CPU, ``passes`` for a network that is not the
-            iterated trunk, or a suite :func:`play_batched` refuses.
+            iterated trunk, ``reveal_below`` for one whose scores are not safety logits, or a suite or rule
+            :func:`play_batched` refuses.
     """
     check_workers(workers)
+    rule = PlayRule(mark_above, reveal_below)
     if passes is not None:
         check_passes(model, passes)
+    if reveal_below is not None:
+        check_safety_logits(model)
     if workers > 1 and device != "cpu":
         raise ValueError(f"--workers splits the games over CPU processes; on {device} one process plays them all: "
                          "drop --workers")  # fmt: skip
     total = _games_played(suite, games)
     if workers == 1:
-        return play_batched(model_scorer(model, device, suite.mines, passes), suite, total, batch, mark_above)
+        return play_batched(model_scorer(model, device, suite.mines, passes), suite, total, batch, mark_above,
+                            reveal_below)  # fmt: skip
     bounds = np.linspace(0, total, workers + 1).astype(int)
     blocks = [(int(first), int(last)) for first, last in itertools.pairwise(bounds) if last > first]
     began = time.perf_counter()
     with LocalBackend(workers) as backend:
-        parts = dict(backend.run(_play_model_block, (model, suite, batch, mark_above, passes), blocks))
-    won, first_cell, moves = (np.concatenate(column) for column in zip(*(parts[i] for i in range(len(blocks))),
-                                                                         strict=True))  # fmt: skip
-    return BatchedResult(won, first_cell, moves, time.perf_counter() - began)
+        parts = dict(backend.run(_play_model_block, (model, suite, batch, rule, passes), blocks))
+    columns = _joined([parts[i] for i in range(len(blocks))])
+    return BatchedResult(*columns, time.perf_counter() - began)
 
 
 def _games_played(suite: Suite, games: int | None) -> int:
@@ -124,26 +170,31 @@ def _games_played(suite: Suite, games: int | None) -> int:
     return suite.games if games is None else min(games, suite.games)
 
 
-def _play_model_block(shared: tuple[str, Suite, int, float | None, int | None],
-                      block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""A block of games' won, first cell, moves and calls: :class:`BatchedResult`'s columns."""
+
+
+def _play_model_block(shared: tuple[str, Suite, int, PlayRule, int | None], block: tuple[int, int]) -> Columns:
     """A worker's part of :func:`play_model_batched`: the games ``block`` (first, last) of the shared model."""
-    model, suite, batch, mark_above, passes = shared
-    return _play_range(model_scorer(model, "cpu", suite.mines, passes), suite, *block, batch, mark_above)
+    model, suite, batch, rule, passes = shared
+    return _play_range(model_scorer(model, "cpu", suite.mines, passes), suite, *block, batch, rule)
 
 
-def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int,
-                mark_above: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """Games ``first`` to ``last`` (excluded), ``batch`` at a time: won, first cell, moves of each."""
-    parts = [_play_block(scorer, suite, range(start, min(start + batch, last)), mark_above)
-             for start in range(first, last, batch)]  # fmt: skip
+def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int, rule: PlayRule) -> Columns:
+    """Games ``first`` to ``last`` (excluded), ``batch`` at a time: the columns of each."""
+    return _joined([_play_block(scorer, suite, range(start, min(start + batch, last)), rule)
+                    for start in range(first, last, batch)])  # fmt: skip
+
+
+def _joined(parts: list[Columns]) -> Columns:
+    """Consecutive blocks' columns as one block's."""
     if not parts:
-        return np.zeros(0, bool), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    won, first_cell, moves = (np.concatenate(column) for column in zip(*parts, strict=True))
-    return won, first_cell, moves
+        return np.zeros(0, bool), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    won, first_cell, moves, calls = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return won, first_cell, moves, calls
 
 
-def _play_block(scorer: Scorer, suite: Suite, indices: range,
-                mark_above: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+def _play_block(scorer: Scorer, suite: Suite, indices: range, rule: PlayRule) -> Columns:
     rows, cols, cells = suite.rows, suite.cols, suite.rows * suite.cols
     rules = k.Rules(rows, cols, suite.mines, RULE_CODES[suite.first_click])
     n = len(indices)
@@ -159,8 +210,9 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range,
         for j, game in enumerate(indices):
             first_cell[j] = zero_start_cell(mines[j], counts[j], suite.game_seeds(game).env)
         opened = np.flatnonzero(first_cell >= 0)
-        _play(obs, mines, counts, meta, stack, rules, opened, first_cell[opened])
+        _play(obs, mines, counts, meta, stack, rules, opened, first_cell[opened, None], np.zeros(n, np.int64))
     moves = np.zeros(n, np.int64)
+    calls = np.zeros(n, np.int64)
     marks = np.zeros((n, cells), dtype=bool)
     while True:
         playing = np.flatnonzero(meta[:, k.META_STATUS] <= k.PLAYING)
@@ -168,17 +220,17 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range,
             break
         grids = obs[playing]
         hidden = grids == HIDDEN
-        if mark_above is None:
+        if rule.mark_above is None:
             scores = np.asarray(scorer(grids.reshape(-1, rows, cols)), dtype=np.float64)
         else:
             scores, marks[playing], hidden = score_marked(scorer, grids.reshape(-1, rows, cols), marks[playing],
-                                                          mark_above)  # fmt: skip
-        actions = np.where(hidden, scores, -np.inf).argmax(axis=1)
+                                                          rule.mark_above)  # fmt: skip
+        reveals = rule.cells(scores, hidden)
         untouched = first_cell[playing] < 0
-        first_cell[playing[untouched]] = actions[untouched]
-        moves[playing] += 1
-        _play(obs, mines, counts, meta, stack, rules, playing, actions)
-    return meta[:, k.META_STATUS] == k.WON, first_cell, moves
+        first_cell[playing[untouched]] = reveals[untouched, 0]
+        calls[playing] += 1
+        _play(obs, mines, counts, meta, stack, rules, playing, reveals, moves)
+    return meta[:, k.META_STATUS] == k.WON, first_cell, moves, calls
 
 
 def model_scorer(path: str, device: str, mines: int, passes: int | None = None) -> Scorer:
@@ -205,6 +257,14 @@ def check_passes(model: str, passes: int) -> None:
         raise ValueError(f"--passes must be at least 1, got {passes}")
 
 
+def check_safety_logits(model: str) -> None:
+    """Refuse ``--reveal-below`` for a model whose scores are not safety logits (only a distilled network's are)."""
+    algo = ModelCard.of_model(model).algo
+    if algo != "distill":
+        raise ValueError(f"--reveal-below reads mine chances from safety logits, which only a distilled network "
+                         f"gives; {model} is a {algo} model: drop --reveal-below")  # fmt: skip
+
+
 def card_mark_above(model: str) -> float:
     """The mark threshold a model's card says it plays with (0: none)."""
     return ModelCard.of_model(model).mark_above
@@ -226,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
     parser.add_argument("--passes", type=int, default=None, help="An iterated trunk's passes when it plays (more: "
                         "longer chains of constraints read); default: its card's.")  # fmt: skip
+    parser.add_argument("--reveal-below", type=float, default=None, help="Reveal, after each pass, every cell "
+                        "the network gives a mine chance below this (0.01: the published 44.85%% expert agent's "
+                        "player); default: its safest cell alone.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
     args = parser.parse_args(argv)
@@ -233,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for start in args.start or ["agent"]:
             try:
                 summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
-                                            args.mark_above, args.workers, args.passes)  # fmt: skip
+                                            args.mark_above, args.workers, args.passes, args.reveal_below)  # fmt: skip
             except (ValueError, FileNotFoundError) as error:
                 print(f"python -m eval.batched: error: {error}", file=sys.stderr)
                 return 2
@@ -247,17 +310,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
-              mark_above: float | None, workers: int,
-              passes: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+              mark_above: float | None, workers: int, passes: int | None = None,
+              reveal_below: float | None = None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome."""
     suite = get_suite(suite_name)
     if start == "zero":
         suite = suite.with_zero_start()
     if mark_above is None:
         mark_above = card_mark_above(model)
-    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers, passes)
+    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers, passes,
+                                reveal_below)  # fmt: skip
     summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
-               **({"passes": passes} if passes is not None else {}), **result.summary()}  # fmt: skip
+               **({"passes": passes} if passes is not None else {}),
+               **({"reveal_below": reveal_below} if reveal_below is not None else {}), **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip
     return summary, record

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from eval.agent_specs import AgentSpec
-from eval.batched import card_mark_above, main, model_scorer, play_batched, play_model_batched
+from eval.batched import PlayRule, card_mark_above, main, model_scorer, play_batched, play_model_batched
 from eval.player import GamePlayer
 from eval.suites import Suite, get_suite
 from mine_env.engine.constants import FLAG
@@ -49,8 +49,22 @@ def test_games_split_over_processes_are_the_games_of_one() -> None:
 
 def test_batched_command_line(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "eval.jsonl"
-    code = main(["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", "--games", "20", "--start", "agent",
-                 "--start", "zero", "--json", str(out)])
+    code = main(
+        [
+            "--model",
+            BEGINNER_MODEL,
+            "--suite",
+            "beginner-opening-1k",
+            "--games",
+            "20",
+            "--start",
+            "agent",
+            "--start",
+            "zero",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["suite"]["name"] for line in lines] == ["beginner-opening-1k", "beginner-zero-1k"]
@@ -113,3 +127,32 @@ def test_an_iterated_network_plays_the_passes_asked_and_other_networks_refuse_th
         play_model_batched(BEGINNER_MODEL, suite, games=2, passes=9, workers=2)
     assert main(["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", "--passes", "9"]) == 2
     assert "not the iterated trunk" in capsys.readouterr().err
+
+
+def test_the_reveal_rule_takes_the_safest_cell_then_every_cell_below_the_chance_safest_first() -> None:
+    logit_of = lambda chance: float(np.log((1 - chance) / chance))  # noqa: E731
+    scores = np.array([[logit_of(0.3), logit_of(0.001), logit_of(0.2), logit_of(0.005), logit_of(0.0001)],
+                       [logit_of(0.3), logit_of(0.2), logit_of(0.4), logit_of(0.5), logit_of(0.6)]])  # fmt: skip
+    playable = np.array([[True, True, True, True, False], [True, True, True, True, True]])
+    assert PlayRule(reveal_below=0.01).cells(scores, playable).tolist() == [[1, 3], [1, -1]]
+    assert PlayRule().cells(scores, playable).tolist() == [[1], [1]]
+    with pytest.raises(ValueError, match="a mine chance between 0 and"):
+        PlayRule(reveal_below=0.7)
+
+
+def test_revealing_every_sure_cell_plays_in_fewer_calls_and_changes_nothing_when_nothing_is_sure(capsys) -> None:  # type: ignore[no-untyped-def]
+    suite = get_suite("beginner-opening-1k")
+    network = model_scorer(BEGINNER_MODEL, "cpu", suite.mines)
+
+    def unsure(grids: np.ndarray) -> np.ndarray:  # never a mine chance below 0.047
+        return np.minimum(network(grids), 3.0)
+
+    plain = play_batched(unsure, suite, games=40)
+    never = play_batched(unsure, suite, games=40, reveal_below=0.01)
+    assert never.won.tolist() == plain.won.tolist() and never.moves.tolist() == plain.calls.tolist()
+    eager = play_batched(network, suite, games=40, reveal_below=0.01)
+    assert eager.calls.sum() < eager.moves.sum() and (eager.calls <= eager.moves).all()
+    assert 0 < eager.won.sum() < 40
+    assert main(["--model", "models/dqn_beginner_opening", "--suite", "beginner-opening-1k", "--reveal-below",
+                 "0.01"]) == 2  # fmt: skip
+    assert "drop --reveal-below" in capsys.readouterr().err
