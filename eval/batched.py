@@ -286,8 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
     parser.add_argument("--passes", type=int, default=None, help="An iterated trunk's passes when it plays (more: "
                         "longer chains of constraints read); default: its card's.")  # fmt: skip
-    parser.add_argument("--reveal-below", type=float, default=None, help="Reveal, after each pass, every cell "
-                        "the network gives a mine chance below this (0.01: the published 44.85%% expert agent's "
+    parser.add_argument("--reveal-below", type=float, default=None, help="Reveal, after each call of the network, "
+                        "every cell it gives a mine chance below this (0.01: the published 44.85%% expert agent's "
                         "player); default: its safest cell alone.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
