@@ -8,8 +8,9 @@
 #   range  --mine-range 40,160: each oracle game draws its mine count (the network reads each position's own count
 #          through its density plane; it still plays with 99);
 #   mines  --targets mines: the per-cell loss against the layout's true mines instead of the exact chances.
-# (ARMS="plain range mines both published" also knows "both": --targets both, and "published": range and mines
-# together, the published agent's recipe.) Each model is then played on $SUITE under our opening rule
+# (ARMS="plain range mines both published logodds" also knows "both": --targets both, "published": range and mines
+# together, the published agent's recipe, and "logodds": --log-odds-weight $LOG_ODDS, 0.02 by default, the small
+# chances' precision.) Each model is then played on $SUITE under our opening rule
 # (eval.batched). Every arm's run comes back in 15 MiB parts (checkpoint included, to resume the winner):
 #
 #     MINUTES=4 bash scripts/device_levers_ab.sh       # on the lent machine, from the repository root
@@ -47,7 +48,8 @@ lever() {
     mines) echo --targets mines ;;
     both) echo --targets both ;;
     published) echo --mine-range "${RANGE:-40,160}" --targets mines ;;
-    *) echo "unknown arm $1 (plain, range, mines, both, published)" >&2; return 1 ;;
+    logodds) echo --log-odds-weight "${LOG_ODDS:-0.02}" ;;
+    *) echo "unknown arm $1 (plain, range, mines, both, published, logodds)" >&2; return 1 ;;
   esac
 }
 arms=(${ARMS:-plain range mines})

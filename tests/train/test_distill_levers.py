@@ -20,7 +20,7 @@ from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector
 from train.distill.labels import Labeller
 from train.distill.levers import OracleBoards, board_density, lever_loss, produce_varied, scattered_positions
-from train.distill.losses import distill_loss
+from train.distill.losses import distill_loss, log_odds_loss
 from train.distill.scattered import scattered_boards
 from train.distill.stream import StreamConfig, main, oracle_worker, trunk_logits
 from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
@@ -212,6 +212,27 @@ def test_the_targets_losses() -> None:
     assert not th.allclose(mines, lever_loss(logits, grids, labels, truth, "exact", 0.1, 0.0))
 
 
+def test_the_log_odds_term_weighs_a_small_chance_put_ten_times_too_low_and_skips_certain_cells() -> None:
+    labels = th.tensor([[0.0, 0.003, 0.5, 1.0, 0.003]])
+    grids = th.tensor([[HIDDEN, HIDDEN, HIDDEN, HIDDEN, 0]], dtype=th.int8)  # the last cell is revealed
+    hidden = grids == HIDDEN
+    chances = labels.clamp(1e-6, 1 - 1e-6)
+    exact = th.log((1 - chances) / chances)  # safety logits: minus the mine log-odds
+    assert float(log_odds_loss(exact, labels, hidden)) == pytest.approx(0.0, abs=1e-6)
+    off = exact + th.tensor([[5.0, 0.0, 0.0, -5.0, 5.0]])  # certain and revealed cells: no term
+    assert float(log_odds_loss(off, labels, hidden)) == pytest.approx(0.0, abs=1e-6)
+    off[0, 1] += float(np.log(10.0))  # its chance put at 0.0003
+    assert float(log_odds_loss(off, labels, hidden)) == pytest.approx(np.log(10.0) ** 2 / 2, rel=1e-4)
+    base = lever_loss(off, grids, labels, None, "exact", 0.1, 0.5)
+    weighed = lever_loss(off, grids, labels, None, "exact", 0.1, 0.5, 0.2)
+    assert float(weighed - base) == pytest.approx(0.2 * np.log(10.0) ** 2 / 2, rel=1e-4)
+    small = exact.clone()
+    small[0, 1] += float(np.log(10.0))  # that error alone: the cross-entropy barely sees it
+    seen = lever_loss(small, grids, labels, None, "exact", 0.1, 0.5) - lever_loss(exact, grids, labels, None, "exact",
+                                                                                0.1, 0.5)  # fmt: skip
+    assert 0.0 < float(seen) < 0.01 < float(weighed - base)
+
+
 def test_a_position_is_read_with_its_own_mine_count() -> None:
     net = BoardFeatures(gym.spaces.Box(-3, 8, (5, 7), np.int8), channels=8, dilations=(1, 2), mines=10, pooled=(1,))
     grids = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
@@ -256,14 +277,15 @@ def test_a_short_run_with_the_levers_resumes(tmp_path: Path) -> None:
                "--chunk", "256", "--learner-boards", "16", "--learner-workers", "1", "--channels", "8",
                "--dilations", "1,2", "--pooled", "1", "--batch-size", "32", "--buffer", "5000", "--runs-dir",
                str(tmp_path), "--run-name", "run", "--checkpoint-minutes", "0.05", "--mine-range", "5,20",
-               "--targets", "both", "--scatter", "0.3"]  # fmt: skip
+               "--targets", "both", "--scatter", "0.3", "--log-odds-weight", "0.05"]  # fmt: skip
     assert main([*options, "--minutes", "0.1"]) == 0
     run_dir = tmp_path / "run"
     assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
     state = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert state["resumes"] == 1 and state["step"] > 0
     config = state["config"]
-    assert (config["mine_range"], config["targets"], config["scatter"]) == ("5,20", "both", 0.3)
+    levers = (config["mine_range"], config["targets"], config["scatter"], config["log_odds_weight"])
+    assert levers == ("5,20", "both", 0.3, 0.05)
     card = json.loads((run_dir / "dilated.json").read_text())
     assert card["network"]["trunk_kwargs"]["mines"] == 10  # it plays beginner's count, as any model of it
     assert np.isfinite(card["eval"]["held_out"]["dilated_error"])

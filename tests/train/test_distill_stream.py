@@ -121,7 +121,8 @@ def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-d
                           (["--widths", "64"], "widths must be two or more"),
                           (["--widths", "64,x"], "widths must be integers"),
                           (["--tapered-norm", "batch"], "tapered_norm must be one of"),
-                          (["--progressive", "1"], "progressive is a share of the loss")):  # fmt: skip
+                          (["--progressive", "1"], "progressive is a share of the loss"),
+                          (["--log-odds-weight", "-1"], "log_odds_weight must be 0 or more")):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--device", "cpu"])
         assert stop.value.code == 2

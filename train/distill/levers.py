@@ -1,5 +1,5 @@
-"""Three levers of streamed distillation (:mod:`train.distill.stream`), all off by default; the published 44.85%
-expert agent trains with all three.
+"""Four levers of streamed distillation (:mod:`train.distill.stream`), all off by default; the published 44.85%
+expert agent trains with the first three.
 
 - ``--mine-range LO,HI``: the oracle workers' games each hold a mine count drawn uniformly in [LO, HI] when the
   game starts (:class:`VariedBoards`, from the worker's seeded generator), labelled by the oracle with that count
@@ -14,6 +14,10 @@ expert agent trains with all three.
 - ``--scatter SHARE``: that share of every worker's chunk is scattered boards (:mod:`train.distill.scattered`: a
   fresh layout, each safe cell opened with a chance drawn per board) instead of the oracle's games, labelled
   exactly under the ``none`` rule, their mine counts drawn as the games' are.
+- ``--log-odds-weight W``: W times the squared error of the mine log-odds against the oracle's on the hidden cells
+  of an uncertain chance (:func:`train.distill.losses.log_odds_loss`), beside whatever ``--targets`` says: the
+  cross-entropy weighs a small chance's error by its size, and the network's chances under 1% come out about three
+  times too low, which a player revealing every cell under 1% pays for.
 
 How the network reads a varied count: only through its density plane (mines not yet shown per covered cell,
 :func:`agents.networks.layers.remaining_density`), which training measures per position against the position's
@@ -37,7 +41,7 @@ from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rng import draw_layout_keys
 from mine_env.engine.spec import BoardSpec
 from train.distill.labels import label_positions
-from train.distill.losses import choice_loss, distill_loss
+from train.distill.losses import choice_loss, distill_loss, log_odds_loss
 from train.distill.scattered import scattered_boards
 from train.distill.stream_data import put_until_stopped
 
@@ -203,17 +207,21 @@ def board_density(grids: th.Tensor, counts: th.Tensor) -> th.Tensor:
 
 
 def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th.Tensor | None, targets: str,
-               revealed_weight: float, choice_weight: float) -> th.Tensor:  # fmt: skip
+               revealed_weight: float, choice_weight: float, log_odds_weight: float = 0.0) -> th.Tensor:  # fmt: skip
     """The stream's loss on flat (N, cells) tensors with ``--targets``: :func:`train.distill.losses.distill_loss`
     against the exact ``labels`` (``exact``: as before), the true mines ``truth`` or their mean with the labels;
-    the choice term always on the oracle's safest cells."""
+    the choice term always on the oracle's safest cells, and ``log_odds_weight`` times
+    :func:`train.distill.losses.log_odds_loss` against the exact labels (``--log-odds-weight``)."""
     weight = th.ones_like(labels)
     if targets == "exact" or truth is None:
-        return distill_loss(logits, grids, labels, weight, revealed_weight, choice_weight)
-    cells = truth if targets == "mines" else 0.5 * (labels + truth)
-    loss = distill_loss(logits, grids, cells, weight, revealed_weight)
-    if choice_weight:
-        loss = loss + choice_weight * choice_loss(logits, labels, grids == HIDDEN)
+        loss = distill_loss(logits, grids, labels, weight, revealed_weight, choice_weight)
+    else:
+        cells = truth if targets == "mines" else 0.5 * (labels + truth)
+        loss = distill_loss(logits, grids, cells, weight, revealed_weight)
+        if choice_weight:
+            loss = loss + choice_weight * choice_loss(logits, labels, grids == HIDDEN)
+    if log_odds_weight:
+        loss = loss + log_odds_weight * log_odds_loss(logits, labels, grids == HIDDEN)
     return loss
 
 

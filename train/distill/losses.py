@@ -46,6 +46,25 @@ def distill_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, weight:
     return loss
 
 
+LOG_ODDS_FLOOR = 1e-6
+"""Exact chances nearer 0 or 1 than this are taken as certain by :func:`log_odds_loss` (the cross-entropy's)."""
+
+
+def log_odds_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th.Tensor:
+    """The squared error of the network's mine log-odds (``-logits``) against the oracle's, averaged over the
+    ``hidden`` cells whose exact chance is neither 0 nor 1 (within :data:`LOG_ODDS_FLOOR`).
+
+    The cross-entropy's gradient on a cell is the difference of the two chances, so a cell of chance 0.003 that
+    the network puts at 0.0003 costs it almost nothing, though a player who reveals cells under 1% pays for it,
+    and a certainly safe cell must outrank it. On the log-odds scale that error is as large as any other.
+    """
+    uncertain = hidden & (labels > LOG_ODDS_FLOOR) & (labels < 1.0 - LOG_ODDS_FLOOR)
+    if not uncertain.any():
+        return logits.sum() * 0.0
+    chances = labels[uncertain].float()
+    return ((-logits[uncertain] - th.log(chances / (1.0 - chances))) ** 2).mean()
+
+
 def count_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th.Tensor:
     """The squared difference between the network's expected number of mines among the ``hidden`` cells (the sum
     of its mine chances ``sigmoid(-logit)``) and the oracle's, averaged over the positions.

@@ -162,7 +162,7 @@ class StreamRun:
 
         def loss_of(logits: th.Tensor) -> th.Tensor:
             return lever_loss(logits.float(), flat_grids, flat_labels, flat_truth, config.targets,
-                              config.revealed_weight, config.choice_weight)  # fmt: skip
+                              config.revealed_weight, config.choice_weight, config.log_odds_weight)  # fmt: skip
 
         for name in self.names:
             policy = self.models[name].policy

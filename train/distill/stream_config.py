@@ -53,6 +53,9 @@ class StreamConfig(BoardOptions):
     warmup_steps: int = option(300, "Steps of linear warm-up of the learning rate.")
     revealed_weight: float = option(0.1, "Weight of the loss teaching that a revealed cell is never a move.")
     choice_weight: float = option(0.5, "Weight of the loss on the softmax mass put on the oracle's safest cells.")
+    log_odds_weight: float = option(0.0, "Weight of the squared error of the mine log-odds against the oracle's on "
+                                    "the hidden cells of an uncertain chance (train.distill.losses.log_odds_loss): "
+                                    "the small chances' precision, which the cross-entropy weighs by their size.")
     dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
     init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
     mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
@@ -121,6 +124,8 @@ class StreamConfig(BoardOptions):
             raise ValueError("--init starts the dilated trunk: add dilated to --trunks")
         if not 0.0 <= self.progressive < 1.0:  # the stem learns from the rest of the loss only
             raise ValueError(f"progressive is a share of the loss, from 0 up to 1 (excluded), got {self.progressive}")
+        if not self.log_odds_weight >= 0.0:
+            raise ValueError(f"log_odds_weight must be 0 or more, got {self.log_odds_weight}")
         if not 0.0 <= self.scatter <= 1.0:
             raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
