@@ -61,8 +61,7 @@ def log_odds_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th
     uncertain = hidden & (labels > LOG_ODDS_FLOOR) & (labels < 1.0 - LOG_ODDS_FLOOR)
     if not uncertain.any():
         return logits.sum() * 0.0
-    chances = labels[uncertain].float()
-    return ((-logits[uncertain] - th.log(chances / (1.0 - chances))) ** 2).mean()
+    return ((-logits[uncertain] - th.logit(labels[uncertain].float())) ** 2).mean()
 
 
 def count_loss(logits: th.Tensor, labels: th.Tensor, hidden: th.Tensor) -> th.Tensor:
