@@ -12,7 +12,8 @@ Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k 
 over N processes). A model whose card gives a mark threshold (``mark_above``) plays with marks
 (:mod:`agents.marks`); ``--mark-above`` overrides it. ``--reveal-below 0.01`` plays as the published 44.85% expert
 agent's player does: every cell under a 1% mine chance revealed after one call of the network, its safest cell when
-none is.
+none is. ``--symmetries 4 --sure 1e-5`` plays it mirrored where it is unsure, as ``minesweeper eval`` does
+(:func:`eval.symmetries.gated_batch_scorer`: one more batched pass a move, over the unsure games' other images).
 """
 
 from __future__ import annotations
@@ -31,15 +32,17 @@ import numpy as np
 from numba import njit
 
 from agents.marks import score_marked
-from agents.model_card import ModelCard
+from agents.model_card import ModelCard, model_paths
 from backends.base import check_workers
 from backends.local import LocalBackend
 from eval.stats import wilson_interval
 from eval.suites import Suite, get_suite
+from eval.symmetries import gated_batch_scorer
 from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
 from mine_env.engine.starts import STARTS, zero_start_cell
+from mine_env.engine.symmetry import check_symmetries
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 """Scores (N, cells) of a batch of grids (N, rows, cols) int8; the highest hidden cell is played."""
@@ -130,16 +133,18 @@ def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: 
 
 def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
                        mark_above: float | None = None, workers: int = 1, passes: int | None = None,
-                       reveal_below: float | None = None) -> BatchedResult:  # fmt: skip
+                       reveal_below: float | None = None, symmetries: int = 1,
+                       sure: float = 0.0) -> BatchedResult:  # fmt: skip
     """:func:`play_batched` of the saved ``model`` on ``device``, its games split into ``workers`` contiguous blocks
     played by as many CPU processes (each loads the model; the games and their outcomes are those of one process).
     On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
-    way to use the cores.
+    way to use the cores. ``symmetries`` and ``sure``: the network's scores averaged over that many of the board's
+    images where it is less sure than ``sure`` (everywhere when 0), as ``minesweeper eval`` plays them.
 
     Raises:
         ValueError: ``workers`` above 1 on a device other than the CPU, ``passes`` for a network that is not the
-            iterated trunk, ``reveal_below`` for one whose scores are not safety logits, or a suite or rule
-            :func:`play_batched` refuses.
+            iterated trunk, ``reveal_below`` for one whose scores are not safety logits, symmetries the board does
+            not have or a gate that cannot work, or a suite or rule :func:`play_batched` refuses.
     """
     check_workers(workers)
     rule = PlayRule(mark_above, reveal_below)
@@ -147,18 +152,21 @@ def play_model_batched(model: str, suite: Suite, games: int | None = None, batch
         check_passes(model, passes)
     if reveal_below is not None:
         check_safety_logits(model)
+    check_symmetries(symmetries, suite.rows, suite.cols)
+    check_gate(model, symmetries, sure)
     if workers > 1 and device != "cpu":
         raise ValueError(f"--workers splits the games over CPU processes; on {device} one process plays them all: "
                          "drop --workers")  # fmt: skip
     total = _games_played(suite, games)
     if workers == 1:
-        return play_batched(model_scorer(model, device, suite.mines, passes), suite, total, batch, mark_above,
-                            reveal_below)  # fmt: skip
+        scorer = gated_batch_scorer(model_scorer(model, device, suite.mines, passes), symmetries, sure)
+        return play_batched(scorer, suite, total, batch, mark_above, reveal_below)
     bounds = np.linspace(0, total, workers + 1).astype(int)
     blocks = [(int(first), int(last)) for first, last in itertools.pairwise(bounds) if last > first]
     began = time.perf_counter()
     with LocalBackend(workers) as backend:
-        parts = dict(backend.run(_play_model_block, (model, suite, batch, rule, passes), blocks))
+        shared = (model, suite, batch, rule, passes, symmetries, sure)
+        parts = dict(backend.run(_play_model_block, shared, blocks))
     columns = _joined([parts[i] for i in range(len(blocks))])
     return BatchedResult(*columns, time.perf_counter() - began)
 
@@ -174,10 +182,12 @@ Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 """A block of games' won, first cell, moves and calls: :class:`BatchedResult`'s columns."""
 
 
-def _play_model_block(shared: tuple[str, Suite, int, PlayRule, int | None], block: tuple[int, int]) -> Columns:
+def _play_model_block(shared: tuple[str, Suite, int, PlayRule, int | None, int, float],
+                      block: tuple[int, int]) -> Columns:  # fmt: skip
     """A worker's part of :func:`play_model_batched`: the games ``block`` (first, last) of the shared model."""
-    model, suite, batch, rule, passes = shared
-    return _play_range(model_scorer(model, "cpu", suite.mines, passes), suite, *block, batch, rule)
+    model, suite, batch, rule, passes, symmetries, sure = shared
+    scorer = gated_batch_scorer(model_scorer(model, "cpu", suite.mines, passes), symmetries, sure)
+    return _play_range(scorer, suite, *block, batch, rule)
 
 
 def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int, rule: PlayRule) -> Columns:
@@ -265,6 +275,14 @@ def check_safety_logits(model: str) -> None:
                          f"gives; {model} is a {algo} model: drop --reveal-below")  # fmt: skip
 
 
+def check_gate(model: str, symmetries: int, sure: float) -> None:
+    """Refuse a ``sure`` gate that cannot work: out of (0, 1), without symmetries, or on scores that are not safety
+    logits (:func:`eval.models.check_sure`)."""
+    from eval.models import check_sure
+
+    check_sure(sure, symmetries, ModelCard.of_model(model), model_paths(model)[0])
+
+
 def card_mark_above(model: str) -> float:
     """The mark threshold a model's card says it plays with (0: none)."""
     return ModelCard.of_model(model).mark_above
@@ -289,6 +307,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reveal-below", type=float, default=None, help="Reveal, after each call of the network, "
                         "every cell it gives a mine chance below this (0.01: the published 44.85%% expert agent's "
                         "player); default: its safest cell alone.")  # fmt: skip
+    parser.add_argument("--symmetries", type=int, default=1, help="Average the network's scores over this many of "
+                        "the board's symmetries (1, 2, 4; 8 on a square board).")  # fmt: skip
+    parser.add_argument("--sure", type=float, default=0.0, help="With --symmetries: average only where the network "
+                        "gives its pick a mine chance of at least this (1e-5); 0: at every move.")  # fmt: skip
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
     args = parser.parse_args(argv)
@@ -296,7 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for start in args.start or ["agent"]:
             try:
                 summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
-                                            args.mark_above, args.workers, args.passes, args.reveal_below)  # fmt: skip
+                                            args.mark_above, args.workers, args.passes, args.reveal_below,
+                                            args.symmetries, args.sure)  # fmt: skip
             except (ValueError, FileNotFoundError) as error:
                 print(f"python -m eval.batched: error: {error}", file=sys.stderr)
                 return 2
@@ -310,8 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
-              mark_above: float | None, workers: int, passes: int | None = None,
-              reveal_below: float | None = None) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+              mark_above: float | None, workers: int, passes: int | None = None, reveal_below: float | None = None,
+              symmetries: int = 1, sure: float = 0.0) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome."""
     suite = get_suite(suite_name)
     if start == "zero":
@@ -319,10 +342,11 @@ def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch:
     if mark_above is None:
         mark_above = card_mark_above(model)
     result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers, passes,
-                                reveal_below)  # fmt: skip
+                                reveal_below, symmetries, sure)  # fmt: skip
     summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
                **({"passes": passes} if passes is not None else {}),
-               **({"reveal_below": reveal_below} if reveal_below is not None else {}), **result.summary()}  # fmt: skip
+               **({"reveal_below": reveal_below} if reveal_below is not None else {}),
+               **({"symmetries": symmetries, "sure": sure} if symmetries > 1 else {}), **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip
     return summary, record

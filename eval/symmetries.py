@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 
 Scorer = Callable[[np.ndarray], np.ndarray]
@@ -63,3 +64,37 @@ def gated_scores(scores_of: Scorer, grid: np.ndarray, count: int, valid: np.ndar
     if is_sure(first, valid, sure):
         return first
     return averaged_scores(scores_of, grid, count, first)
+
+
+def gated_batch_scorer(scores_of: Scorer, count: int, sure: float = 0.0) -> Scorer:
+    """``scores_of`` over a batch of grids, each grid's scores gated as :func:`gated_scores` gates one grid.
+
+    The batch goes through the network as it is; the grids whose best hidden cell is not sure (:func:`is_sure`;
+    every grid when ``sure`` is 0) have their other ``count`` - 1 images asked in one more call, and their scores
+    averaged with the first as :func:`averaged_scores` does. The hidden cells are the valid ones (grids without
+    flag actions). Two calls at most, however many games.
+    """
+    if count == 1:
+        return scores_of
+
+    def scores(grids: np.ndarray) -> np.ndarray:
+        first = np.array(scores_of(grids))
+        hidden = grids.reshape(len(grids), -1) == HIDDEN
+        unsure = np.flatnonzero(~is_sure(first, hidden, sure)) if sure else np.arange(len(grids))
+        if unsure.size:
+            first[unsure] = _averaged_batch(scores_of, grids[unsure], count, first[unsure])
+        return first
+
+    return scores
+
+
+def _averaged_batch(scores_of: Scorer, grids: np.ndarray, count: int, first: np.ndarray) -> np.ndarray:
+    """The scores (N, cells) of ``grids`` (N, rows, cols) averaged over ``count`` symmetries, ``first`` being the
+    scores of the grids as they are; the other images of every grid go through ``scores_of`` in one call."""
+    n, rows, cols = grids.shape
+    asked = board_symmetries(count, rows, cols)[1:]
+    images = [np.ascontiguousarray(forward(grids)) for forward, _ in asked]
+    parts = np.split(np.asarray(scores_of(np.concatenate(images))), len(images))
+    moved_back = [inverse(part.reshape(image.shape)).reshape(n, -1) for (_, inverse), part, image in
+                  zip(asked, parts, images, strict=True)]  # fmt: skip
+    return np.mean([first, *moved_back], axis=0)

@@ -156,3 +156,30 @@ def test_revealing_every_sure_cell_plays_in_fewer_calls_and_changes_nothing_when
     assert main(["--model", "models/dqn_beginner_opening", "--suite", "beginner-opening-1k", "--reveal-below",
                  "0.01"]) == 2  # fmt: skip
     assert "drop --reveal-below" in capsys.readouterr().err
+
+
+def test_mirrored_play_batched_is_the_runners_mirrored_play() -> None:
+    suite = get_suite("beginner-opening-1k")
+    batched = play_model_batched(BEGINNER_MODEL, suite, games=30, batch=12, symmetries=8, sure=1e-5)
+    player = GamePlayer(suite, [AgentSpec.model(BEGINNER_MODEL, suite.spec(), symmetries=8, sure=1e-5)], oracle=False)
+    records = [player.play(0, game) for game in range(30)]
+    assert batched.won.tolist() == [record.won for record in records]
+    assert batched.first_cell.tolist() == [record.first_action for record in records]
+    plain = play_model_batched(BEGINNER_MODEL, suite, games=30, batch=12)
+    assert plain.moves.tolist() != batched.moves.tolist()  # the mirrored games are not the plain ones
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--sure", "1e-5"], "give symmetries 2, 4 or 8 with it"),
+        (["--symmetries", "3"], "symmetries must be one of 1, 2, 4, 8"),
+        (["--symmetries", "8", "--suite", "expert-opening-10k"], "8 symmetries need a square board"),
+        (["--symmetries", "4", "--sure", "2"], "a mine chance between 0 and 1"),
+    ],
+)
+def test_a_mirrored_play_that_cannot_work_is_one_clear_line(flags: list[str], message: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    suite = [] if "--suite" in flags else ["--suite", "beginner-opening-1k"]
+    assert main(["--model", BEGINNER_MODEL, "--games", "2", *suite, *flags]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1

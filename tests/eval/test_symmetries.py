@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.symmetries import averaged_scores, gated_scores, sure_logit
+from eval.symmetries import averaged_scores, gated_batch_scorer, gated_scores, sure_logit
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -63,6 +64,25 @@ def test_the_gate_asks_one_image_where_sure_and_all_of_them_elsewhere() -> None:
     np.testing.assert_allclose(gated_scores(RecordingScorer(bonus=8.0), grid, 4, only_lower_rows, sure),
                                averaged_scores(RecordingScorer(bonus=8.0), grid, 4))  # fmt: skip
     assert 1.0 / (1.0 + np.exp(sure_logit(0.25))) == pytest.approx(0.25)
+
+
+def test_the_batched_gate_scores_each_grid_as_the_gate_of_one_grid_in_two_calls() -> None:
+    sure = 1e-3
+    grids = np.full((3, 5, 5), HIDDEN, dtype=np.int8)
+    grids[1, 0, :] = 0  # its favoured first row is open: no hidden cell it is sure of
+    grids[2, 2, 2] = 3
+    valid = grids.reshape(3, -1) == HIDDEN
+    expected = [gated_scores(RecordingScorer(bonus=8.0), grid, 4, mask, sure)
+                for grid, mask in zip(grids, valid, strict=True)]  # fmt: skip
+    scorer = RecordingScorer(bonus=8.0)
+    np.testing.assert_allclose(gated_batch_scorer(scorer, 4, sure)(grids), expected)
+    assert scorer.batches == [3, 3]  # every grid as it is, then the unsure one's three other images
+    always = RecordingScorer(bonus=8.0)
+    averaged = [averaged_scores(RecordingScorer(bonus=8.0), grid, 8) for grid in grids]
+    np.testing.assert_allclose(gated_batch_scorer(always, 8)(grids), averaged)
+    assert always.batches == [3, 21]  # sure 0: every grid averaged
+    plain = RecordingScorer(bonus=8.0)
+    assert gated_batch_scorer(plain, 1, sure) is plain
 
 
 @pytest.mark.train
