@@ -30,15 +30,25 @@ def averaged_scores(scores_of: Scorer, grid: np.ndarray, count: int, first: np.n
     ``first``: the scores of the board as it is (the first symmetry, the identity), when already computed; the
     other images then go through ``scores_of`` in one batch without it.
     """
-    rows, cols = grid.shape
+    firsts = None if first is None else first.reshape(1, -1)
+    return averaged_batch_scores(scores_of, grid[None], count, firsts)[0]
+
+
+def averaged_batch_scores(scores_of: Scorer, grids: np.ndarray, count: int,
+                          first: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """The scores (N, cells) of ``grids`` (N, rows, cols) averaged over ``count`` symmetries, each moved back.
+
+    ``first``: the scores (N, cells) of the grids as they are, when already computed. Every image asked goes
+    through ``scores_of`` in one call.
+    """
+    n, rows, cols = grids.shape
     symmetries = board_symmetries(count, rows, cols)
     asked = symmetries if first is None else symmetries[1:]
-    batch = np.stack([np.ascontiguousarray(forward(grid)) for forward, _ in asked])
-    scores = scores_of(batch).reshape(batch.shape)
-    images = [inverse(score) for (_, inverse), score in zip(asked, scores, strict=True)]
-    if first is not None:
-        images.insert(0, first.reshape(rows, cols))
-    return np.mean(images, axis=0).ravel()
+    images = [np.ascontiguousarray(forward(grids)) for forward, _ in asked]
+    parts = np.split(np.asarray(scores_of(np.concatenate(images))), len(images))
+    moved_back = [inverse(part.reshape(image.shape)).reshape(n, -1) for (_, inverse), part, image in
+                  zip(asked, parts, images, strict=True)]  # fmt: skip
+    return np.mean(moved_back if first is None else [first, *moved_back], axis=0)
 
 
 def sure_logit(sure: float) -> float:
@@ -71,7 +81,7 @@ def gated_batch_scorer(scores_of: Scorer, count: int, sure: float = 0.0) -> Scor
 
     The batch goes through the network as it is; the grids whose best hidden cell is not sure (:func:`is_sure`;
     every grid when ``sure`` is 0) have their other ``count`` - 1 images asked in one more call, and their scores
-    averaged with the first as :func:`averaged_scores` does. The hidden cells are the valid ones (grids without
+    averaged with the first (:func:`averaged_batch_scores`). The hidden cells are the valid ones (grids without
     flag actions). Two calls at most, however many games.
     """
     if count == 1:
@@ -82,19 +92,7 @@ def gated_batch_scorer(scores_of: Scorer, count: int, sure: float = 0.0) -> Scor
         hidden = grids.reshape(len(grids), -1) == HIDDEN
         unsure = np.flatnonzero(~is_sure(first, hidden, sure)) if sure else np.arange(len(grids))
         if unsure.size:
-            first[unsure] = _averaged_batch(scores_of, grids[unsure], count, first[unsure])
+            first[unsure] = averaged_batch_scores(scores_of, grids[unsure], count, first[unsure])
         return first
 
     return scores
-
-
-def _averaged_batch(scores_of: Scorer, grids: np.ndarray, count: int, first: np.ndarray) -> np.ndarray:
-    """The scores (N, cells) of ``grids`` (N, rows, cols) averaged over ``count`` symmetries, ``first`` being the
-    scores of the grids as they are; the other images of every grid go through ``scores_of`` in one call."""
-    n, rows, cols = grids.shape
-    asked = board_symmetries(count, rows, cols)[1:]
-    images = [np.ascontiguousarray(forward(grids)) for forward, _ in asked]
-    parts = np.split(np.asarray(scores_of(np.concatenate(images))), len(images))
-    moved_back = [inverse(part.reshape(image.shape)).reshape(n, -1) for (_, inverse), part, image in
-                  zip(asked, parts, images, strict=True)]  # fmt: skip
-    return np.mean([first, *moved_back], axis=0)
