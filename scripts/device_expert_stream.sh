@@ -17,8 +17,8 @@
 #
 # Evaluation follows on the same machine (eval.batched: expert-opening-10k and its zero start, one batched
 # forward pass a move; then the zero start with every cell under a 1% mine chance revealed after each pass, the
-# anchor's whole rule; then both starts mirrored where the network is unsure, --symmetries 4 --sure 1e-5). Measured on 2026-11-27 (docs/lab): one trunk with the H200 to itself trained 39,000
-# samples/s. A dry run here (the CPU, a few seconds of training, 20 games; EXTRA goes to the trainer):
+# anchor's whole rule; then both starts mirrored where the network is unsure, --symmetries 4 --sure 1e-5).
+# Measured on 2026-11-27 (docs/lab): one trunk with the H200 to itself trained 39,000 samples/s. A dry run here (the CPU, a few seconds of training, 20 games; EXTRA goes to the trainer):
 #     OUT=/tmp/out DEVICE=cpu MINUTES=0.3 PRODUCERS=1 LEARNER_WORKERS=1 EVAL_GAMES=20 \
 #       EXTRA="--batch-size 32 --buffer 20000 --learner-boards 16" bash scripts/device_expert_stream.sh
 set -u
