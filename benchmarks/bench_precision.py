@@ -2,18 +2,21 @@
 
 The RL trainers spend most of their time in their network's passes (benchmarks/bench_trainers.py: 70-100% of the
 bound those passes set), so what speeds the passes speeds training. For each network the trainers use (the 3x32
-trunk of the beginner runs, the residual 96-channel trunk sized for intermediate), one training pass (forward,
-backward, an Adam step) on real positions is timed in each variant, interleaved and repeated (the best of the
-repeats), and reported as samples per second and as a ratio to the float32 pass at the same batch:
+trunk of the beginner runs, the residual 96-channel trunk sized for intermediate, the 128-channel one of the
+distilled expert network), one training pass (forward, backward, an Adam step) on real positions is timed in each
+variant, interleaved and repeated (the best of the repeats), and reported as samples per second and as a ratio
+to the float32 pass at the same batch:
 
 - ``float32``: the trainers' default (their trunks already turn their input channels-last, which oneDNN's
   small convolutions run about twice as fast);
 - ``bf16``: ``torch.autocast("cpu", torch.bfloat16)`` around the passes. Worth it only on CPUs with bf16
-  instructions (AVX512-BF16, AMX); elsewhere torch emulates it. The table says which this CPU has.
+  instructions (AMX: :func:`train.precision.native_bf16`); elsewhere torch emulates it. The table says which this
+  CPU has.
 
 Samples per second at several batches say whether a larger batch pays.
 
-Run: ``python benchmarks/bench_precision.py --batches 256 1024 --repeats 5 --json bench_precision.json``.
+Run: ``python benchmarks/bench_precision.py --batches 256 1024 --repeats 5 --json bench_precision.json``
+(``--boards expert``: only the expert network).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from torch import nn
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
+from train.precision import cpu_bf16_flags
 from train.sb3 import networks
 
 NETWORKS: dict[str, tuple[str, Callable[[gym.spaces.Box], nn.Module]]] = {
@@ -42,17 +46,11 @@ NETWORKS: dict[str, tuple[str, Callable[[gym.spaces.Box], nn.Module]]] = {
     "residual 96 ch x 9, pooled (intermediate)": (
         "intermediate", lambda space: networks.BoardFeatures(space, channels=96, dilations=(1, 1, 1, 2, 2, 4, 4, 1, 1),
                                                              mines=40, pooled=(4, 7))),
+    "residual 128 ch x 9, pooled (the distilled expert network)": (
+        "expert", lambda space: networks.BoardFeatures(space, channels=128, dilations=(1, 1, 1, 2, 2, 4, 4, 1, 1),
+                                                       mines=99, pooled=(4, 7))),
 }  # fmt: skip
 VARIANTS = ("float32", "bf16")
-
-
-def cpu_bf16() -> str:
-    """Which bf16 instructions this CPU has, from /proc/cpuinfo (empty: none, or not Linux)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text().split()
-    except OSError:
-        return ""
-    return ", ".join(sorted({flag for flag in flags if flag in ("avx512_bf16", "amx_bf16")}))
 
 
 def grids_in_play(spec: BoardSpec, count: int, seed: int = 0) -> th.Tensor:
@@ -100,14 +98,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--batches", type=int, nargs="+", default=[256, 1024], help="Batch sizes to time.")
     parser.add_argument("--repeats", type=int, default=5, help="Timed rounds of each variant (the best is kept).")
     parser.add_argument("--torch-threads", type=int, default=1, help="torch CPU threads.")
+    boards = sorted({preset for preset, _ in NETWORKS.values()})
+    parser.add_argument("--boards", nargs="+", default=boards, choices=boards, help="Time these boards' networks.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the rows here.")
     args = parser.parse_args(argv)
     if args.repeats < 1 or any(batch < 1 for batch in args.batches):
         parser.error("--repeats and every --batches value must be at least 1")
     th.set_num_threads(args.torch_threads)
-    rows = [row for name in NETWORKS for batch in args.batches for row in time_variants(name, batch, args.repeats)]
+    names = [name for name, (preset, _) in NETWORKS.items() if preset in args.boards]
+    rows = [row for name in names for batch in args.batches for row in time_variants(name, batch, args.repeats)]
     print(
-        f"CPU: {platform.processor() or platform.machine()}; bf16 instructions: {cpu_bf16() or 'none'}; "
+        f"CPU: {platform.processor() or platform.machine()}; "
+        f"bf16 instructions: {', '.join(cpu_bf16_flags()) or 'none'}; "
         f"torch {th.__version__}, {args.torch_threads} thread(s)\n"
     )
     print("| network | batch | variant | samples/s | x float32 |")
@@ -118,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{row['ratio']:.2f} |"
         )
     if args.json:
-        args.json.write_text(json.dumps({"bf16_instructions": cpu_bf16(), "rows": rows}, indent=2) + "\n")
+        args.json.write_text(json.dumps({"bf16_instructions": list(cpu_bf16_flags()), "rows": rows}, indent=2) + "\n")
     return 0
 
 

@@ -13,6 +13,8 @@ a random number with it, so that it learns to improve any state it is handed and
 :class:`train.sb3.networks.TaperedFeatures` (normalised residual blocks tapering over ``--widths``).
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
+``--bf16`` (the default) runs the passes under bfloat16 autocast where the device runs it natively
+(:func:`train.precision.native_bf16`: CUDA, or a CPU with AMX, where it trains about three times as fast).
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
 trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
 hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it
@@ -56,6 +58,7 @@ from train.distill.levers import board_density, lever_loss, produce_varied
 from train.distill.network import new_model, start_from
 from train.distill.stream_config import StreamConfig
 from train.distill.stream_data import Batch, Chunk, LearnerPlay, PositionBuffer, produce
+from train.precision import native_bf16
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
 from train.sb3.networks import MaskableConvActorCriticPolicy, TaperedFeatures
@@ -132,6 +135,7 @@ class StreamRun:
         self.run_dir = run_dir
         self.spec = config.board_spec()
         self.device = torch_device(config.device)
+        self.bf16 = config.bf16 and native_bf16(self.device)  # autocast only where the device runs it natively
         self.names = config.trunk_list()
         self.models = {name: build_model(config, name, self.spec) for name in self.names}
         self.optimizers = {name: th.optim.Adam(self.parameters(name), lr=config.learning_rate) for name in self.names}
@@ -167,7 +171,7 @@ class StreamRun:
         for name in self.names:
             policy = self.models[name].policy
             progressive = config.progressive if isinstance(policy.features_extractor, IteratedFeatures) else 0.0
-            with th.autocast(self.device.type, dtype=th.bfloat16, enabled=config.bf16 and self.device.type == "cuda"):
+            with th.autocast(self.device.type, dtype=th.bfloat16, enabled=self.bf16):
                 logits = trunk_logits(policy, grids, config.loss_pass_list(), density)
                 late = progressive_logits(policy, grids, max(config.loss_pass_list()), self.rng, density) \
                     if progressive else None
@@ -200,7 +204,7 @@ class StreamRun:
         extractor, head = policy.features_extractor, policy.mlp_extractor.policy_head
 
         def scores(grids: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
-            with th.no_grad(), th.autocast(self.device.type, dtype=th.bfloat16, enabled=self.device.type == "cuda"):
+            with th.no_grad(), th.autocast(self.device.type, dtype=th.bfloat16, enabled=self.bf16):
                 grids_t = th.as_tensor(grids, device=self.device)
                 density = None if counts is None else board_density(grids_t, th.as_tensor(counts, device=self.device))
                 logits = head(extractor.trunk(extractor.input_planes(grids_t, density)))

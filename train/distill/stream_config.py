@@ -68,7 +68,8 @@ class StreamConfig(BoardOptions):
     targets: str = option("exact", f"Target of the loss on a hidden cell: {', '.join(TARGETS)} (the oracle's "
                           "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
-    bf16: bool = option(True, "bfloat16 autocast on CUDA.")
+    bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
+                        "(train.precision); float32 elsewhere.")
     device: str = option("cuda", "Torch device: cuda, cpu or auto.")
     torch_threads: int = option(1, "Torch CPU threads of the training process (the workers use none).")
     runs_dir: str = option("runs", "Folder holding the run directories.")
