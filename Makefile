@@ -141,7 +141,7 @@ rl-comparison: install-train
 	$(PYTHON) -m train.sb3.comparison --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
 # The expert network's training continued on this machine's CPU, a call at a time (bf16 where the CPU has AMX:
-# train.precision; about 70 samples a second on 2 such cores, a third of that in float32 elsewhere). The first call
+# train.precision; about 75 samples a second on 2 such cores, a quarter of that in float32). The first call
 # starts $(EXPERT_CPU_RUN) from the shipped network on a cosine schedule of EXPERT_CPU_SCHEDULE minutes of training;
 # each later call resumes it. A call trains for MINUTES, then stops it (SIGTERM: a checkpoint and its model,
 # $(EXPERT_CPU_RUN)/dilated.zip, which `python -m eval.batched --model` plays); progress: $(EXPERT_CPU_RUN).log.

@@ -14,7 +14,8 @@ a random number with it, so that it learns to improve any state it is handed and
 
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 ``--bf16`` (the default) runs the passes under bfloat16 autocast where the device runs it natively
-(:func:`train.precision.native_bf16`: CUDA, or a CPU with AMX, where it trains about three times as fast).
+(:func:`train.precision.native_bf16`: CUDA, or a CPU with AMX, where the expert network's training pass runs four
+to five times as fast).
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
 trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
 hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it
