@@ -1,12 +1,16 @@
-"""bf16 autocast where the device runs it natively (train.precision), and the streamed trainer's use of it."""
+"""bf16 autocast where the device runs it natively (train.precision) and the streamed trainer's use of it; its
+compiled trunks (--compile)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch as th
 
+from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from train import precision
 from train.distill.stream import StreamConfig, StreamRun
@@ -52,3 +56,30 @@ def test_the_stream_trains_a_cpu_step_in_bf16_only_where_the_cpu_runs_it(
     loss = run.train_step(batch)["dilated"]
     assert th.isfinite(loss) and loss.dtype == th.float32  # the loss itself is taken in float32
     assert dtypes == [th.bfloat16 if autocast else th.float32]
+
+
+@pytest.mark.slow  # torch.compile of a small trunk: some 20 s on 2 cores
+def test_a_compiled_trunk_trains_as_the_plain_one_and_saves_the_same_weights(tmp_path: Path) -> None:
+    config = StreamConfig(preset="beginner", device="cpu", channels=8, dilations="1,2", pooled="1", bf16=False)
+    plain = StreamRun(config, tmp_path / "plain", None)
+    compiled = StreamRun(dataclasses.replace(config, compile=True), tmp_path / "compiled", None)
+    compiled.models["dilated"].policy.load_state_dict(plain.models["dilated"].policy.state_dict())
+    grids = th.full((4, 9, 9), HIDDEN, dtype=th.int8)
+    grids[:, :2, :2] = 0
+    batch = Batch(grids, th.full((4, 9, 9), 10 / 81), None, None)
+    for _ in range(2):
+        assert th.allclose(plain.train_step(batch)["dilated"], compiled.train_step(batch)["dilated"], atol=1e-5)
+    trained = compiled.models["dilated"].policy.state_dict()
+    assert trained.keys() == plain.models["dilated"].policy.state_dict().keys()  # nothing renamed by the compile
+    assert all(th.allclose(value, plain.models["dilated"].policy.state_dict()[key], atol=1e-5)
+               for key, value in trained.items())  # fmt: skip
+    (tmp_path / "compiled").mkdir()
+    compiled.save_models({})
+    agent = load_model_agent(tmp_path / "compiled" / "dilated.zip")
+    assert 0 <= agent.act(grids[0].numpy(), {"mines": 10, "action_mask": np.ones(81, np.int8)}) < 81
+
+
+def test_compile_on_a_cpu_without_a_cxx_compiler_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CXX", "no-such-compiler")
+    with pytest.raises(ValueError, match="needs a C\\+\\+ compiler"):
+        StreamConfig(preset="beginner", device="cpu", compile=True).validate()

@@ -100,6 +100,15 @@ def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePP
                        seed=config.seed, device=config.device, policy_kwargs=policy_kwargs)  # fmt: skip
 
 
+def compile_trunk(policy: MaskableConvActorCriticPolicy) -> None:
+    """Compile the passes of ``policy``'s trunk (``torch.compile``, static shapes: a graph for each batch size and
+    grad mode the run uses): the iterated trunk's block, the others' whole trunk. Its weights stay where they are
+    (the state dict, the checkpoint and the saved model do not change)."""
+    extractor = policy.features_extractor
+    name = "step" if isinstance(extractor, IteratedFeatures) else "trunk"
+    setattr(extractor, name, th.compile(getattr(extractor, name), dynamic=False))
+
+
 def trunk_logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor, loss_passes: Sequence[int],
                  density: th.Tensor | None = None) -> list[th.Tensor]:  # fmt: skip
     """The safety logits (N, cells) the loss is taken on: the iterated trunk's at each of ``loss_passes``, the
@@ -146,6 +155,9 @@ class StreamRun:
             self.load(resume)
         elif config.init:
             start_from(self.models["dilated"].policy, config.init, self.spec.mines)
+        if config.compile:
+            for model in self.models.values():
+                compile_trunk(model.policy)
         self.samples_at_start = self.samples  # trained before this start: the refilled ring counts from here
         self.generator = th.Generator(device=self.device)
         self.generator.manual_seed(config.seed * 1_000_003 + self.resumes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass
 
 import torch as th
@@ -70,6 +72,8 @@ class StreamConfig(BoardOptions):
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
                         "(train.precision); float32 elsewhere.")
+    compile: bool = option(False, "torch.compile the trunks' passes, one graph per batch size the run uses (its first "
+                           "steps wait for them; on a CPU it needs a C++ compiler).")
     device: str = option("cuda", "Torch device: cuda, cpu or auto.")
     torch_threads: int = option(1, "Torch CPU threads of the training process (the workers use none).")
     runs_dir: str = option("runs", "Folder holding the run directories.")
@@ -131,5 +135,9 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
             raise ValueError("minutes, checkpoint_minutes and reuse must be positive")
+        on_cpu = not (self.device.startswith("cuda") or (self.device == "auto" and th.cuda.is_available()))
+        if self.compile and on_cpu and not shutil.which(os.environ.get("CXX", "g++")):
+            raise ValueError("--compile on the CPU needs a C++ compiler (g++, or the one CXX names): install one "
+                             "or drop --compile")
         if self.device.startswith("cuda") and not th.cuda.is_available():
             raise ValueError("--device cuda: no CUDA device is available here; use --device cpu")
