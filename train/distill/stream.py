@@ -57,7 +57,7 @@ from train.distill.data import Dataset
 from train.distill.iterated_trunk import IteratedFeatures
 from train.distill.levers import board_density, lever_loss, produce_varied
 from train.distill.network import new_model, start_from
-from train.distill.stream_config import StreamConfig
+from train.distill.stream_config import StreamConfig, torch_device
 from train.distill.stream_data import Batch, Chunk, LearnerPlay, PositionBuffer, produce
 from train.precision import native_bf16
 from train.progress_log import log_row, progress_line
@@ -78,10 +78,6 @@ HELD_OUT_CHUNKS = 8
 so a worker's first chunk alone is the games' openings (423 of expert's 480 cells hidden on average, against about
 300 over its first eight), where a network's picks agree with the oracle's far more often than in the games it
 plays."""
-
-
-def torch_device(name: str) -> th.device:
-    return th.device("cuda" if name == "auto" and th.cuda.is_available() else ("cpu" if name == "auto" else name))
 
 
 def build_model(config: StreamConfig, trunk: str, spec: BoardSpec) -> MaskablePPO:

@@ -18,6 +18,11 @@ TRUNKS = ("dilated", "iterated", "tapered")
 """The trunks a run can train side by side."""
 
 
+def torch_device(name: str) -> th.device:
+    """The torch device ``--device`` names (``auto``: CUDA where there is one, else the CPU)."""
+    return th.device("cuda" if name == "auto" and th.cuda.is_available() else ("cpu" if name == "auto" else name))
+
+
 @dataclass
 class StreamConfig(BoardOptions):
     """Settings of a streamed distillation run (``--option-name`` on the command line)."""
@@ -135,8 +140,7 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
             raise ValueError("minutes, checkpoint_minutes and reuse must be positive")
-        on_cpu = not (self.device.startswith("cuda") or (self.device == "auto" and th.cuda.is_available()))
-        if self.compile and on_cpu and not shutil.which(os.environ.get("CXX", "g++")):
+        if self.compile and torch_device(self.device).type == "cpu" and not shutil.which(os.environ.get("CXX", "g++")):
             raise ValueError("--compile on the CPU needs a C++ compiler (g++, or the one CXX names): install one "
                              "or drop --compile")
         if self.device.startswith("cuda") and not th.cuda.is_available():
