@@ -16,7 +16,7 @@ from agents.networks.trunks import TaperedTrunk, set_passes
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.stream import HELD_OUT, StreamConfig, _feed, main, split_held_out
+from train.distill.stream import HELD_OUT, HELD_OUT_FILE, StreamConfig, _feed, _hold_out, main, split_held_out
 from train.distill.stream_data import PositionBuffer, mark_known
 
 
@@ -144,7 +144,9 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
     run_dir = tmp_path / "run"
     first = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert first["step"] > 0 and first["resumes"] == 0
+    held = (run_dir / HELD_OUT_FILE).read_bytes()
     assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
+    assert (run_dir / HELD_OUT_FILE).read_bytes() == held  # the curve is judged on the same positions throughout
     second = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert second["resumes"] == 1
     assert second["step"] > first["step"] and second["samples"] > first["samples"]
@@ -206,6 +208,29 @@ def test_held_out_positions_span_every_chunk_and_the_others_are_trained_on() -> 
     assert (rest[3] == 40 + rest[0][:, 0, 0]).all()
     (plain_grids, plain_labels), plain_rest = split_held_out([chunk[:2] for chunk in chunks])
     assert len(plain_grids) == len(plain_labels) == HELD_OUT and len(plain_rest) == 2
+
+
+@pytest.mark.parametrize("counted", [True, False])
+def test_a_run_draws_its_held_out_positions_once_and_every_resume_reuses_them(tmp_path: Path, counted: bool) -> None:
+    def chunk(index: int) -> tuple[np.ndarray | None, ...]:
+        counts = np.full(400, 40 + index, np.int16) if counted else None
+        return (np.full((400, 2, 2), index, np.int8), np.full((400, 2, 2), index / 10, np.float16),
+                np.zeros((400, 2, 2), np.float16), counts)  # fmt: skip
+
+    stream: queue.Queue[tuple[np.ndarray | None, ...]] = queue.Queue()
+    for index in range(40):
+        stream.put(chunk(index))
+    run = SimpleNamespace(run_dir=tmp_path, config=StreamConfig(producers=2), taken=0)
+    first_ring = PositionBuffer(10_000, 2, 2, th.device("cpu"), th.Generator().manual_seed(0), 0)
+    first = _hold_out(run, first_ring, stream)  # type: ignore[arg-type]
+    assert (tmp_path / HELD_OUT_FILE).exists() and run.taken == 16 and stream.qsize() == 24
+    assert len(first[0]) == HELD_OUT and first_ring.added == 16 * 400 - HELD_OUT
+    assert len(first) == 3 and (first[2] is not None) == counted
+    resumed_ring = PositionBuffer(10_000, 2, 2, th.device("cpu"), th.Generator().manual_seed(1), 1)
+    again = _hold_out(run, resumed_ring, stream)  # type: ignore[arg-type]
+    assert run.taken == 16 and stream.qsize() == 24 and resumed_ring.added == 0  # nothing taken for it
+    kept = [part for part in first if part is not None]
+    assert len(again) == len(kept) and all(np.array_equal(a, b) for a, b in zip(again, kept, strict=True))
 
 
 def _children(pid: int) -> set[int]:

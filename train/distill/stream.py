@@ -20,7 +20,8 @@ Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimi
 trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
 hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it
 stopped, with a budget that counts the time already trained, and its workers play fresh games (their seeds
-follow the resume count; the ring of positions is refilled, not saved). At the end each trunk is written as a
+follow the resume count; the ring of positions is refilled, not saved, while the progress log's held-out
+positions stay those of the first start, ``RUN_DIR/held_out.npz``). At the end each trunk is written as a
 distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
 
 Three levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
@@ -73,6 +74,12 @@ LOG_SECONDS = 30.0
 HELD_OUT_SHARE = 0.1
 """Share of the wall clock the held-out check of the progress log may take: where a check is slow (a wide trunk on a
 CPU core), the rows come further apart than :data:`LOG_SECONDS`."""
+HELD_OUT_FILE = "held_out.npz"
+"""Where a run keeps its held-out positions: its first start draws them from the stream, every resume judges on the
+same ones, so the progress log's curve is one curve across resumes, not a new sample's noise at each."""
+HELD_OUT_PARTS = ("grids", "labels", "counts")
+"""The arrays of a held-out set, in the order :meth:`StreamRun.held_out` takes them; the counts only where the mine
+count varies."""
 HELD_OUT_CHUNKS = 8
 """Chunks per worker the held-out positions are drawn from: a chunk holds a few moves of each of a worker's boards,
 so a worker's first chunk alone is the games' openings (423 of expert's 480 cells hidden on average, against about
@@ -338,10 +345,7 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         held = (dataset.grids[-size:], dataset.labels[-size:])
         buffer.add(dataset.grids[:-size], dataset.labels[:-size])
     else:
-        chunks = [stream.get() for _ in range(HELD_OUT_CHUNKS * max(1, config.producers))]
-        held, rest = split_held_out(chunks)
-        buffer.add(*rest)
-        run.taken += len(chunks)
+        held = _hold_out(run, buffer, stream)
     learner = LearnerPlay(spec, config.learner_boards, seed_base + 99_991, config.explore, pool,
                           config.mark_above or None, truth, config.learner_rescue) if pool else None  # fmt: skip
     while buffer.size < config.batch_size:
@@ -373,6 +377,32 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         print(f"step {run.step:,}: {stop_signal.received}; resume with --resume {run.run_dir}", flush=True)
     run.save_models(run.held_out(*held))
     return run.run_dir
+
+
+def _hold_out(run: StreamRun, buffer: PositionBuffer, stream: Any) -> tuple[Any, ...]:
+    """The run's held-out positions: those its first start saved in :data:`HELD_OUT_FILE`, or, at that first
+    start, :data:`HELD_OUT` spread over the stream's first :data:`HELD_OUT_CHUNKS` chunks a worker, saved there (the
+    chunks' other positions go to the ring)."""
+    path = run.run_dir / HELD_OUT_FILE
+    if path.exists():
+        return load_held_out(path)
+    chunks = [stream.get() for _ in range(HELD_OUT_CHUNKS * max(1, run.config.producers))]
+    held, rest = split_held_out(chunks)
+    save_held_out(path, held)
+    buffer.add(*rest)
+    run.taken += len(chunks)
+    return held
+
+
+def save_held_out(path: Path, held: tuple[Any, ...]) -> None:
+    """Write held-out positions (grids, labels and, where they vary, mine counts) to ``path`` (.npz)."""
+    np.savez(path, **{name: part for name, part in zip(HELD_OUT_PARTS, held, strict=False) if part is not None})
+
+
+def load_held_out(path: Path) -> tuple[Any, ...]:
+    """The held-out positions :func:`save_held_out` wrote to ``path``."""
+    with np.load(path) as saved:
+        return tuple(saved[name] for name in HELD_OUT_PARTS if name in saved.files)
 
 
 def split_held_out(chunks: Sequence[Chunk]) -> tuple[tuple[Any, ...], Chunk]:
