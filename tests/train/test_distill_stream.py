@@ -15,8 +15,9 @@ import torch as th
 from agents.networks.trunks import TaperedTrunk, set_passes
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
+from train.distill.held_out import HELD_OUT, HELD_OUT_FILE
 from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.stream import HELD_OUT, HELD_OUT_FILE, StreamConfig, _feed, _hold_out, main, split_held_out
+from train.distill.stream import StreamConfig, _feed, _hold_out, main
 from train.distill.stream_data import PositionBuffer, mark_known
 
 
@@ -194,20 +195,6 @@ def test_a_resumed_run_takes_from_the_stream_at_the_reuse_rate_not_to_catch_up()
     run.samples += 8
     _feed(run, buffer, stream, None)  # type: ignore[arg-type]
     assert buffer.added == 6
-
-
-def test_held_out_positions_span_every_chunk_and_the_others_are_trained_on() -> None:
-    chunks = [(np.full((1000, 2, 2), index, np.int8), np.full((1000, 2, 2), index / 10, np.float16),
-               np.zeros((1000, 2, 2), np.float16), np.full(1000, 40 + index, np.int16)) for index in range(8)]
-    (grids, labels, counts), rest = split_held_out(chunks)
-    assert len(grids) == len(labels) == len(counts) == HELD_OUT
-    taken = np.bincount(grids[:, 0, 0], minlength=8)
-    assert taken.min() >= HELD_OUT // 8 - 1  # an even share of each chunk, the first no more than the last
-    assert (counts == 40 + grids[:, 0, 0]).all() and np.allclose(labels[:, 0, 0], grids[:, 0, 0] / 10, atol=1e-3)
-    assert len(rest) == 4 and all(len(part) == 8000 - HELD_OUT for part in rest)
-    assert (rest[3] == 40 + rest[0][:, 0, 0]).all()
-    (plain_grids, plain_labels), plain_rest = split_held_out([chunk[:2] for chunk in chunks])
-    assert len(plain_grids) == len(plain_labels) == HELD_OUT and len(plain_rest) == 2
 
 
 @pytest.mark.parametrize("counted", [True, False])

@@ -50,16 +50,16 @@ import numpy as np
 import torch as th
 from sb3_contrib import MaskablePPO
 
-from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.command_line import add_config_arguments, config_from_args, report_run
 from train.distill.config import DistillConfig
 from train.distill.data import Dataset
+from train.distill.held_out import HELD_OUT, HELD_OUT_FILE, judge, load_held_out, save_held_out, split_held_out
 from train.distill.iterated_trunk import IteratedFeatures
 from train.distill.levers import board_density, lever_loss, produce_varied
 from train.distill.network import new_model, start_from
 from train.distill.stream_config import StreamConfig, torch_device
-from train.distill.stream_data import Batch, Chunk, LearnerPlay, PositionBuffer, produce
+from train.distill.stream_data import Batch, LearnerPlay, PositionBuffer, produce
 from train.precision import native_bf16
 from train.progress_log import log_row, progress_line
 from train.sb3.evaluation import save_model
@@ -67,19 +67,11 @@ from train.sb3.networks import MaskableConvActorCriticPolicy, TaperedFeatures
 from train.sb3.vec_env import BatchVecEnv
 from train.stop_signal import StopSignal, ignore_stop_signals, run_ignoring_stop_signals
 
-HELD_OUT = 2048
-"""Positions kept apart for the progress log: the dataset's last ones, or spread over the stream's first chunks."""
 LOG_SECONDS = 30.0
 """Seconds between two rows of the progress log, at least."""
 HELD_OUT_SHARE = 0.1
 """Share of the wall clock the held-out check of the progress log may take: where a check is slow (a wide trunk on a
 CPU core), the rows come further apart than :data:`LOG_SECONDS`."""
-HELD_OUT_FILE = "held_out.npz"
-"""Where a run keeps its held-out positions: its first start draws them from the stream, every resume judges on the
-same ones, so the progress log's curve is one curve across resumes, not a new sample's noise at each."""
-HELD_OUT_PARTS = ("grids", "labels", "counts")
-"""The arrays of a held-out set, in the order :meth:`StreamRun.held_out` takes them; the counts only where the mine
-count varies."""
 HELD_OUT_CHUNKS = 8
 """Chunks per worker the held-out positions are drawn from: a chunk holds a few moves of each of a worker's boards,
 so a worker's first chunk alone is the games' openings (423 of expert's 480 cells hidden on average, against about
@@ -234,17 +226,9 @@ class StreamRun:
         out: dict[str, float] = {}
         if not len(grids):
             return out
-        flat_labels = labels.reshape(len(labels), -1).astype(np.float32)
-        hidden = grids.reshape(len(grids), -1) == HIDDEN
-        least = np.where(hidden, flat_labels, np.inf).min(axis=1)
         for name in self.names:
-            scores = self.scorer(name)
-            logits = np.concatenate([scores(grids[i:i + 1024], None if counts is None else counts[i:i + 1024])
-                                     for i in range(0, len(grids), 1024)])  # fmt: skip
-            chance = 1.0 / (1.0 + np.exp(np.clip(logits, -60, 60)))
-            pick = np.where(hidden, logits, -np.inf).argmax(axis=1)
-            out[f"{name}_error"] = float(np.abs(chance - flat_labels)[hidden].mean())
-            out[f"{name}_safest"] = float((flat_labels[np.arange(len(pick)), pick] <= least + 1e-3).mean())
+            figures = judge(self.scorer(name), grids, labels, counts)
+            out[f"{name}_error"], out[f"{name}_safest"] = figures["error"], figures["safest"]
         return out
 
     def state(self) -> dict[str, Any]:
@@ -392,30 +376,6 @@ def _hold_out(run: StreamRun, buffer: PositionBuffer, stream: Any) -> tuple[Any,
     buffer.add(*rest)
     run.taken += len(chunks)
     return held
-
-
-def save_held_out(path: Path, held: tuple[Any, ...]) -> None:
-    """Write held-out positions (grids, labels and, where they vary, mine counts) to ``path`` (.npz)."""
-    np.savez(path, **{name: part for name, part in zip(HELD_OUT_PARTS, held, strict=False) if part is not None})
-
-
-def load_held_out(path: Path) -> tuple[Any, ...]:
-    """The held-out positions :func:`save_held_out` wrote to ``path``."""
-    with np.load(path) as saved:
-        return tuple(saved[name] for name in HELD_OUT_PARTS if name in saved.files)
-
-
-def split_held_out(chunks: Sequence[Chunk]) -> tuple[tuple[Any, ...], Chunk]:
-    """:data:`HELD_OUT` positions spread evenly over ``chunks`` of the stream (their grids, labels and, where the
-    chunks carry them, mine counts: the true mines are not needed to judge the exact chances), and a chunk of the
-    other positions, to train on."""
-    joined = [None if chunks[0][index] is None else np.concatenate([chunk[index] for chunk in chunks])
-              for index in range(len(chunks[0]))]  # fmt: skip
-    size = len(joined[0])
-    picked = np.zeros(size, dtype=bool)
-    picked[np.linspace(0, size - 1, min(HELD_OUT, size)).astype(int)] = True
-    held = tuple(None if part is None else part[picked] for index, part in enumerate(joined) if index != 2)
-    return held, tuple(None if part is None else part[~picked] for part in joined)
 
 
 def _feed(run: StreamRun, buffer: PositionBuffer, stream: Any, learner: LearnerPlay | None) -> None:
