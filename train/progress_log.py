@@ -14,13 +14,29 @@ def progress_line(row: dict[str, float]) -> str:
 
 
 def log_row(path: Path, row: dict[str, float]) -> None:
-    """Append ``row`` to the CSV at ``path`` (the header written with the first row)."""
-    new = not path.is_file()
+    """Append ``row`` to the CSV at ``path`` (the header written with the first row). A row with columns the log
+    lacks (a resumed run that now logs more) rewrites it with them added, blank in the rows before."""
+    header = _header(path)
+    if header is not None and not set(row) <= set(header):
+        rows = read_log(path)
+        header = [*header, *(key for key in row if key not in header)]
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=header)
+            writer.writeheader()
+            writer.writerows(rows)
     with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(row))
-        if new:
+        writer = csv.DictWriter(handle, fieldnames=header or list(row))
+        if header is None:
             writer.writeheader()
         writer.writerow(row)
+
+
+def _header(path: Path) -> list[str] | None:
+    """The column names of the CSV at ``path``; None when there is no such file or it is empty."""
+    if not path.is_file():
+        return None
+    with path.open(newline="") as handle:
+        return next(csv.reader(handle), None)
 
 
 def read_log(path: Path) -> list[dict[str, str]]:
