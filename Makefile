@@ -144,7 +144,8 @@ rl-comparison: install-train
 # train.precision; compiled, about 100 samples a second on 2 such cores, a fifth of that in float32). The first call
 # starts $(EXPERT_CPU_RUN) from the shipped network on a cosine schedule of EXPERT_CPU_SCHEDULE minutes of training;
 # each later call resumes it. A call trains for MINUTES, then stops it (SIGTERM: a checkpoint and its model,
-# $(EXPERT_CPU_RUN)/dilated.zip, which `python -m eval.batched --model` plays); progress: $(EXPERT_CPU_RUN).log.
+# $(EXPERT_CPU_RUN)/dilated.zip, which `python -m eval.batched --model` plays, and the average of its weights over
+# about the last thousand steps, dilated_ema.zip); progress: $(EXPERT_CPU_RUN).log.
 # Its network's own boards are fewer and move more often than on a GPU, so that they give the ring the GPU recipe's
 # share of its positions (docs/lab/2026-12-03-amx-bf16-on-the-cpu.md).
 EXPERT_CPU_RUN ?= runs/expert-cpu
@@ -158,6 +159,7 @@ expert-cpu: install-train
 	    --torch-threads 2 --minutes $(EXPERT_CPU_SCHEDULE) --checkpoint-minutes 5 --seed 43 \
 	    --runs-dir $(dir $(EXPERT_CPU_RUN)) --run-name $(notdir $(EXPERT_CPU_RUN))"; fi; \
 	timeout --signal=TERM --kill-after=300 $$(( $(MINUTES) * 60 )) $(PYTHON) -m train.distill.stream $$start --compile \
+	  --ema 0.999 \
 	  >> $(EXPERT_CPU_RUN).log 2>&1; status=$$?; tail -2 $(EXPERT_CPU_RUN).log; [ $$status = 0 ] || [ $$status = 124 ]
 
 # The screen bot's results for docs/BOT.md: 200 games per program and board, seed 2026, the reference runs of

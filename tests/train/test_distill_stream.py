@@ -19,6 +19,7 @@ from train.distill.held_out import HELD_OUT, HELD_OUT_FILE
 from train.distill.iterated_trunk import IteratedFeatures
 from train.distill.stream import StreamConfig, _feed, _hold_out, main
 from train.distill.stream_data import PositionBuffer, mark_known
+from train.progress_log import read_log
 
 
 def test_iterated_trunk_shares_one_block_across_passes() -> None:
@@ -146,18 +147,24 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
     first = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert first["step"] > 0 and first["resumes"] == 0
     held = (run_dir / HELD_OUT_FILE).read_bytes()
-    assert main(["--resume", str(run_dir), "--minutes", "0.2"]) == 0
+    assert not first["averages"] and not (run_dir / "dilated_ema.zip").exists()
+    assert main(["--resume", str(run_dir), "--minutes", "0.2", "--ema", "0.99"]) == 0  # an average from here on
     assert (run_dir / HELD_OUT_FILE).read_bytes() == held  # the curve is judged on the same positions throughout
     second = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert second["resumes"] == 1
+    assert {name: average["updates"] for name, average in second["averages"].items()} == \
+        dict.fromkeys(("tapered", "dilated", "iterated"), second["step"] - first["step"])  # fmt: skip
     assert second["step"] > first["step"] and second["samples"] > first["samples"]
     assert second["seconds"] >= 0.2 * 60 > first["seconds"]
     rows = (run_dir / "progress.csv").read_text().splitlines()
     steps = [int(row.split(",")[0]) for row in rows[1:]]
     assert steps == sorted(steps) and len(steps) >= 2  # the curve carries on
-    for trunk in ("tapered", "dilated", "iterated"):
+    logged = read_log(run_dir / "progress.csv")
+    assert logged[0]["dilated_ema_error"] == "" and float(logged[-1]["dilated_ema_error"]) > 0
+    for trunk in ("tapered", "dilated", "iterated", "dilated_ema"):
         card = json.loads((run_dir / f"{trunk}.json").read_text())
         assert card["algo"] == "distill" and card["steps"] == second["samples"]
+        assert set(card["eval"]["held_out"]) == {f"{trunk}_error", f"{trunk}_safest"}
         assert card["config"]["mark_above"] == 0.99  # it plays with marks (agents.marks)
         if trunk == "tapered":
             assert card["network"]["trunk_kwargs"]["norm"] == "none"

@@ -15,7 +15,8 @@ a random number with it, so that it learns to improve any state it is handed and
 The learning rate follows a cosine over the run's wall-clock budget (``--minutes``), after a short warm-up.
 ``--bf16`` (the default) runs the passes under bfloat16 autocast where the device runs it natively
 (:func:`train.precision.native_bf16`: CUDA, or a CPU with AMX, where the expert network's training pass runs four
-to five times as fast).
+to five times as fast). ``--ema DECAY`` keeps a moving average of each trunk's weights
+(:mod:`train.distill.averaged`), judged in the progress log beside it and saved as ``RUN_DIR/<trunk>_ema.zip``.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
 trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
 hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it
@@ -52,6 +53,7 @@ from sb3_contrib import MaskablePPO
 
 from mine_env.engine.spec import BoardSpec
 from train.command_line import add_config_arguments, config_from_args, report_run
+from train.distill.averaged import WeightAverage
 from train.distill.config import DistillConfig
 from train.distill.data import Dataset
 from train.distill.held_out import HELD_OUT, HELD_OUT_FILE, judge, load_held_out, save_held_out, split_held_out
@@ -150,6 +152,10 @@ class StreamRun:
             self.load(resume)
         elif config.init:
             start_from(self.models["dilated"].policy, config.init, self.spec.mines)
+        saved = {} if resume is None else resume.get("averages", {})  # a run that kept none starts one here
+        self.averages = {name: WeightAverage(self.models[name].policy, config.ema, saved.get(name, {}).get("weights"),
+                                             saved.get(name, {}).get("updates", 0))
+                         for name in self.names} if config.ema else {}  # fmt: skip
         if config.compile:
             for model in self.models.values():
                 compile_trunk(model.policy)
@@ -193,6 +199,8 @@ class StreamRun:
             loss.backward()  # type: ignore[union-attr]
             th.nn.utils.clip_grad_norm_(self.parameters(name), 1.0)
             optimizer.step()
+            if name in self.averages:
+                self.averages[name].update()
             losses[name] = loss.detach()  # type: ignore[union-attr]  (read at log time: no sync each step)
         self.step += 1
         self.samples += len(grids)
@@ -227,8 +235,10 @@ class StreamRun:
         if not len(grids):
             return out
         for name in self.names:
-            figures = judge(self.scorer(name), grids, labels, counts)
-            out[f"{name}_error"], out[f"{name}_safest"] = figures["error"], figures["safest"]
+            out.update(_named(name, judge(self.scorer(name), grids, labels, counts)))
+            if name in self.averages:
+                with self.averages[name].applied():
+                    out.update(_named(f"{name}_ema", judge(self.scorer(name), grids, labels, counts)))
         return out
 
     def state(self) -> dict[str, Any]:
@@ -236,7 +246,9 @@ class StreamRun:
                 "resumes": self.resumes, "config": dataclasses.asdict(self.config),
                 "models": {name: self.models[name].policy.state_dict() for name in self.names},
                 "optimizers": {name: self.optimizers[name].state_dict() for name in self.names},
-                "torch_rng": th.get_rng_state()}  # fmt: skip
+                "torch_rng": th.get_rng_state(),
+                "averages": {name: {"weights": average.state_dict(), "updates": average.updates}
+                             for name, average in self.averages.items()}}  # fmt: skip
 
     def save_checkpoint(self) -> None:
         path = self.run_dir / "checkpoint.pt"
@@ -256,11 +268,19 @@ class StreamRun:
         th.set_rng_state(state["torch_rng"])
 
     def save_models(self, evaluation: dict[str, float]) -> None:
+        """Write each trunk as a distilled model, ``<trunk>.zip``, and its average as ``<trunk>_ema.zip`` where
+        one is kept, each with its figures of ``evaluation`` (:meth:`held_out`) on its card."""
         for name in self.names:
-            model = self.models[name]
-            model.num_timesteps = self.samples
-            save_model(model, self.run_dir / f"{name}.zip", "distill", self.config,
-                       {"held_out": {key: value for key, value in evaluation.items() if key.startswith(name)}})
+            self._save_model(name, name, evaluation)
+            if name in self.averages:
+                with self.averages[name].applied():
+                    self._save_model(name, f"{name}_ema", evaluation)
+
+    def _save_model(self, name: str, saved: str, evaluation: dict[str, float]) -> None:
+        model = self.models[name]
+        model.num_timesteps = self.samples
+        figures = {key: evaluation[key] for key in (f"{saved}_error", f"{saved}_safest") if key in evaluation}
+        save_model(model, self.run_dir / f"{saved}.zip", "distill", self.config, {"held_out": figures})
 
 
 def run(config: StreamConfig, resume: Path | None = None) -> Path:
@@ -361,6 +381,11 @@ def _train(run: StreamRun, stream: Any, pool: ProcessPoolExecutor | None, seed_b
         print(f"step {run.step:,}: {stop_signal.received}; resume with --resume {run.run_dir}", flush=True)
     run.save_models(run.held_out(*held))
     return run.run_dir
+
+
+def _named(name: str, figures: dict[str, float]) -> dict[str, float]:
+    """``figures`` keyed as the progress log's columns: ``<name>_error``, ``<name>_safest``."""
+    return {f"{name}_{key}": value for key, value in figures.items()}
 
 
 def _hold_out(run: StreamRun, buffer: PositionBuffer, stream: Any) -> tuple[Any, ...]:

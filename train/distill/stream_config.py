@@ -10,6 +10,7 @@ import torch as th
 
 from agents.marks import sure_logit
 from agents.networks.trunks import TAPERED_NORMS
+from train.distill.averaged import check_decay
 from train.distill.config import DistillConfig
 from train.distill.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
@@ -75,6 +76,9 @@ class StreamConfig(BoardOptions):
     targets: str = option("exact", f"Target of the loss on a hidden cell: {', '.join(TARGETS)} (the oracle's "
                           "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
+    ema: float = option(0.0, "Keep an exponential moving average of each trunk's weights with this decay per step "
+                        "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.zip "
+                        "(train.distill.averaged); 0: none.")
     bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
                         "(train.precision); float32 elsewhere.")
     compile: bool = option(False, "torch.compile the trunks' passes, one graph per batch size the run uses (its first "
@@ -136,6 +140,7 @@ class StreamConfig(BoardOptions):
             raise ValueError(f"progressive is a share of the loss, from 0 up to 1 (excluded), got {self.progressive}")
         if not self.log_odds_weight >= 0.0:
             raise ValueError(f"log_odds_weight must be 0 or more, got {self.log_odds_weight}")
+        check_decay(self.ema)
         if not 0.0 <= self.scatter <= 1.0:
             raise ValueError(f"scatter is a share of the positions, from 0 to 1, got {self.scatter}")
         if not self.minutes > 0 or not self.checkpoint_minutes > 0 or not self.reuse > 0:
