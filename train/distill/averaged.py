@@ -31,7 +31,7 @@ class WeightAverage:
 
     Args:
         module: The network in training; its tensors are read in place at each :meth:`update`.
-        decay: The weight of the average's past at each update, in (0, 1).
+        decay: The weight of the average's past at each update, from 0 up to 1 (excluded).
         state: A saved average (:meth:`state_dict`) to continue; the module's weights by default.
         updates: Updates the saved average holds.
     """

@@ -89,8 +89,10 @@ def saved_model_scores(model: str, mines: int) -> Scores:
     from agents.networks.trunks import set_mine_count
 
     card = ModelCard.of_model(model)
-    if card.algo != "distill" or card.network_spec is None:
+    if card.algo != "distill":
         raise ValueError(f"{model}: a {card.algo} model; only a distilled network's scores are mine chances to judge")
+    if card.network_spec is None:
+        raise ValueError(f"{model}: its card has no network section (a model saved before the model format)")
     network = load_network(card.network_spec, model_paths(model)[1].parent).eval()
 
     def scores(grids: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
