@@ -10,7 +10,9 @@
 # 128 by default; LR: its peak learning rate, lower than a run from nothing so that the start is kept), or from
 # nothing with INIT=none; MARK_ABOVE=0.99 trains it to play with marks (agents.marks: its sure mines kept as flags),
 # EXTRA="--learner-rescue" plays the network's own boards to their end (a move onto a mine replaced by its best
-# safe cell) so it trains on the middle and endgame of its own play:
+# safe cell) so it trains on the middle and endgame of its own play. The run keeps the average of its weights over
+# about the last thousand steps (EMA=0.999; 0: none) as dilated_ema.zip, evaluated beside dilated.zip, and its
+# held-out positions (held_out.npz) travel with it, so every machine's progress log judges the same ones:
 #
 #     MINUTES=8 bash scripts/device_expert_stream.sh            # a new run, or the one in .resume/
 #     cat OUT/part.* | tar x -C runs/expert-stream              # here, afterwards: the run directory again
@@ -39,11 +41,11 @@ else
   [ "${INIT:-distill-expert}" != none ] && START+=(--init "${INIT:-distill-expert}")
 fi
 python3 -m train.distill.stream --preset expert --device "$DEVICE" --minutes "${TOTAL:-${MINUTES:-8}}" \
-  --producers "${PRODUCERS:-12}" --learner-workers "${LEARNER_WORKERS:-2}" "${START[@]}" ${EXTRA:-} \
+  --producers "${PRODUCERS:-12}" --learner-workers "${LEARNER_WORKERS:-2}" --ema "${EMA:-0.999}" "${START[@]}" ${EXTRA:-} \
   > "$OUT/train-log.txt" 2>&1
 tail -3 "$OUT/train-log.txt"
 ls "$RUN"/*.zip >/dev/null 2>&1 || { echo "no model was saved: see $OUT/train-log.txt"; exit 1; }
-(cd "$RUN" && tar c config.json checkpoint.pt progress.csv ./*.zip ./*.json ./*.pt | split -b 15m - "$OUT/part.")
+(cd "$RUN" && tar c config.json checkpoint.pt progress.csv held_out.npz ./*.zip ./*.json ./*.pt | split -b 15m - "$OUT/part.")
 models=$(ls "$RUN"/*.zip | sed 's/^/--model /')
 games=()
 [ -n "${EVAL_GAMES:-}" ] && games=(--games "$EVAL_GAMES")
