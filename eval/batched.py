@@ -56,7 +56,10 @@ class PlayRule:
         mark_above: Mark the cells of a mine chance above it and show them to the network as flags
             (:mod:`agents.marks`); None: no marks.
         reveal_below: Reveal every playable cell of a mine chance below it after one call (the scores are safety
-            logits), the safest first; the safest cell alone when none is below. None: the safest cell alone.
+            logits), the safest first; the safest cell alone when none is below, and on an untouched board, where
+            the first-click rule vouches for the clicked cell only (a network learns the first click's images of
+            the board's symmetries as safe alike: :func:`train.distill.labels.label_positions`). None: the safest
+            cell alone.
     """
 
     mark_above: float | None = None
@@ -68,11 +71,12 @@ class PlayRule:
 
     def cells(self, scores: np.ndarray, playable: np.ndarray) -> np.ndarray:
         """The cells (N, K) each game reveals after this call, in order, padded with -1: the safest playable cell,
-        then with ``reveal_below`` every other playable cell below it."""
+        then with ``reveal_below`` every other playable cell below it where a cell is already revealed."""
         best = np.where(playable, scores, -np.inf).argmax(axis=1)
         if self.reveal_below is None:
             return best[:, None]
-        chosen = playable & (scores > np.log((1.0 - self.reveal_below) / self.reveal_below))
+        started = ~playable.all(axis=1, keepdims=True)
+        chosen = playable & started & (scores > np.log((1.0 - self.reveal_below) / self.reveal_below))
         chosen[np.arange(len(best)), best] = True
         order = np.argsort(np.where(chosen, -scores, np.inf), axis=1, kind="stable")[:, : chosen.sum(axis=1).max()]
         return np.where(np.take_along_axis(chosen, order, axis=1), order, -1)

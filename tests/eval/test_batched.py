@@ -136,6 +136,8 @@ def test_the_reveal_rule_takes_the_safest_cell_then_every_cell_below_the_chance_
     playable = np.array([[True, True, True, True, False], [True, True, True, True, True]])
     assert PlayRule(reveal_below=0.01).cells(scores, playable).tolist() == [[1, 3], [1, -1]]
     assert PlayRule().cells(scores, playable).tolist() == [[1], [1]]
+    untouched = np.ones_like(playable)  # the first click vouches for the clicked cell alone
+    assert PlayRule(reveal_below=0.01).cells(scores, untouched).tolist() == [[4], [1]]
     with pytest.raises(ValueError, match="a mine chance between 0 and"):
         PlayRule(reveal_below=0.7)
 
