@@ -147,8 +147,8 @@ rl-comparison: install-train
 # $(EXPERT_CPU_RUN)/dilated.zip, which `python -m eval.batched --model` plays, and the average of its weights over
 # about the last thousand steps, dilated_ema.zip); progress: $(EXPERT_CPU_RUN).log.
 # Its network's own boards are fewer and move more often than on a GPU, so that they give the ring the GPU recipe's
-# share of its positions (docs/lab/2026-12-03-amx-bf16-on-the-cpu.md). So far its networks play worse than the
-# shipped one (36-38% against 45% on the same 2,000 expert boards) though their held-out error is lower: judge by play.
+# share of its positions (docs/lab/2026-12-03-amx-bf16-on-the-cpu.md). Annealed at 2.2M samples it plays level with
+# the shipped network (44.9% against 45.25% on the same 2,000 expert boards): docs/lab/2026-12-03-where-the-expert-network-loses.md.
 EXPERT_CPU_RUN ?= runs/expert-cpu
 EXPERT_CPU_SCHEDULE ?= 1200
 .PHONY: expert-cpu
