@@ -212,6 +212,22 @@ def test_the_targets_losses() -> None:
     assert not th.allclose(mines, lever_loss(logits, grids, labels, truth, "exact", 0.1, 0.0))
 
 
+def test_per_position_the_cell_loss_is_the_mean_of_each_positions_own() -> None:
+    rng = np.random.default_rng(2)
+    logits = th.as_tensor(rng.normal(size=(3, 12)), dtype=th.float32)
+    grids = th.full((3, 12), HIDDEN, dtype=th.int8)
+    grids[1, :8] = 1  # a late position: 4 hidden cells against 12
+    grids[2, :3] = 0
+    labels = th.as_tensor(rng.random((3, 12)), dtype=th.float32) * (grids == HIDDEN)
+    own = [float(lever_loss(logits[i : i + 1], grids[i : i + 1], labels[i : i + 1], None, "exact", 0.0, 0.0))
+           for i in range(3)]  # fmt: skip
+    assert float(lever_loss(logits, grids, labels, None, "exact", 0.0, 0.0, per_position=True)) == pytest.approx(
+        np.mean(own), rel=1e-5)
+    hidden = np.array([12, 4, 9])
+    assert float(lever_loss(logits, grids, labels, None, "exact", 0.0, 0.0)) == pytest.approx(
+        np.dot(own, hidden) / hidden.sum(), rel=1e-5)  # by default a position counts by its hidden cells
+
+
 def test_the_log_odds_term_weighs_a_small_chance_put_ten_times_too_low_and_skips_certain_cells() -> None:
     labels = th.tensor([[0.0, 0.003, 0.5, 1.0, 0.003]])
     grids = th.tensor([[HIDDEN, HIDDEN, HIDDEN, HIDDEN, 0]], dtype=th.int8)  # the last cell is revealed

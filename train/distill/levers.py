@@ -207,12 +207,18 @@ def board_density(grids: th.Tensor, counts: th.Tensor) -> th.Tensor:
 
 
 def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th.Tensor | None, targets: str,
-               revealed_weight: float, choice_weight: float, log_odds_weight: float = 0.0) -> th.Tensor:  # fmt: skip
+               revealed_weight: float, choice_weight: float, log_odds_weight: float = 0.0,
+               per_position: bool = False) -> th.Tensor:  # fmt: skip
     """The stream's loss on flat (N, cells) tensors with ``--targets``: :func:`train.distill.losses.distill_loss`
     against the exact ``labels`` (``exact``: as before), the true mines ``truth`` or their mean with the labels;
     the choice term always on the oracle's safest cells, and ``log_odds_weight`` times
-    :func:`train.distill.losses.log_odds_loss` against the exact labels (``--log-odds-weight``)."""
-    weight = th.ones_like(labels)
+    :func:`train.distill.losses.log_odds_loss` against the exact labels (``--log-odds-weight``).
+
+    With ``per_position`` (``--per-position``) the cell terms are each position's mean, averaged over the positions:
+    an endgame position of ~110 hidden cells counts as much as an opening of ~450 (by default a position counts by
+    its hidden cells), and the endgame is where the expert network's errors lose games
+    (docs/lab/2026-12-03-where-the-expert-network-loses.md)."""
+    weight = position_weights(grids) if per_position else th.ones_like(labels)
     if targets == "exact" or truth is None:
         loss = distill_loss(logits, grids, labels, weight, revealed_weight, choice_weight)
     else:
@@ -223,6 +229,13 @@ def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th
     if log_odds_weight:
         loss = loss + log_odds_weight * log_odds_loss(logits, labels, grids == HIDDEN)
     return loss
+
+
+def position_weights(grids: th.Tensor) -> th.Tensor:
+    """Cell weights (N, cells) under which every position of the batch weighs alike in the cell terms: one over its
+    hidden cells, scaled so that the batch's mean hidden count keeps the loss's size."""
+    hidden = (grids == HIDDEN).sum(dim=1, keepdim=True).float().clamp(min=1.0)
+    return (hidden.mean() / hidden).expand(grids.shape).contiguous()
 
 
 def produce_varied(board: tuple[int, int, int, str], seed: int, boards: int, explore: float, chunk: int,

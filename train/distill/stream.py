@@ -28,7 +28,8 @@ distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval
 Three levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
 counts drawn per game, the network told each position's own count through its density plane), ``--targets
 mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one) and
-``--scatter SHARE`` (that share of the workers' positions are scattered boards, :mod:`train.distill.scattered`).
+``--scatter SHARE`` (that share of the workers' positions are scattered boards, :mod:`train.distill.scattered`);
+``--per-position`` averages the cell terms within each position first, so that an endgame counts as much as an opening.
 
 Run: ``python -m train.distill.stream --preset expert --device cuda --minutes 6 --producers 8``.
 """
@@ -180,7 +181,8 @@ class StreamRun:
 
         def loss_of(logits: th.Tensor) -> th.Tensor:
             return lever_loss(logits.float(), flat_grids, flat_labels, flat_truth, config.targets,
-                              config.revealed_weight, config.choice_weight, config.log_odds_weight)  # fmt: skip
+                              config.revealed_weight, config.choice_weight, config.log_odds_weight,
+                              config.per_position)  # fmt: skip
 
         for name in self.names:
             policy = self.models[name].policy

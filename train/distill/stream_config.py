@@ -64,6 +64,9 @@ class StreamConfig(BoardOptions):
     log_odds_weight: float = option(0.0, "Weight of the squared error of the mine log-odds against the oracle's on "
                                     "the hidden cells of an uncertain chance (train.distill.losses.log_odds_loss): "
                                     "the small chances' precision, which the cross-entropy weighs by their size.")
+    per_position: bool = option(False, "Average the cell terms within each position first, so that every position "
+                                "counts alike whatever its hidden cells (by default a position counts by them, the "
+                                "endgame least): train.distill.levers.lever_loss.")
     dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
     init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
     mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
