@@ -218,12 +218,16 @@ def test_per_position_the_cell_loss_is_the_mean_of_each_positions_own() -> None:
     grids = th.full((3, 12), HIDDEN, dtype=th.int8)
     grids[1, :8] = 1  # a late position: 4 hidden cells against 12
     grids[2, :3] = 0
+    grids[0, 0] = 0
     labels = th.as_tensor(rng.random((3, 12)), dtype=th.float32) * (grids == HIDDEN)
+    for revealed_weight in (0.0, 0.1):  # the revealed cells' term too is each position's mean
+        own = [float(lever_loss(logits[i : i + 1], grids[i : i + 1], labels[i : i + 1], None, "exact",
+                                revealed_weight, 0.0)) for i in range(3)]  # fmt: skip
+        assert float(lever_loss(logits, grids, labels, None, "exact", revealed_weight, 0.0,
+                                per_position=True)) == pytest.approx(np.mean(own), rel=1e-5)  # fmt: skip
     own = [float(lever_loss(logits[i : i + 1], grids[i : i + 1], labels[i : i + 1], None, "exact", 0.0, 0.0))
            for i in range(3)]  # fmt: skip
-    assert float(lever_loss(logits, grids, labels, None, "exact", 0.0, 0.0, per_position=True)) == pytest.approx(
-        np.mean(own), rel=1e-5)
-    hidden = np.array([12, 4, 9])
+    hidden = np.array([11, 4, 9])
     assert float(lever_loss(logits, grids, labels, None, "exact", 0.0, 0.0)) == pytest.approx(
         np.dot(own, hidden) / hidden.sum(), rel=1e-5)  # by default a position counts by its hidden cells
 

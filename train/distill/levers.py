@@ -214,9 +214,9 @@ def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th
     the choice term always on the oracle's safest cells, and ``log_odds_weight`` times
     :func:`train.distill.losses.log_odds_loss` against the exact labels (``--log-odds-weight``).
 
-    With ``per_position`` (``--per-position``) the cell terms are each position's mean, averaged over the positions:
-    an endgame position of ~110 hidden cells counts as much as an opening of ~450 (by default a position counts by
-    its hidden cells), and the endgame is where the expert network's errors lose games
+    With ``per_position`` (``--per-position``) the cross-entropy terms are each position's mean, averaged over the
+    positions: an endgame position of ~110 hidden cells counts as much as an opening of ~450 (by default a position
+    counts by its hidden cells), and the endgame is where the expert network's errors lose games
     (docs/lab/2026-12-03-where-the-expert-network-loses.md)."""
     weight = position_weights(grids) if per_position else th.ones_like(labels)
     if targets == "exact" or truth is None:
@@ -232,10 +232,13 @@ def lever_loss(logits: th.Tensor, grids: th.Tensor, labels: th.Tensor, truth: th
 
 
 def position_weights(grids: th.Tensor) -> th.Tensor:
-    """Cell weights (N, cells) under which every position of the batch weighs alike in the cell terms: one over its
-    hidden cells, scaled so that the batch's mean hidden count keeps the loss's size."""
-    hidden = (grids == HIDDEN).sum(dim=1, keepdim=True).float().clamp(min=1.0)
-    return (hidden.mean() / hidden).expand(grids.shape).contiguous()
+    """Cell weights (N, cells) under which every position of the batch weighs alike in the two cross-entropy terms:
+    a hidden cell one over its position's hidden cells, a revealed one over its revealed cells, each scaled by the
+    batch's mean count so that the loss keeps its size."""
+    hidden = grids == HIDDEN
+    hidden_count = hidden.sum(dim=1, keepdim=True).float().clamp(min=1.0)
+    revealed_count = (~hidden).sum(dim=1, keepdim=True).float().clamp(min=1.0)
+    return th.where(hidden, hidden_count.mean() / hidden_count, revealed_count.mean() / revealed_count)
 
 
 def produce_varied(board: tuple[int, int, int, str], seed: int, boards: int, explore: float, chunk: int,

@@ -25,11 +25,12 @@ follow the resume count; the ring of positions is refilled, not saved, while the
 positions stay those of the first start, ``RUN_DIR/held_out.npz``). At the end each trunk is written as a
 distilled model, ``RUN_DIR/<trunk>.zip`` with its card, which ``minesweeper eval --model`` plays.
 
-Three levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
+Four levers, off by default (:mod:`train.distill.levers`): ``--mine-range LO,HI`` (the oracle's games hold mine
 counts drawn per game, the network told each position's own count through its density plane), ``--targets
-mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one) and
-``--scatter SHARE`` (that share of the workers' positions are scattered boards, :mod:`train.distill.scattered`);
-``--per-position`` averages the cell terms within each position first, so that an endgame counts as much as an opening.
+mines|both`` (the per-cell loss against the layout's true mines, or the mean of that and the exact one),
+``--scatter SHARE`` (that share of the workers' positions are scattered boards, :mod:`train.distill.scattered`) and
+``--per-position``, which averages the cell terms within each position first, so that an endgame counts as much as
+an opening.
 
 Run: ``python -m train.distill.stream --preset expert --device cuda --minutes 6 --producers 8``.
 """
