@@ -19,7 +19,8 @@
 #
 # Evaluation follows on the same machine (eval.batched: expert-opening-10k and its zero start, one batched
 # forward pass a move; then the zero start with every cell under a 1% mine chance revealed after each pass, the
-# anchor's whole rule; then both starts mirrored where the network is unsure, --symmetries 4 --sure 1e-5).
+# anchor's whole rule; then both starts mirrored where the network is unsure, --symmetries 4 --sure 1e-5; EVALS=plain:
+# the first alone, for a machine whose minutes go to training).
 # Measured on 2026-11-27 (docs/lab): one trunk with the H200 to itself trained 39,000 samples/s. A dry run here (the CPU, a few seconds of training, 20 games; EXTRA goes to the trainer):
 #     OUT=/tmp/out DEVICE=cpu MINUTES=0.3 PRODUCERS=1 LEARNER_WORKERS=1 EVAL_GAMES=20 \
 #       EXTRA="--batch-size 32 --buffer 20000 --learner-boards 16" bash scripts/device_expert_stream.sh
@@ -51,6 +52,7 @@ games=()
 [ -n "${EVAL_GAMES:-}" ] && games=(--games "$EVAL_GAMES")
 python3 -m eval.batched --suite expert-opening-10k --device "$DEVICE" --json "$OUT/eval-10k.jsonl" "${games[@]}" \
   $models --start agent --start zero 2>&1 | cut -c1-300
+[ "${EVALS:-all}" = plain ] && exit 0
 # and under the anchor's whole rule: its start, every cell under a 1% mine chance revealed after one call
 python3 -m eval.batched --suite expert-opening-10k --device "$DEVICE" --json "$OUT/eval-10k.jsonl" "${games[@]}" \
   $models --start zero --reveal-below 0.01 2>&1 | cut -c1-300
