@@ -147,8 +147,9 @@ rl-comparison: install-train
 # $(EXPERT_CPU_RUN)/dilated.zip, which `python -m eval.batched --model` plays, and the average of its weights over
 # about the last thousand steps, dilated_ema.zip); progress: $(EXPERT_CPU_RUN).log.
 # Its network's own boards are fewer and move more often than on a GPU, so that they give the ring the GPU recipe's
-# share of its positions (docs/lab/2026-12-03-amx-bf16-on-the-cpu.md). Annealed at 2.2M samples it plays level with
-# the shipped network (44.9% against 45.25% on the same 2,000 expert boards): docs/lab/2026-12-03-where-the-expert-network-loses.md.
+# share of its positions (docs/lab/2026-12-03-amx-bf16-on-the-cpu.md), and weighs every position alike (--per-position), as the
+# GPU run behind the shipped network did. Its run from the network shipped before, annealed at 2.2M samples, played level with
+# that network (44.9% against 45.25% on the same 2,000 expert boards): docs/lab/2026-12-03-where-the-expert-network-loses.md.
 EXPERT_CPU_RUN ?= runs/expert-cpu
 EXPERT_CPU_SCHEDULE ?= 1200
 .PHONY: expert-cpu
@@ -156,7 +157,7 @@ expert-cpu: install-train
 	@mkdir -p $(dir $(EXPERT_CPU_RUN))
 	if [ -f $(EXPERT_CPU_RUN)/checkpoint.pt ]; then start="--resume $(EXPERT_CPU_RUN)"; else \
 	  start="--preset expert --device cpu --init distill-expert --learning-rate 5e-5 --batch-size 256 \
-	    --buffer 200000 --learner-rescue --learner-boards 128 --learner-every 2 --producers 1 --learner-workers 1 \
+	    --buffer 200000 --learner-rescue --per-position --learner-boards 128 --learner-every 2 --producers 1 --learner-workers 1 \
 	    --torch-threads 2 --minutes $(EXPERT_CPU_SCHEDULE) --checkpoint-minutes 5 --seed 43 \
 	    --runs-dir $(dir $(EXPERT_CPU_RUN)) --run-name $(notdir $(EXPERT_CPU_RUN))"; fi; \
 	timeout --signal=TERM --kill-after=300 $$(( $(MINUTES) * 60 )) $(PYTHON) -m train.distill.stream $$start --compile \
