@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.symmetry import board_symmetries
+from mine_env.engine.symmetry import Transform, board_symmetries
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 """Maps a batch of grids (N, rows, cols) to their per-cell scores (N, rows * cols) in one call."""
@@ -48,7 +48,29 @@ def averaged_batch_scores(scores_of: Scorer, grids: np.ndarray, count: int,
     parts = np.split(np.asarray(scores_of(np.concatenate(images))), len(images))
     moved_back = [inverse(part.reshape(image.shape)).reshape(n, -1) for (_, inverse), part, image in
                   zip(asked, parts, images, strict=True)]  # fmt: skip
-    return np.mean(moved_back if first is None else [first, *moved_back], axis=0)
+    averaged = np.mean(moved_back if first is None else [first, *moved_back], axis=0)
+    return tie_symmetric_cells(averaged, grids, symmetries)
+
+
+def tie_symmetric_cells(scores: np.ndarray, grids: np.ndarray,
+                        symmetries: tuple[tuple[Transform, Transform], ...]) -> np.ndarray:  # fmt: skip
+    """``scores`` (N, cells) of ``grids`` (N, rows, cols) with the cells that a grid's own symmetry makes equal made
+    bit-equal.
+
+    Averaged over the symmetries, the cells that one of them maps onto each other on a grid it leaves unchanged (the
+    untouched board's corners) tie exactly in exact arithmetic, but the float rounding of the network's pass differs
+    with the batch's size and the machine, so the tie broke one way per game and another per batch. Such a grid's
+    scores are averaged once more over the symmetries that leave it unchanged, each cell's terms summed in sorted
+    order: equal cells get the very same score, and an argmax among them picks the same cell however the batch ran.
+    """
+    rows, cols = grids.shape[1:]
+    for index, grid in enumerate(grids):
+        fixing = [forward for forward, _ in symmetries[1:] if np.array_equal(forward(grid), grid)]
+        if fixing:
+            board = scores[index].reshape(rows, cols)
+            images = np.sort(np.stack([board, *(forward(board) for forward in fixing)]), axis=0)
+            scores[index] = images.mean(axis=0).reshape(-1)
+    return scores
 
 
 def sure_logit(sure: float) -> float:
@@ -67,8 +89,8 @@ def gated_scores(scores_of: Scorer, grid: np.ndarray, count: int, valid: np.ndar
 
     Sure: :func:`is_sure` of the first image's scores over the ``valid`` cells (bool (rows * cols,)). Else the
     other images are asked in one batch and averaged with the first: :func:`averaged_scores` up to float
-    rounding (the first image goes through the network apart), which can break an exact tie, such as the empty
-    board's corners, the other way.
+    rounding (the first image goes through the network apart); the cells the grid's own symmetry makes equal stay
+    equal (:func:`tie_symmetric_cells`).
     """
     first = scores_of(grid[None])[0]
     if is_sure(first, valid, sure):

@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.symmetries import averaged_scores, gated_batch_scorer, gated_scores, sure_logit
+from eval.symmetries import (
+    averaged_batch_scores,
+    averaged_scores,
+    gated_batch_scorer,
+    gated_scores,
+    sure_logit,
+    tie_symmetric_cells,
+)
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import board_symmetries
 
@@ -33,6 +40,24 @@ def test_a_symmetric_scorer_is_unchanged_and_a_lopsided_one_is_evened() -> None:
     np.testing.assert_allclose(averaged[0], 0.5)  # the top row in half of the images, the bottom in the other
     np.testing.assert_allclose(averaged[4], 0.5)
     np.testing.assert_allclose(averaged[1:4], 0.0)
+
+
+def test_cells_a_grids_own_symmetry_makes_equal_get_bit_equal_scores() -> None:
+    rng = np.random.default_rng(1)
+    untouched, scattered = np.full((1, 9, 9), HIDDEN), rng.integers(-1, 9, size=(1, 9, 9))
+    lopsided = (np.indices((9, 9)).sum(axis=0) % 5).ravel().astype(float)  # a network that reads the position
+
+    def noisy(batch: np.ndarray) -> np.ndarray:  # with the float rounding of a batch: a little noise on every image
+        return lopsided[None, :] + rng.normal(0.0, 1e-6, size=(len(batch), 81))
+
+    corners = ([2, 2, 6, 6], [2, 6, 2, 6])  # the untouched board's images of (2, 2)
+    tied = averaged_batch_scores(noisy, untouched, 8).reshape(9, 9)[corners]
+    assert len(set(tied.tolist())) == 1  # one score, bit for bit: an argmax picks the same corner every time
+    symmetries = board_symmetries(8, 9, 9)
+    plain = np.mean([inverse(noisy(forward(untouched)).reshape(1, 9, 9))[0] for forward, inverse in symmetries], axis=0)
+    assert len(set(plain[corners].tolist())) > 1  # averaged alone, the noise would break the tie
+    own = noisy(scattered)
+    assert np.array_equal(tie_symmetric_cells(own.copy(), scattered, symmetries), own)
 
 
 class RecordingScorer:
