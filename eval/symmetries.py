@@ -64,12 +64,12 @@ def tie_symmetric_cells(scores: np.ndarray, grids: np.ndarray,
     order: equal cells get the very same score, and an argmax among them picks the same cell however the batch ran.
     """
     rows, cols = grids.shape[1:]
-    for index, grid in enumerate(grids):
-        fixing = [forward for forward, _ in symmetries[1:] if np.array_equal(forward(grid), grid)]
-        if fixing:
-            board = scores[index].reshape(rows, cols)
-            images = np.sort(np.stack([board, *(forward(board) for forward in fixing)]), axis=0)
-            scores[index] = images.mean(axis=0).reshape(-1)
+    others = [forward for forward, _ in symmetries[1:]]
+    fixing = np.array([(forward(grids) == grids).all(axis=(1, 2)) for forward in others]).reshape(len(others), -1)
+    for index in np.flatnonzero(fixing.any(axis=0)):  # few grids: the symmetric ones
+        board = scores[index].reshape(rows, cols)
+        images = [forward(board) for forward, fixes in zip(others, fixing[:, index], strict=True) if fixes]
+        scores[index] = np.sort(np.stack([board, *images]), axis=0).mean(axis=0).reshape(-1)
     return scores
 
 
