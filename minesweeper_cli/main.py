@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from mine_env import __version__
+from mine_env.name_clash import warn_once
 
 COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle", "bot")
 
@@ -42,6 +43,8 @@ def _describe(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input ends with a message and exit status 2, never a traceback."""
+    if warn_once():  # another distribution hides a package of ours: said in one line on import, then stop
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
