@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--games and --steps need at least 1, --generations at least 2, --warm-start at least 0, "
                      "--seed 0 to 2**64 - 1")  # fmt: skip
     suite = adhoc_suite(BoardSpec.from_options(args.preset, None, None, None, "opening"), args.games, args.seed)
+    from transformers.utils import is_torch_cuda_available
+
+    cuda = is_torch_cuda_available()
+    device = {"use_cpu": not cuda, "bf16": cuda}  # TRL's configs default to bf16, which a CPU run refuses
     if args.tiny:
         tokenizer = char_tokenizer()
         network = tiny_model(tokenizer)
@@ -178,12 +182,13 @@ def main(argv: list[str] | None = None) -> int:
         tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side="left")
         network = AutoModelForCausalLM.from_pretrained(args.model)
     if args.warm_start:
-        warm_start(network, tokenizer, suite, f"{args.output_dir}/warm-start", args.warm_start, rules=not args.tiny,
-                   per_device_train_batch_size=args.generations, learning_rate=args.learning_rate)  # fmt: skip
+        warm_start(network, tokenizer, suite, f"{args.output_dir}/warm-start", args.warm_start,
+                   rules=not args.tiny, per_device_train_batch_size=args.generations,
+                   learning_rate=args.learning_rate, **device)  # fmt: skip
     trainer = grpo_trainer(network, tokenizer, suite, args.output_dir, args.steps, rules=not args.tiny,
                            num_generations=args.generations, per_device_train_batch_size=args.generations,
                            max_completion_length=args.max_completion_length,
-                           learning_rate=args.learning_rate)  # fmt: skip
+                           learning_rate=args.learning_rate, **device)  # fmt: skip
     trainer.train()
     trainer.save_model(args.output_dir)
     print(f"saved to {args.output_dir}")
