@@ -4,6 +4,8 @@ say which in one line."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import subprocess
 import sys
 from importlib import metadata
@@ -64,3 +66,24 @@ def test_nothing_is_said_when_nothing_hides_ours(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", "import mine_env"], capture_output=True, text=True, cwd=tmp_path,
                             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=600)  # fmt: skip
     assert result.returncode == 0 and result.stderr == ""
+
+
+def test_a_package_another_wheel_wrote_over_is_found_by_its_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed as wheels, both distributions put their files in one folder: the path check cannot tell, the
+    hash our wheel recorded can."""
+    from mine_env import name_clash
+
+    ours = b"OURS = 1\n"
+    digest = base64.urlsafe_b64encode(hashlib.sha256(ours).digest()).rstrip(b"=").decode()
+    info = tmp_path / "minesweeper_rl-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: minesweeper-rl\nVersion: 0.1.0\n")
+    (info / "RECORD").write_text(f"agents/__init__.py,sha256={digest},9\neval/__init__.py,sha256={digest},9\n")
+    for package, text in (("agents", b"THEIRS = 1\n"), ("eval", ours)):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_bytes(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(name_clash, "_ROOT", tmp_path)
+    assert name_clash._overwritten(["agents", "eval"]) == ["agents"]
