@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import verifiers.v1 as vf
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from verifiers.v1.clients import ModelContext
 from verifiers.v1.configs.client import EvalClientConfig
 from verifiers.v1.harnesses.null import NullHarness, NullHarnessConfig
@@ -298,11 +298,16 @@ def load_environment(
 ) -> MinesweeperEnv:
     """The environment of ``games`` seeded games of a board; ``weights`` and ``env_kwargs`` as
     :class:`MinesweeperTasksetConfig` says, ``max_turns`` caps the model's turns per game."""
-    taskset = MinesweeperTasksetConfig(
-        id=PLUGIN_ID, preset=preset, rows=rows, cols=cols, mines=mines, first_click=first_click, boards=boards,
-        games=games, seed=seed, task=MinesweeperTaskConfig(tools=tools), weights=weights or {},
-        env_kwargs=env_kwargs or {},
-    )  # fmt: skip
+    try:
+        taskset = MinesweeperTasksetConfig(
+            id=PLUGIN_ID, preset=preset, rows=rows, cols=cols, mines=mines, first_click=first_click, boards=boards,
+            games=games, seed=seed, task=MinesweeperTaskConfig(tools=tools), weights=weights or {},
+            env_kwargs=env_kwargs or {},
+        )  # fmt: skip
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"{where}: {first['msg'].removeprefix('Value error, ')}") from None
     taskset.text_env()  # bad board or env arguments fail here, in one line, not in the first game
     player = MinesweeperEnvConfig.model_fields["player"].default.model_copy(update={"max_turns": max_turns})
     return MinesweeperEnv(MinesweeperEnvConfig(taskset=taskset, player=player))
@@ -321,8 +326,14 @@ async def _play(env: MinesweeperEnv, ctx: ModelContext, games: int | None) -> li
     tasks = list(env.taskset)[:games]
     async with env.serving():
         episodes = [await env.run_episode(task, ctx) for task in tasks]
-    failed = [episode for episode in episodes if episode.errors]
-    if failed:
-        error = failed[0].errors[0]
-        raise RuntimeError(f"{len(failed)} of {len(episodes)} games failed: {error.type}: {error.message}")
+    failures = [error for episode in episodes for error in _errors(episode)]
+    if failures:
+        failed = sum(1 for episode in episodes if _errors(episode))
+        error = failures[0]
+        raise RuntimeError(f"{failed} of {len(episodes)} games failed, the first: {error.type}: {error.message}")
     return [episode.traces[0] for episode in episodes]
+
+
+def _errors(episode: Any) -> list[Any]:
+    """What went wrong in an episode: its own errors, then its traces' (a refused request, a tool server down)."""
+    return [*episode.errors, *(error for trace in episode.traces for error in trace.errors)]

@@ -86,10 +86,19 @@ def test_every_seed_and_board_a_user_passes_gives_its_games(seed: int, board: di
     assert f"Minesweeper {spec.rows}x{spec.cols}, {spec.mines} mines" in tasks[0].data.prompt_text
 
 
+def test_a_game_the_endpoint_refuses_fails_the_run_in_one_line(model: ReferenceServer) -> None:
+    env = load_environment(rows=5, cols=5, mines=3, games=1)
+    failure = r"^1 of 1 games failed, the first: ProviderError: upstream 400: .*unknown model"
+    with pytest.raises(RuntimeError, match=failure):
+        play_games(env, model.url, "no-such-model", api_key_var=KEY)
+
+
 def test_bad_arguments_fail_in_one_line() -> None:
-    with pytest.raises(ValueError, match="unknown reward"):
+    with pytest.raises(ValueError, match=r"^weights: unknown reward\(s\) speed; expected win, "):
         load_environment(games=1, weights={"speed": 1.0})
-    with pytest.raises(ValueError, match="less than or equal to 18446744073709551615"):
+    with pytest.raises(ValueError, match=r"^seed: Input should be less than or equal to 18446744073709551615$"):
         load_environment(games=1, seed=2**64)
+    with pytest.raises(ValueError, match=r"^games: Input should be greater than or equal to 1$"):
+        load_environment(games=0)
     with pytest.raises(ValueError, match="unknown reward scheme"):
         load_environment(games=1, env_kwargs={"reward": "shaped"})
