@@ -179,8 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side="left")
-        network = AutoModelForCausalLM.from_pretrained(args.model)
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(args.model, padding_side="left")
+            network = AutoModelForCausalLM.from_pretrained(args.model)
+        except (OSError, ValueError) as error:  # not on the hub, offline, or not a causal language model
+            parser.exit(2, f"{parser.prog}: error: cannot load --model {args.model}: {str(error).splitlines()[0]}\n")
     if args.warm_start:
         warm_start(network, tokenizer, suite, f"{args.output_dir}/warm-start", args.warm_start,
                    rules=not args.tiny, per_device_train_batch_size=args.generations,

@@ -14,7 +14,15 @@ from mine_llm.text_env import MinesweeperTextEnv
 
 pytest.importorskip("trl", reason="trl is not installed: pip install -e '.[llm-train]'")
 torch = pytest.importorskip("torch")
-from mine_llm.grpo import char_tokenizer, grpo_trainer, move_reward, position_dataset, tiny_model, warm_start  # noqa: E402
+from mine_llm.grpo import (  # noqa: E402
+    char_tokenizer,
+    grpo_trainer,
+    main,
+    move_reward,
+    position_dataset,
+    tiny_model,
+    warm_start,
+)
 
 SUITE = adhoc_suite(BoardSpec.from_options(None, 5, 5, 3, "opening"), 4, 2**64 - 1)
 
@@ -59,3 +67,18 @@ def test_a_grpo_run_trains_a_tiny_model_on_the_env_s_rewards(tmp_path: Path, mon
     assert any(entry["reward_std"] > 0 for entry in logged)  # the env told a group's replies apart: a gradient
     after = dict(trainer.model.named_parameters())
     assert any(not torch.equal(before[name], after[name].detach()) for name in before)
+
+
+def test_the_command_answers_bad_input_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    for argv, message in (
+        (["--tiny", "--games", "0"], "--games and --steps need at least 1"),
+        (["--tiny", "--seed", str(2**64)], "--seed 0 to 2**64 - 1"),
+        (["--model", "no-such/model"], "cannot load --model no-such/model: "),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main([*argv, "--output-dir", str(tmp_path)])
+        error = capsys.readouterr().err.strip().splitlines()[-1]
+        assert stop.value.code == 2 and message in error, error
