@@ -48,6 +48,7 @@ def test_top_level_names_come_from_top_level_txt_or_the_record(tmp_path: Path) -
     assert found == {"with-list": {"agents"}, "without-list": {"eval"}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["-c", "import mine_env"], ["-m", "minesweeper_cli.main", "--version"]])
 def test_a_hidden_package_is_named_in_one_line_with_what_to_do(tmp_path: Path, command: list[str]) -> None:
     site = tmp_path / "site"
@@ -62,6 +63,7 @@ def test_a_hidden_package_is_named_in_one_line_with_what_to_do(tmp_path: Path, c
     assert result.returncode == (0 if command[0] == "-c" else 2)
 
 
+@pytest.mark.slow
 def test_nothing_is_said_when_nothing_hides_ours(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", "import mine_env"], capture_output=True, text=True, cwd=tmp_path,
                             env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}, timeout=600)  # fmt: skip

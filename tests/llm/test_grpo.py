@@ -76,7 +76,7 @@ def test_the_command_answers_bad_input_in_one_line(
     for argv, message in (
         (["--tiny", "--games", "0"], "--games and --steps need at least 1"),
         (["--tiny", "--seed", str(2**64)], "--seed 0 to 2**64 - 1"),
-        (["--model", "no-such/model"], "cannot load --model no-such/model: "),
+        (["--model", str(tmp_path / "no-model")], f"cannot load --model {tmp_path / 'no-model'}: "),
     ):
         with pytest.raises(SystemExit) as stop:
             main([*argv, "--output-dir", str(tmp_path)])

@@ -34,6 +34,7 @@ def play(env_id: str, seed: int, policy: ChatPolicy, **kwargs: object) -> tuple[
     return rewards[0], game_info[0]
 
 
+@pytest.mark.slow
 def test_textarena_plays_a_seeded_game_graded_by_the_oracle(model: ReferenceServer) -> None:
     register_envs()
     register_envs()  # twice is harmless
