@@ -53,21 +53,19 @@ def _resolves_here(name: str) -> bool:
 def _overwritten(ours: list[str]) -> list[str]:
     """Our packages whose ``__init__.py`` differs from the one our wheel installed (another wheel wrote over it);
     none for a checkout or an editable install, whose files no record lists."""
-    if not any(_ROOT.glob("minesweeper_rl-*.dist-info")):
+    record = next(_ROOT.glob("minesweeper_rl-*.dist-info"), None)
+    if record is None:
         return []
     from importlib import metadata
 
-    try:
-        files = {str(file): file for file in metadata.distribution(DISTRIBUTION).files or []}
-    except metadata.PackageNotFoundError:
-        return []
+    files = {str(file): file for file in metadata.Distribution.at(record).files or []}
     changed = []
     for name in ours:
-        record = files.get(f"{name}/__init__.py")
-        if record is None or record.hash is None or record.hash.mode != "sha256":
+        listed = files.get(f"{name}/__init__.py")
+        if listed is None or listed.hash is None or listed.hash.mode != "sha256":
             continue
         digest = hashlib.sha256((_ROOT / name / "__init__.py").read_bytes()).digest()
-        if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != record.hash.value:
+        if base64.urlsafe_b64encode(digest).rstrip(b"=").decode() != listed.hash.value:
             changed.append(name)
     return changed
 

@@ -86,6 +86,5 @@ def test_a_package_another_wheel_wrote_over_is_found_by_its_record(
     for package, text in (("agents", b"THEIRS = 1\n"), ("eval", ours)):
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_bytes(text)
-    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(name_clash, "_ROOT", tmp_path)
     assert name_clash._overwritten(["agents", "eval"]) == ["agents"]
