@@ -8,6 +8,7 @@ from pathlib import Path
 
 from backends import check_backend
 from train.distill.data import POLICIES, Dataset
+from train.distill.network import dilation_list, pooled_list
 from train.options import BoardOptions, at_least, option
 
 GUESS_TARGETS = ("safest", "solver")
@@ -71,25 +72,12 @@ class DistillConfig(BoardOptions):
     progress_bar: bool = option(True, "Show progress bars while labelling and training.")
 
     def dilation_list(self) -> tuple[int, ...]:
-        try:
-            values = tuple(int(part) for part in self.dilations.split(","))
-        except ValueError:
-            raise ValueError(f"dilations must be integers separated by commas, got {self.dilations!r}") from None
-        if not values or min(values) < 1:
-            raise ValueError(f"every dilation must be at least 1, got {self.dilations!r}")
-        return values
+        """The dilations of ``--dilations``."""
+        return dilation_list(self.dilations)
 
     def pooled_list(self) -> tuple[int, ...]:
         """The blocks with a global-pooling bias (``--pooled``), checked against the blocks there are."""
-        try:
-            values = tuple(int(part) for part in self.pooled.split(",") if part.strip())
-        except ValueError:
-            raise ValueError(f"pooled must be block indices separated by commas, got {self.pooled!r}") from None
-        blocks = len(self.dilation_list())
-        if any(not 0 <= value < blocks for value in values) or len(set(values)) != len(values):
-            raise ValueError(f"pooled must name distinct blocks 0 to {blocks - 1} (one per dilation), "
-                             f"got {self.pooled!r}")  # fmt: skip
-        return values
+        return pooled_list(self.pooled, self.dilations)
 
     def receptive_radius(self) -> int:
         """How far from a cell the network sees: 1 for the first 3x3 convolution, plus each residual layer's
