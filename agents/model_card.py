@@ -2,9 +2,9 @@
 
 A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
 weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
-and, for a run, the stable-baselines3 training zip (``foo.zip``, which only resuming the run reads). The
-training scripts (:mod:`train.sb3.training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
-through :class:`ModelCard`::
+and, for an RL run, the stable-baselines3 training zip (``foo.zip``, which only resuming the run reads; a distilled
+network has none). The training scripts (:mod:`train.sb3.training`, :mod:`train.distill.saved`) write the card and the
+evaluation (:mod:`eval.models`) reads it, both through :class:`ModelCard`::
 
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
@@ -46,8 +46,11 @@ class ModelCard:
 
     Attributes:
         algo: The training algorithm (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``, or ``"distill"``: the oracle
-            distilled by :mod:`train.distill`, saved as a MaskablePPO model whose logits are its safety logits).
-        model_class: The class that loads the model, ``"module.path:ClassName"``.
+            distilled by :mod:`train.distill`, a plain network whose scores are its safety logits).
+        model_class: The class of the trained model, ``"module.path:ClassName"``: the class that loads a run's
+            training zip (an SB3 algorithm), or, for a model saved without one (a distilled network), the plain
+            network of :mod:`agents.networks.saved` the weights build (older distilled cards name the MaskablePPO
+            class they were once trained in; it is read the same).
         env_kwargs: The :class:`mine_env.env.MinesweeperEnv` keyword arguments of the board it plays
             (``rows`` and ``cols`` at least; ``obs_mode`` defaults to ``"grid"``, ``flags`` to False).
         config: The training run's settings (None when not recorded).
