@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 import torch as th
 
-from agents.networks.trunks import IteratedTrunk, TaperedTrunk, set_passes
+from agents.networks.saved import CellScorer
+from agents.networks.trunks import BoardTrunk, IteratedTrunk, TaperedTrunk, set_passes
 from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.stream.data import PositionBuffer, mark_known
 from train.distill.stream.held_out import HELD_OUT, HELD_OUT_FILE
 from train.distill.stream.run import StreamConfig, _feed, _hold_out, main
+from train.distill.stream.trainer import network_state
 from train.progress_log import read_log
 
 
@@ -307,3 +309,20 @@ def test_a_run_started_outside_the_main_thread_still_runs() -> None:
     thread.start()
     thread.join()
     assert codes == [0]  # no SIGTERM handler where Python cannot install one, and no error for it
+
+
+def test_a_checkpoint_of_the_policies_trained_before_loads_into_the_plain_networks() -> None:
+    """A checkpoint written while the trunks trained inside SB3 policies keeps their trunk and safety head under the
+    policy's keys: they load into the plain network as they are, the rest of the policy is left."""
+    th.manual_seed(0)
+    network = CellScorer(BoardTrunk(channels=4, dilations=(1,), mines=10))
+    policy_keys = {f"features_extractor.{key}": value for key, value in network.trunk.state_dict().items()}
+    policy_keys |= {f"pi_features_extractor.{key}": value for key, value in network.trunk.state_dict().items()}
+    policy_keys |= {f"mlp_extractor.policy_head.{key}": value for key, value in network.head.state_dict().items()}
+    policy_keys["mlp_extractor.value_head.net.0.weight"] = th.zeros(3)
+    loaded = CellScorer(BoardTrunk(channels=4, dilations=(1,), mines=10))
+    loaded.load_state_dict(network_state(policy_keys))
+    grid = th.full((1, 5, 5), HIDDEN, dtype=th.int8)
+    assert th.equal(loaded(grid), network(grid))
+    plain = network.state_dict()
+    assert network_state(plain) is plain and network_state(None) is None  # a checkpoint of today's, as it is
