@@ -40,7 +40,7 @@ def logits(policy: CellScorer, grids: th.Tensor) -> th.Tensor:
 def small_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     config = DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2,1", seed=2)
     model = new_distilled(config, SPEC)
-    path = tmp_path_factory.mktemp("small") / "model.zip"
+    path = tmp_path_factory.mktemp("small") / "model"
     save_distilled(model, path, SPEC, config, 0)
     return path
 
@@ -93,7 +93,7 @@ def pooled_model(tmp_path: Path, pooled: str) -> Path:
         for bias in model.trunk.global_biases.values():
             bias.linear.weight.normal_(0, 0.3)
             bias.linear.bias.normal_(0, 0.3)
-    path = tmp_path / f"pooled{pooled}.zip"
+    path = tmp_path / f"pooled{pooled}"
     save_distilled(model, path, SPEC, config, 0)
     return path
 

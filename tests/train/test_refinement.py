@@ -71,7 +71,7 @@ def saved(tmp_path: Path, name: str, seed: int = 2, **options: object) -> Path:
     """A distilled model of random (seeded) weights, saved with its card."""
     config = DistillConfig(**{**SHAPE, **options}, seed=seed)
     model = new_distilled(config, SPEC)
-    path = tmp_path / f"{name}.zip"
+    path = tmp_path / name
     save_distilled(model, path, SPEC, config, 0)
     return path
 

@@ -62,7 +62,8 @@ class DistillConfig(BoardOptions):
     address: str | None = option(None, "host:port of a Ray cluster's head to label on (with --backend ray).")
     label_chunk: int = option(0, "Positions per labelling chunk, one task each (0: a step's boards split evenly "
                               "over the label workers or the cluster's CPUs, at least 64 positions a chunk).")
-    init: str = option("", "A distilled model .zip whose weights this run starts from.")
+    init: str = option("", "A distilled model (a shipped name, a card's stem or its .pt) whose weights this "
+                            "run starts from.")
     eval_games: int = option(500, "Games of the fixed evaluation set after each round (0 = none).")
     eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
     torch_threads: int = option(1, "Torch CPU threads.")

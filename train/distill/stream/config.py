@@ -63,7 +63,8 @@ class StreamConfig(BoardOptions):
                                 "counts alike whatever its hidden cells (by default a position counts by them, the "
                                 "endgame least): train.distill.stream.levers.lever_loss.")
     dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
-    init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
+    init: str = option("", "A distilled model (a shipped name, a card's stem or its .pt) the dilated trunk "
+                            "starts from (grown when it is smaller).")
     mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
                                "shown as flags, the learner marking its cells above this mine chance; 0: none.")
     mine_range: str = option("", "LO,HI: each oracle worker's game holds a mine count drawn uniformly in [LO, HI], "
@@ -76,7 +77,7 @@ class StreamConfig(BoardOptions):
                           "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     ema: float = option(0.0, "Keep an exponential moving average of each trunk's weights with this decay per step "
-                        "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.zip "
+                        "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.pt "
                         "(train.distill.stream.averaged); 0: none.")
     bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
                         "(train.precision); float32 elsewhere.")
