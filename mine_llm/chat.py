@@ -141,6 +141,8 @@ def complete(
         try:
             reply, usage = _ask(endpoint, data)
             break
+        except ReplyFailed as refused:  # refused as it stood, perhaps after tries that may have passed
+            raise ReplyFailed(str(refused), failures + 1) from None
         except _Retryable as error:
             failures += 1
             if failures > endpoint.retries:

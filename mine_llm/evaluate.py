@@ -236,14 +236,21 @@ def evaluate_text(
     jobs = [(index, game) for game in range(suite.games) for index in range(len(players))]
     results: dict[tuple[int, int], TextGame] = {}
     lock = threading.Lock()
+    halted = threading.Event()
 
     def play(index: int, game: int) -> None:
+        if halted.is_set():  # the run is stopping: the games in flight finish, no other starts
+            return
         label, factory = players[index]
         env = MinesweeperTextEnv(**kwargs)
-        outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label)
-        with lock:
-            results[index, game] = outcome
-            streak.observe(label, outcome)
+        try:
+            outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label)
+            with lock:
+                results[index, game] = outcome
+                streak.observe(label, outcome)
+        except EndpointError:
+            halted.set()
+            raise
 
     bar = tqdm(total=len(jobs), desc=suite.name, unit="game", disable=not progress, leave=False)
     pool = ThreadPoolExecutor(max_workers=concurrency)

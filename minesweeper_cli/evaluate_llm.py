@@ -36,7 +36,8 @@ def add_llm_options(parser: argparse.ArgumentParser) -> None:
                        help="offer the make_move tool and read its call instead of a text move")  # fmt: skip
     group.add_argument("--llm-concurrency", type=int, default=4, metavar="N", help="games in flight (default 4)")
     group.add_argument("--llm-retries", type=int, default=3, metavar="N",
-                       help="more tries after a time-out, a dropped connection, 429 or 5xx (default 3)")  # fmt: skip
+                       help="more tries after a time-out, a dropped connection, 429, 5xx or an answer that is not a "
+                            "chat completion (default 3)")  # fmt: skip
     group.add_argument("--llm-timeout", type=float, default=120.0, metavar="S",
                        help="seconds per request (default 120)")  # fmt: skip
     group.add_argument("--llm-max-tokens", type=int, metavar="N", help="the most tokens of a reply")
