@@ -268,7 +268,8 @@ def _read_answer(answer: Any) -> tuple[str | dict[str, Any], dict[str, Any]]:
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
         call = calls[-1] if isinstance(calls[-1], dict) else {}
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        function = call.get("function")
+        function = function if isinstance(function, dict) else {}
         return {"name": function.get("name"), "arguments": function.get("arguments", "")}, usage
     content = message.get("content") or message.get("refusal") or ""  # null content: an empty reply
     if isinstance(content, list):  # content parts, as some servers send them: their text, in order

@@ -71,6 +71,8 @@ BODIES: dict[str, Callable[[dict[str, Any]], bytes]] = {
     "empty": lambda body: json.dumps({"choices": []}).encode(),
     "null": lambda body: json.dumps(_completion(None)).encode(),
     "badtool": lambda body: json.dumps(_completion(None, tool_calls=[BAD_CALL])).encode(),
+    "oddtool": lambda body: json.dumps(_completion(None, tool_calls=["call", {"function": "reveal 1 1"}])).encode(),
+    "oddmessage": lambda body: json.dumps({"choices": [{"message": "reveal 1 1"}]}).encode(),
     "huge": lambda body: json.dumps(_completion("reveal 0 0 " * 20_000)).encode(),
     "long": lambda body: json.dumps(_completion("Let me think. " * 2_000 + _solver_move(body))).encode(),
     "usage": lambda body: json.dumps({**_completion(_solver_move(body)), "usage": {"prompt_tokens": "many"}}).encode(),
@@ -162,7 +164,9 @@ def _ask(server: HostileServer, **kwargs: Any) -> ChatReply:
     return complete(endpoint, [{"role": "user", "content": board}])
 
 
-@pytest.mark.parametrize("fault", ["500", "503", "429", "broken", "garbage", "empty", "slow", "trickle", "drop"])
+@pytest.mark.parametrize(
+    "fault", ["500", "503", "429", "broken", "garbage", "empty", "oddmessage", "slow", "trickle", "drop"]
+)
 def test_a_passing_failure_is_retried_and_counted(fault: str) -> None:
     with hostile(scripted(fault)) as server:
         reply = _ask(server)
@@ -205,6 +209,7 @@ def test_an_endpoint_that_cannot_be_used_stops_at_once(fault: str, why: str) -> 
 @pytest.mark.parametrize(
     ("fault", "reply"),
     [("null", ""), ("badtool", {"name": "make_move", "arguments": "{not json"}),
+     ("oddtool", {"name": None, "arguments": ""}),
      ("huge", "(a reply of over 100000 bytes, not read)")],
 )  # fmt: skip
 def test_an_answer_without_a_move_is_returned_for_the_env_to_count(fault: str, reply: Any) -> None:

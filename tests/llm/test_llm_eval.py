@@ -86,6 +86,8 @@ def test_answers_in_content_parts_or_without_choices() -> None:
 
     parts = {"choices": [{"message": {"content": [{"type": "text", "text": "reveal "}, {"text": "1 2"}]}}]}
     assert _read_answer(parts) == ("reveal 1 2", {})
+    refusal = {"choices": [{"message": {"content": None, "refusal": "I cannot help with that."}}], "usage": 3}
+    assert _read_answer(refusal) == ("I cannot help with that.", {})
     with pytest.raises(_Retryable, match="not a chat completion"):
         _read_answer({"error": "overloaded"})
 
@@ -127,6 +129,7 @@ def _closed_port() -> int:
         (["--llm-endpoint", "URL", "--llm-model", "m", "--no-oracle"], "drop --no-oracle"),
         (["--llm-endpoint", "URL", "--llm-model", "m", "--backend", "ray"], "drop --backend"),
         (["--llm-endpoint", "URL", "--llm-model", "m", "--llm-concurrency", "0"], "--llm-concurrency must be at"),
+        (["--llm-endpoint", "URL", "--llm-model", "m", "--llm-failure-streak", "0"], "--llm-failure-streak must be at"),
         (["--llm-endpoint", "URL", "--llm-model", "gpt-9"], "HTTP 404 Not Found: unknown model 'gpt-9'"),
         (["--llm-endpoint", "CLOSED", "--llm-model", "m"], "connection refused (is the server running?)"),
         (["--llm-endpoint", "NOPATH", "--llm-model", "solver"], "HTTP 404"),
