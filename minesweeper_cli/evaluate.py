@@ -168,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         print(markdown_report(text_report.summary) + "\nThrough the text env, graded move by move by the oracle:\n\n"
               + text_table(text_report.summary), end="")  # fmt: skip
         _write_outputs(args, text_report.summary, text_report.records, suite)
+        if text_report.stopped:  # the games played are reported and written: now the one line of why it stopped
+            raise ValueError(text_report.stopped)
         return 0
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
