@@ -6,6 +6,12 @@ per run, the command behind the record, its date and its machine; per model, its
 and game count is read from the record; the rows are sorted best first. A new row is one entry in the index and
 one record; the runs that are not shipped, and their story, go to the lab pages (docs/lab/).
 
+A row: ``name`` (the short name shown, linked to its card when it is a key of ``models``), ``record`` (a path
+under docs/results/), ``agent`` (its label in the record), ``run`` (a key of ``runs``), and where needed ``suite``
+(for a record of several suites), ``preset`` (a board of the no-guess check) and ``note`` (a few words shown
+after the name). A table: ``title``, ``intro``, ``rows``, and ``paired_with`` (a column of McNemar counts against
+that agent) or ``battle_against`` (a battle report: ratings and the win rate against that agent).
+
     python studies/leaderboard.py            # rewrite docs/RESULTS.md
     python studies/leaderboard.py --check    # exit 1 when docs/RESULTS.md is not what the records give (CI)
 """
@@ -62,25 +68,28 @@ def _entries(path: Path) -> list[dict]:
 
 
 def _suite_name(entry: dict) -> str:
+    """The name of the suite a report's games were drawn from."""
     suite = entry.get("suite", {})
     return suite.get("name", "") if isinstance(suite, dict) else str(suite)
 
 
 def _candidates(entry: dict, row: dict) -> list[Figure]:
-    """The figures of ``entry`` for the row's agent label: an eval report's results, a line of ``eval.batched``,
-    a no-guess check's board (labelled by its preset) or a battle report's pair against ``against``."""
+    """The figures of ``entry`` for the row's agent label: an eval report's results, a line of ``eval.batched``'s
+    report, or a board of ``studies/no_guess_check.py``'s (the solver on the first games of its ``{preset}-no-guess``
+    suite, named by the row's ``preset``)."""
     agent = row["agent"]
     if "results" in entry:
         return [_figure(entry, result) for result in entry["results"] if result.get("agent") == agent]
     if entry.get("model") == agent or entry.get("agent") == agent:
         return [_figure(entry, entry)]
-    if "solver_wins" in entry and entry.get("preset") == row.get("suite"):
+    if "solver_wins" in entry and agent == "solver" and entry.get("preset") == row.get("preset"):
         low, high = wilson_interval(entry["solver_wins"], entry["games"])
         return [Figure(f"{entry['preset']}-no-guess-10k", entry["games"], entry["solver_wins"], low, high)]
     return []
 
 
 def _figure(entry: dict, result: dict) -> Figure:
+    """One result of a report (its games, wins and interval) on the report's suite."""
     low, high = result["ci95"]
     return Figure(_suite_name(entry), int(result["games"]), int(result["wins"]), low, high)
 
@@ -109,13 +118,13 @@ def read_figure(row: dict, against: str | None = None) -> Figure:
     if against is not None:
         return _battle_figure(entries[0], row["agent"], against)
     found = [figure for entry in entries for figure in _candidates(entry, row)]
-    if "suite" in row and "solver_wins" not in entries[0]:
+    if "suite" in row:
         found = [figure for figure in found if figure.suite == row["suite"]]
     if len(found) != 1:
-        what = "no" if not found else f"{len(found)}"
+        what = "no result" if not found else f"{len(found)} results"
         on_suite = f" on suite {row['suite']!r}" if "suite" in row else ""
         raise RecordError(
-            f"{row['record']} holds {what} result for agent {row['agent']!r}{on_suite}; "
+            f"{row['record']} holds {what} for agent {row['agent']!r}{on_suite}; "
             "fix its row in docs/results/leaderboard.json"
         )
     return found[0]
@@ -127,6 +136,7 @@ def paragraph(text: str) -> list[str]:
 
 
 def percent(value: float, places: int) -> str:
+    """A share as a percentage with ``places`` decimals."""
     return f"{100 * value:.{places}f}%"
 
 
@@ -187,7 +197,7 @@ def render_table(table: dict, models: dict, runs: dict) -> list[str]:
 
 
 def render_commands(tables: list[dict], runs: dict, lab: str) -> list[str]:
-    """Each run the tables cite, in order of first use: its command, date and machine; its story in the lab."""
+    """Each run the tables cite, in order of first use, with its command; its notes are in the lab."""
     lines = [
         "## Commands",
         "",
@@ -208,8 +218,7 @@ def render_models(models: dict) -> list[str]:
     lines = [
         "## Models",
         "",
-        "The name plays the model again (`minesweeper eval --model NAME`); its card says how it",
-        "was trained.",
+        "The shipped models of the tables, each with its card (what it is and how it was trained).",
         "",
         "| name | card | what |",
         "| --- | --- | --- |",
