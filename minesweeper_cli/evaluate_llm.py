@@ -13,13 +13,15 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+from typing import TYPE_CHECKING
 
-from eval.suites import Suite
-from mine_llm.chat import Endpoint
-from mine_llm.evaluate import RunStopped, TextReport, evaluate_text, text_table
-from mine_llm.policies import AgentTextPolicy, ChatPolicy
+if TYPE_CHECKING:  # the text path loads when a run asks for it, not for the parser
+    from eval.suites import Suite
+    from mine_llm.chat import Endpoint
+    from mine_llm.evaluate import TextReport
+    from mine_llm.policies import ChatPolicy
 
-__all__ = ["add_llm_options", "check_llm_args", "run_llm", "text_table"]
+__all__ = ["add_llm_options", "check_llm_args", "run_llm"]
 
 _LLM_OPTIONS = ("llm_model", "llm_api_key", "llm_tools", "llm_max_tokens", "llm_temperature", "llm_history")
 
@@ -78,6 +80,8 @@ def check_llm_args(args: argparse.Namespace) -> None:
 
 def _chat_policy(endpoint: Endpoint, history: int, seed: int) -> ChatPolicy:
     """A fresh chat player for one game (the seed is unused: the model samples on its server)."""
+    from mine_llm.policies import ChatPolicy
+
     return ChatPolicy(endpoint, history)
 
 
@@ -87,6 +91,10 @@ def run_llm(args: argparse.Namespace, suite: Suite) -> TextReport:
     A run its endpoint stopped comes back with the games it played and :attr:`TextReport.stopped` set (the
     caller reports them, then fails with that line); with no game played, :class:`RunStopped` is raised.
     """
+    from mine_llm.chat import Endpoint
+    from mine_llm.evaluate import RunStopped, evaluate_text
+    from mine_llm.policies import AgentTextPolicy
+
     endpoint = Endpoint(
         url=args.llm_endpoint, model=args.llm_model, api_key=args.llm_api_key or os.environ.get("OPENAI_API_KEY"),
         tools=args.llm_tools, max_tokens=args.llm_max_tokens, temperature=args.llm_temperature,
