@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.networks.player import load_model_agent
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
 from mine_env.engine.board import Board
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec

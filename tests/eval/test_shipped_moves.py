@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("torch")
 
+from agents.networks.player import load_model_agent
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from support import command_env
@@ -60,7 +60,7 @@ for name in ("train", "stable_baselines3", "sb3_contrib"):
     sys.modules[name] = None  # any import of them now fails
 import numpy as np
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from minesweeper_cli.main import main
 with np.load(sys.argv[1]) as data:
     grid = data["expert/grids"][0]

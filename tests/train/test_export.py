@@ -16,7 +16,7 @@ import torch as th
 from stable_baselines3 import PPO
 
 from agents.model_card import ModelCard
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.env import MinesweeperEnv
 from support import random_position
