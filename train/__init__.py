@@ -11,10 +11,5 @@
 
 The shared helpers stay here: :mod:`train.options` (the settings' fields and board options),
 :mod:`train.command_line` (the options from the command line), :mod:`train.progress_log` (the progress CSV and
-line), :mod:`train.plot_curves` (its figure). The flat paths of before (``train.dqn``, ``train.distill_labels``,
-...) still import, with a DeprecationWarning (:mod:`train.moved`).
+line), :mod:`train.plot_curves` (its figure).
 """
-
-from train import moved
-
-moved.install()

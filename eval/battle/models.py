@@ -1,10 +1,11 @@
 """Saved models as battle players: the tournament's ``model:PATH`` agents.
 
-A battle model is a saved model (:mod:`eval.models`: its card and the weights of the model format) whose network
-reads the single-player ``grid`` observation, as :mod:`train.battle` trains and saves them: the battle view is
-shown to it as a single-player grid (:func:`mine_env.engine.battle.analysis_grid`, every claimed mine a shown
-mine), and it plays the hidden cell it prefers most (:class:`eval.models.ModelAgent`, greedy over the valid
-reveals; it never bombs). Loading, the card's checks and the clear errors are :func:`eval.models.load_model_agent`'s.
+A battle model is a saved model (:mod:`agents.networks.player`: its card and the weights of the model format)
+whose network reads the single-player ``grid`` observation, as :mod:`train.battle` trains and saves them: the
+battle view is shown to it as a single-player grid (:func:`mine_env.engine.battle.analysis_grid`, every claimed
+mine a shown mine), and it plays the hidden cell it prefers most (:class:`agents.networks.player.ModelAgent`,
+greedy over the valid reveals; it never bombs). Loading, the card's checks and the clear errors are
+:func:`agents.networks.player.load_model_agent`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent
-from eval.models import ModelAgent, load_model_agent
+from agents.networks.player import ModelAgent, load_model_agent
 from mine_env.engine.battle import BattleSpec, analysis_grid
 from mine_env.engine.spec import BoardSpec
 

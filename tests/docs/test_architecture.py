@@ -46,8 +46,8 @@ def test_every_contract_is_named() -> None:
             assert first_words in text, f"the contract {contract['name']!r} is not in docs/ARCHITECTURE.md"
 
 
-BOTH_GAMES = {"agents.warm_up", "agents.warm_up.__main__", "agents.analysis"}
-"""Modules that serve both games by design (the kernels' warm-up; the deprecated alias of the moved analysis)."""
+BOTH_GAMES = {"agents.warm_up", "agents.warm_up.__main__"}
+"""Modules that serve both games by design (the kernels' warm-up)."""
 
 
 def covered(module: str, patterns: list[str]) -> bool:

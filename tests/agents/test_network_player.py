@@ -17,9 +17,9 @@ pytest.importorskip("torch")
 import torch
 
 from agents.model_card import ModelCard
+from agents.networks.player import load_model_agent
 from agents.networks.saved import CellScorer, save_weights, trunk_kwargs
 from agents.networks.trunks import BoardTrunk, CellTrunk
-from eval.models import load_model_agent
 from eval.runner import EvalReport, evaluate
 from eval.suites import Suite
 from mine_env.engine.spec import BoardSpec
@@ -139,8 +139,9 @@ def test_a_model_without_its_json_or_file_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        ({"obs_mode": "pixels"}, "unknown obs_mode 'pixels'"),
+        ({"obs_mode": "pixels"}, "obs_mode 'pixels', but the networks of the model format read the 'grid'"),
         ({"flags": True}, "trained with flag actions"),
+        ({"rows": 0}, "env_kwargs give no board: rows must be between 1 and"),
         ({"obs_mode": "planes"}, "read the 'grid' observation"),
     ],
 )

@@ -14,7 +14,7 @@ MaskablePPO started from the best model of the same algorithm on the board below
 and trained toward the same budget, so each curve shows what the smaller boards' steps buy. They start once that
 model exists; PPO without masks is left out of them.
 
-Run: ``python -m train.sb3.comparison --board intermediate --minutes 120`` (``--status`` shows where each run is,
+Run: ``python studies/rl_comparison.py --board intermediate --minutes 120`` (``--status`` shows where each run is,
 ``--curves comparison.png`` draws the board's learning curves).
 """
 

@@ -6,8 +6,9 @@ position of every board (the networks are fully convolutional; a distilled one i
 the fixture keeps what it chose: the cell, and for a distilled network the mine chance it gives that cell and the
 mean and largest mine chance over the covered cells (a checksum of all its outputs, to about 1e-6).
 
-``tests/eval/test_shipped_moves.py`` asserts the loader reproduces them. Re-record only when a shipped model is
-replaced on purpose: ``PYTHONPATH=$PWD python3 scripts/record_shipped_moves.py``.
+``tests/eval/test_shipped_moves.py`` asserts the loader reproduces them; this recorder sits beside it, with the
+tests, as the fixture is theirs. Re-record only when a shipped model is replaced on purpose:
+``PYTHONPATH=$PWD python3 tests/eval/record_shipped_moves.py``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.networks.player import load_model_agent
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
 from mine_env.engine.board import Board
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "eval" / "data" / "shipped_moves.npz"
+FIXTURE = Path(__file__).resolve().with_name("data") / "shipped_moves.npz"
 POSITIONS = {"beginner": 120, "intermediate": 100, "expert": 80}
 """Positions recorded per board."""
 SEED = 20261127

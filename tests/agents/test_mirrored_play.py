@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.symmetries import (
+from agents.networks.mirrored_play import (
     averaged_batch_scores,
     averaged_scores,
     gated_batch_scorer,
@@ -113,7 +113,7 @@ def test_the_batched_gate_scores_each_grid_as_the_gate_of_one_grid_in_two_calls(
 @pytest.mark.train
 def test_a_model_plays_over_symmetries_in_one_batch() -> None:
     pytest.importorskip("sb3_contrib")
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
     from mine_env.engine.spec import BoardSpec
     from mine_env.env import MinesweeperEnv
 
@@ -158,7 +158,7 @@ def test_eval_cli_plays_a_model_over_symmetries(capsys: pytest.CaptureFixture[st
 @pytest.mark.train
 def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere() -> None:
     pytest.importorskip("sb3_contrib")
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
     from mine_env.engine.spec import BoardSpec
     from mine_env.env import MinesweeperEnv
 
@@ -189,7 +189,7 @@ def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere() -> None:
 )
 def test_a_gate_that_cannot_work_is_a_clear_error(model: str, symmetries: int, sure: float, message: str) -> None:
     pytest.importorskip("sb3_contrib")
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
     from mine_env.engine.spec import BoardSpec
 
     with pytest.raises(ValueError, match=message):

@@ -1,4 +1,4 @@
-"""Saved models as agents: the playing network loaded with torch alone, checked against its card, played greedily.
+"""A saved model as an agent: the playing network loaded with torch alone, checked against its card, played greedily.
 
 A model is its card (:class:`agents.model_card.ModelCard`, ``foo.json``) and the weights file the card's ``network``
 section names (``foo.pt``, the model format of :mod:`agents.networks`), as the training scripts of :mod:`train` write
@@ -9,8 +9,11 @@ section is an older run's: ``python -m train.sb3.export`` converts its zip.
 Every network of the format is fully convolutional (one score per cell whatever the board's size), so a model plays
 any board. The agent picks the best *valid* action by the network's scores -- the action logits of an actor-critic
 policy (PPO, MaskablePPO, a distilled network's safety logits), the Q-values of a DQN -- with invalid actions masked
-out, so no learned policy loses games to moves that change nothing. torch is imported only here, and only when a
-model is loaded.
+out, so no learned policy loses games to moves that change nothing. torch is imported only when a model is loaded.
+
+Playing a network is an agent's job, so the player sits in the agents layer, below the evaluation that names it
+(:mod:`eval.agent_specs`) and the training that saves it; the average over symmetries is
+:mod:`agents.networks.mirrored_play`'s.
 """
 
 from __future__ import annotations
@@ -23,11 +26,10 @@ import numpy as np
 from agents.base import Agent
 from agents.marks import score_marked, sure_logit
 from agents.model_card import ModelCard, model_paths
+from agents.networks.mirrored_play import averaged_scores, gated_scores
 from agents.shipped_models import shipped_model
-from eval.symmetries import averaged_scores, gated_scores
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import check_symmetries
-from mine_env.env import MinesweeperEnv
 
 
 def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str:
@@ -47,15 +49,15 @@ def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str
 
 
 def check_card_env(card: ModelCard, card_path: Path) -> None:
-    """ValueError unless the card's env is one the evaluation plays a network of the format on: reveals only, the
-    ``grid`` observation, env kwargs an env accepts."""
+    """ValueError unless the card's env is one a network of the format plays: reveals only, the ``grid``
+    observation, a board of a size the engine accepts."""
     if card.flags:
-        raise ValueError(f"model {card_path} was trained with flag actions; the evaluation plays reveals only")
+        raise ValueError(f"model {card_path} was trained with flag actions; the player plays reveals only")
     rows, cols = card.board
     try:
-        MinesweeperEnv(rows=rows, cols=cols, mines=0, first_click="none", obs_mode=card.obs_mode)
+        BoardSpec(rows, cols, 0, "none")
     except (TypeError, ValueError) as error:
-        raise ValueError(f"model card {card_path}: env_kwargs do not make an env: {error}") from None
+        raise ValueError(f"model card {card_path}: env_kwargs give no board: {error}") from None
     if card.obs_mode != "grid":
         raise ValueError(f"model card {card_path}: obs_mode {card.obs_mode!r}, but the networks of the model format "
                          "read the 'grid' observation")  # fmt: skip
@@ -76,7 +78,7 @@ def load_model_agent(
             square board: :mod:`mine_env.engine.symmetry`).
         sure: With ``symmetries`` > 1 and a distilled model: play the board as it is alone when the network
             gives its chosen cell a mine chance below this, and average only otherwise
-            (:func:`eval.symmetries.gated_scores`); 0 (the default) always averages.
+            (:func:`agents.networks.mirrored_play.gated_scores`); 0 (the default) always averages.
 
     Raises:
         FileNotFoundError: the model, its card or its weights do not exist.

@@ -5,7 +5,7 @@ MaskablePPO does) for a fixed wall time; the figure is environment steps per sec
 grid-to-planes conversion a planes observation would cost per step, which the networks here avoid by
 one-hotting the int8 grid inside.
 
-Run: ``python -m train.sb3.bench_vec_env --preset beginner --num-envs 16 --seconds 5``.
+Run: ``python benchmarks/bench_vec_env.py --preset beginner --num-envs 16 --seconds 5``.
 """
 
 from __future__ import annotations
