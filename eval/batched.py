@@ -13,7 +13,8 @@ over N processes). A model whose card gives a mark threshold (``mark_above``) pl
 (:mod:`agents.marks`); ``--mark-above`` overrides it. ``--reveal-below 0.01`` plays as the published 44.85% expert
 agent's player does: every cell under a 1% mine chance revealed after one call of the network, its safest cell when
 none is. ``--symmetries 4 --sure 1e-5`` plays it mirrored where it is unsure, as ``minesweeper eval`` does
-(:func:`agents.networks.mirrored_play.gated_batch_scorer`: one more batched pass a move, over the unsure games' other images).
+(:func:`agents.networks.mirrored_play.gated_batch_scorer`: one more batched pass a move, over the unsure games'
+other images).
 """
 
 from __future__ import annotations
