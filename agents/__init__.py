@@ -2,8 +2,8 @@
 
 ``RandomAgent`` (uniform valid reveals), ``RuleAgent`` (the classic hand rules) and ``SolverAgent`` (exact
 mine probabilities, :mod:`mine_env.analysis.probability`); the oracle that judges a move and its env
-wrappers; the battle AIs in :mod:`agents.battle`. What a position means (the exact analysis) lies below,
-in :mod:`mine_env.analysis`.
+wrappers. The battle AIs are the battle package's (:mod:`battle.players`). What a position means (the exact
+analysis) lies below, in :mod:`mine_env.analysis`.
 """
 
 from agents.base import Agent

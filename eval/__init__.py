@@ -8,7 +8,8 @@
 - :mod:`eval.metrics` / :mod:`eval.stats`: win rates with Wilson intervals, oracle metrics, McNemar's test.
 - :mod:`eval.report`: Markdown, JSON, CSV and PNG reports. :mod:`eval.models`: saved SB3 models as agents.
 - :mod:`eval.demo`: the README's default comparison.
-- :mod:`eval.battle`: battle minesweeper's tournament and its saved-model players, in one subpackage.
+
+Battle minesweeper's tournament is the battle package's (:mod:`battle.tournament`), on this package.
 
 Import the modules themselves (``from eval.runner import evaluate``): this package name shadows the builtin
 ``eval`` only as a module name.

@@ -1,4 +1,4 @@
-"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
+"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`battle.tournament`), and
 ``play``, a game in the terminal: a person against an AI, or two AIs watched.
 
 On a terminal ``play`` is full screen (:mod:`minesweeper_cli.apps.battle_tui`, the keys of ``minesweeper play``). With
@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
 from backends import check_backend
-from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
-from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
+from battle.players import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
+from battle.rules import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
+from battle.tournament import check_tournament, markdown_table, pair_row, run_tournament
 from mine_env.engine.constants import MINE
 from mine_env.engine.rng import layout_key
 from mine_env.rendering import cell_char
@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
                             help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
-                            "train.battle); give at least two")  # fmt: skip
+                            "battle.training); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"board rows (default {DEFAULT_ROWS})")

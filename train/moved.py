@@ -3,9 +3,10 @@ DeprecationWarning, and gives the moved module itself; ``python -m train.OLD`` w
 
 ``train.dqn`` is ``train.sb3.dqn``, ``train.distill_labels`` is ``train.distill.labels``, and so on
 (:data:`MOVED`). Saved stable-baselines3 zips pickle their classes under the old paths (``train.networks``,
-``train.dqn``): they load through the same aliases. :mod:`train.distill` and :mod:`train.battle` were modules and
-are packages now: :func:`forward_names` gives them the old modules' names (:mod:`train.distill.rounds`,
-:mod:`train.battle.sb3`), with the same warning.
+``train.dqn``): they load through the same aliases. :mod:`train.distill` was a module and
+is a package now: :func:`forward_names` gives it the old module's names (:mod:`train.distill.rounds`), with the
+same warning. Battle's self-play (``train.battle``, ``train.rllib_battle``) moved into the battle package
+(:mod:`battle.training`) with no alias.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ MOVED: dict[str, str] = {
     **{f"train.{name}": f"train.distill.{name}" for name in ("stream_data", "grow", "guess_preference",
                                                              "iterated_trunk")},
     "train.rllib_ppo": "train.rllib.ppo",
-    "train.rllib_battle": "train.battle.rllib",
 }
 """Old module path -> where the module lives now."""
 _MISSING = object()

@@ -2,8 +2,9 @@
 on the engine): ``agents.analysis.X`` imports warn and give the moved module itself.
 
 ``agents.analysis.probability`` is ``mine_env.analysis.probability``; the four modules only battle uses
-(``outcomes``, ``component_store``, ``stored_counting``, ``open_number``) moved to
-:mod:`mine_env.analysis.battle`. The public face of the probabilities, :mod:`agents.probability`, did not move.
+(``outcomes``, ``component_store``, ``stored_counting``, ``open_number``) have no alias: they live in the battle
+package (:mod:`battle.counting`), which single-player code never imports. The public face of the probabilities,
+:mod:`agents.probability`, did not move.
 """
 
 from __future__ import annotations
@@ -16,15 +17,10 @@ import sys
 import warnings
 from types import ModuleType
 
-BATTLE_MODULES = frozenset({"outcomes", "component_store", "stored_counting", "open_number"})
-"""The modules that moved one level further, into :mod:`mine_env.analysis.battle`."""
-
 
 def moved_name(old: str) -> str:
     """Where the module ``agents.analysis.X`` (or a module below it) lives now."""
-    rest = old.removeprefix(f"{__name__}.")
-    home = "mine_env.analysis.battle" if rest.split(".")[0] in BATTLE_MODULES else "mine_env.analysis"
-    return f"{home}.{rest}"
+    return f"mine_env.analysis.{old.removeprefix(f'{__name__}.')}"
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):

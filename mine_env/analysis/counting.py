@@ -101,7 +101,7 @@ def counted_board(flat: np.ndarray, trust_flags: bool, mines: int, frontier: Fro
                   ) -> BoardCount:  # fmt: skip
     """The stages after the components' count (a frontier whose numbers fit): the components against the
     unconstrained cells, then per cell. Shared by :func:`count_board` and the count through a store of
-    components (:func:`mine_env.analysis.battle.stored_counting.count_board_stored`), which differ only in how
+    components (:func:`battle.counting.stored_counting.count_board_stored`), which differ only in how
     the components are counted; inlined into both."""
     if counts.status != STATUS_OK:
         return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination(), no_cells())

@@ -21,8 +21,6 @@ def forget_old_paths() -> None:
         ("agents.analysis.probability", "mine_env.analysis.probability"),
         ("agents.analysis.guess", "mine_env.analysis.guess"),
         ("agents.analysis.no_guess", "mine_env.analysis.no_guess"),
-        ("agents.analysis.outcomes", "mine_env.analysis.battle.outcomes"),
-        ("agents.analysis.stored_counting", "mine_env.analysis.battle.stored_counting"),
     ],
 )
 def test_the_old_path_warns_and_gives_the_moved_module(old: str, new: str) -> None:

@@ -1,4 +1,4 @@
-"""train was split by method (train.sb3, train.distill, train.rllib, train.battle): every old flat module path
+"""train was split by method (train.sb3, train.distill, train.rllib): every old flat module path
 still imports, with a DeprecationWarning naming the new one, and gives the moved module itself; the old scripts
 still run with ``python -m``; the classes that saved zips pickled under the old paths still load."""
 
@@ -20,7 +20,7 @@ from train.moved import MOVED
 
 pytestmark = pytest.mark.train
 ROOT = Path(__file__).resolve().parents[2]
-NEEDS_RAY = ("train.rllib_ppo", "train.rllib_battle")
+NEEDS_RAY = ("train.rllib_ppo",)
 
 
 def forget(old: str) -> None:
@@ -63,16 +63,12 @@ def test_classes_pickled_under_the_old_paths_load() -> None:
 
 
 def test_the_packages_that_were_modules_give_their_old_names() -> None:
-    """train.distill and train.battle were the scripts' modules: their names still come, with the warning."""
-    from train.battle import sb3
+    """train.distill was the scripts' module: its names still come, with the warning."""
     from train.distill import rounds
 
     with pytest.warns(DeprecationWarning, match=r"^train.distill.main moved to train.distill.rounds.main"):
         from train.distill import main
     assert main is rounds.main
-    with pytest.warns(DeprecationWarning, match=r"^train.battle.main moved to train.battle.sb3.main"):
-        from train.battle import main as battle_main
-    assert battle_main is sb3.main
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         importlib.import_module("train.distill").no_such_name  # noqa: B018
 
