@@ -1,10 +1,11 @@
 """Deprecated alias of :mod:`mine_env.analysis`, where the exact analysis moved on 2026-11-27 (below the agents,
 on the engine): ``agents.analysis.X`` imports warn and give the moved module itself.
 
-``agents.analysis.probability`` is ``mine_env.analysis.probability``; the four modules only battle uses
-(``outcomes``, ``component_store``, ``stored_counting``, ``open_number``) have no alias: they live in the battle
-package (:mod:`battle.counting`), which single-player code never imports. The public face of the probabilities,
-:mod:`agents.probability`, did not move.
+``agents.analysis.probability`` is ``mine_env.analysis.probability``, and so on; the battle modules
+(``outcomes``, ``component_store``, ``stored_counting``, ``open_number``) have no alias (``outcomes`` is
+:mod:`battle.counting.outcomes`, which single-player code never imports; the count's store is
+:mod:`mine_env.analysis.component_store`). The public face of the probabilities, :mod:`agents.probability`,
+did not move.
 """
 
 from __future__ import annotations

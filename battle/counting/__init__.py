@@ -1,10 +1,10 @@
-"""What a click's outcomes are in battle minesweeper, counted by the single-player count through a store.
+"""What a click's outcomes are in battle minesweeper: every number it may show, or a mine, counted exactly.
 
-``outcomes`` counts, in one compiled call, every outcome of clicking each cell (the number it shows, or a
-mine); ``component_store`` keeps the process's counted components by their local form, so that a component
-a click leaves unchanged is taken from it; ``stored_counting`` is the exact count of
-:mod:`mine_env.analysis.counting` given that store (the same floats); ``open_number`` counts the one
-component a click changes and stores it.
+``outcomes`` counts, in one compiled call, every outcome of clicking each cell, with the single-player count
+(:func:`~mine_env.analysis.counting.count_board`) or, faster, with its component stage given a store of counted
+components (:mod:`mine_env.analysis.component_store`, :mod:`mine_env.analysis.stored_components`): a component
+a click leaves unchanged is taken from the store, and the one it changes is counted for all the numbers the cell
+may show in one programme (:mod:`mine_env.analysis.open_number`). The same floats either way.
 
 The first compile of the outcome counts in a process says so on stderr (:mod:`mine_env.engine.compilation`).
 """

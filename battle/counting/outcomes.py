@@ -8,9 +8,9 @@ thousands of outcomes per game; :func:`reveal_counts` does all the counts of one
 only what they read, so a count costs the kernel alone. The numbers are the same floats: it is the same
 :func:`~mine_env.analysis.counting.count_board` on the same grids.
 
-:func:`reveal_counts_stored` is the same with a :class:`~battle.counting.component_store.ComponentStore`
-(:func:`~battle.counting.stored_counting.count_board_stored`): the components a click leaves untouched
-come from the store, so the dynamic programme runs only for the ones it changes. Same floats again;
+:func:`reveal_counts_stored` is the same with a :class:`~mine_env.analysis.component_store.ComponentStore`
+(the count's component stage given a store, :mod:`mine_env.analysis.stored_components`): the components a click
+leaves untouched come from the store, so the dynamic programme runs only for the ones it changes. Same floats again;
 :func:`reveal_counts` stays as the plain path it is checked against.
 """
 
@@ -21,13 +21,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from battle.counting.component_store import key_hash
-from battle.counting.stored_counting import OpenNumber, gather_buffers, prepare_components, resolved_counts
 from mine_env.analysis.combine import Cells, combine
+from mine_env.analysis.component_store import key_hash
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK, int_array
 from mine_env.analysis.frontier import find_frontier
 from mine_env.analysis.lookahead import hidden_neighbours
+from mine_env.analysis.stored_components import OpenNumber, gather_buffers, prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
 

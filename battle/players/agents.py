@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from battle.counting.component_store import ComponentStore, new_component_store
 from battle.players.position import Position
 from battle.players.search import Board, contest_scores, lookahead_scores
 from battle.players.values import (
@@ -44,6 +43,7 @@ from battle.players.values import (
     opponent_chance,
 )
 from battle.rules import BattleGame, BattleSpec, analysis_grid, bomb_area
+from mine_env.analysis.component_store import ComponentStore, new_component_store
 
 BOMB_MARGIN = 2.0
 """The bomb rule: bomb only when its area's expected mines beat the best click's mine probability by this much."""
@@ -60,7 +60,7 @@ def positive_int(name: str, value: object) -> int:
 def shared_component_store() -> ComponentStore:
     """The store of counted components shared by every battle agent of this process, made on first use.
 
-    A component's count depends on its local form alone (:mod:`battle.counting.component_store`), so a store
+    A component's count depends on its local form alone (:mod:`mine_env.analysis.component_store`), so a store
     can serve every game and both players: the components of a game's position recur in the outcomes both
     players count, and small ones recur from game to game. Sharing changes no float, only the speed. Room for
     32,768 components (about 90 MB of address space, touched only as it fills; emptied when full). Not for

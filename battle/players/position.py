@@ -5,7 +5,7 @@ use (the grid, the mine total, every cell's exact mine probability, the certain 
 :meth:`Position.reveal_outcomes`, whose results equal ``BoardAnalysis.reveal_outcomes`` float for float, but
 with every count of a cell done by :func:`battle.counting.outcomes.reveal_counts` in one call (a count
 then costs the compiled kernel alone, not the boxing of its whole result and the Python wrapping around it). With
-a :class:`~battle.counting.component_store.ComponentStore` (an agent keeps one for its games) the counts
+a :class:`~mine_env.analysis.component_store.ComponentStore` (an agent keeps one for its games) the counts
 go through :func:`battle.counting.outcomes.reveal_counts_stored`, which takes from the store every
 component a click leaves as it was: the same floats, the dynamic programme run only for what the click changes.
 """
@@ -16,9 +16,9 @@ from functools import cached_property
 
 import numpy as np
 
-from battle.counting.component_store import ComponentStore
 from battle.counting.outcomes import OUTCOMES, RevealCounts, reveal_counts, reveal_counts_stored
 from battle.players.search import outcome_distribution
+from mine_env.analysis.component_store import ComponentStore
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.analysis.probability import VALUE_MINE, analyse, checked_grid

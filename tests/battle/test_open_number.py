@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from battle.counting.component_store import ComponentStore, new_component_store
 from battle.counting.outcomes import reveal_counts, reveal_counts_stored
 from mine_env.analysis.component import count_component, weigh
+from mine_env.analysis.component_store import ComponentStore, new_component_store
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import SLOTS
 from mine_env.analysis.forward_pass import LocalComponent, forward_pass

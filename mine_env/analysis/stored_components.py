@@ -1,13 +1,14 @@
-"""The exact count of a position with a :class:`~battle.counting.component_store.ComponentStore`: the one
-pipeline of :func:`~mine_env.analysis.counting.count_board`, with every component found in the store taken from it.
+"""The component stage of the count given a store of counted components
+(:class:`~mine_env.analysis.component_store.ComponentStore`): each component found in the store is taken from it.
 
-:func:`count_board_stored` runs the pipeline's own stages (the frontier, then
-:func:`~mine_env.analysis.counting.counted_board`: the combination and the cells) on the same inputs in the same
-order; only its component stage is this module's, where the dynamic programme of a component already in the
-store is skipped, and its stored result is the result the programme gives (the
-store matches the component's whole local form). So the counts are the same floats as ``count_board``'s
-(tests/analysis/battle/test_stored_counting.py checks them against it); the battle agents, which count every outcome of
-many hypothetical clicks, run the dynamic programme only for the components a click touches.
+:func:`~mine_env.analysis.counting.count_board` with a ``store`` runs its own stages (the frontier, the
+combination, the cells) and only its component stage is this module's :func:`count_components_stored` instead of
+:func:`~mine_env.analysis.component.count_components`: the dynamic programme of a component already in the store
+is skipped, and its stored result is the result the programme gives (the store matches the component's whole
+local form). So the counts are the same floats as without a store (tests/analysis/test_stored_components.py
+checks them); the battle agents, which count every outcome of many hypothetical clicks
+(:mod:`battle.counting.outcomes`, through :func:`resolved_counts`), run the dynamic programme only for the
+components a click touches.
 """
 
 from __future__ import annotations
@@ -17,27 +18,20 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from battle.counting.component_store import (
-    ComponentStore,
-    find_component,
-    key_hash,
-    sized_store,
-)
-from battle.counting.open_number import count_and_store
 from mine_env.analysis.component import ComponentCounts, boxes_by_component, local_component
-from mine_env.analysis.counting import BoardCount, counted_board, no_cells, no_combination
+from mine_env.analysis.component_store import ComponentStore, find_component, key_hash, sized_store
 from mine_env.analysis.counting_base import STATUS_BAD_COMPONENT, STATUS_OK, grown, int_array
-from mine_env.analysis.frontier import Frontier, find_frontier, narrow_order
+from mine_env.analysis.frontier import Frontier, narrow_order
+from mine_env.analysis.open_number import count_and_store
 
-_UNTRUSTED = np.zeros(1, np.bool_)
-"""False typed as a plain bool read from an array (see the style note of :mod:`mine_env.analysis.counting`)."""
 _NONE = np.full(1, -1, np.int64)
-"""-1 (no component) typed as a plain integer, likewise."""
+"""-1 (no component) typed as a plain integer read from an array (see the style note of
+:mod:`mine_env.analysis.counting`)."""
 
 
 class OpenNumber(NamedTuple):
     """A component whose key holds the target of the clicked cell's own number, which may be any of
-    ``low..high`` (see :func:`~battle.counting.open_number.count_and_store`)."""
+    ``low..high`` (see :func:`~mine_env.analysis.open_number.count_and_store`)."""
 
     comp: int
     """The component (-1: none)."""
@@ -51,23 +45,11 @@ CLOSED = OpenNumber(-1, -1, 0, 0)
 """No open number."""
 
 
-@njit(cache=True)
-def count_board_stored(flat: np.ndarray, rows: int, cols: int, mines: int, store: ComponentStore) -> BoardCount:
-    """:func:`~mine_env.analysis.counting.count_board` (flags untrusted), components taken from and added to
-    ``store``. On a failed stage the later stages' results are empty (not partial, as count_board's may be)."""
-    trust_flags = _UNTRUSTED[0]
-    frontier = find_frontier(flat, rows, cols, trust_flags)
-    counts = count_components_stored(frontier, store)  # a frontier with a bad number has no component
-    if frontier.status != STATUS_OK:
-        return BoardCount(frontier.status, frontier.bad_cell, frontier, counts, no_combination(), no_cells())
-    return counted_board(flat, trust_flags, mines, frontier, counts)
-
-
 @njit(cache=True, inline="always")
 def count_components_stored(frontier: Frontier, store: ComponentStore) -> ComponentCounts:
     """:func:`~mine_env.analysis.component.count_components` with the store: each component is looked up by its
-    local form and counted (and stored) only when the store does not hold it; then the flat arrays are filled
-    from the store. A frontier with a bad number has no components, so nothing is counted."""
+    local form and counted (and stored) only when the store does not hold it; the counts lie in the store's
+    arrays. Inlined into :func:`~mine_env.analysis.counting.count_board`, its one caller."""
     prepared = prepare_components(frontier)
     stored = np.empty(frontier.n_components, np.int64)
     return resolved_counts(frontier, prepared, store, stored, _NONE[0], gather_buffers(prepared), CLOSED)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from battle.counting.component_store import ComponentStore, find_component, key_hash, store_component
 from mine_env.analysis.component import unsolvable_count, weigh
+from mine_env.analysis.component_store import ComponentStore, find_component, key_hash, store_component
 from mine_env.analysis.forward_pass import LocalComponent, forward_pass
 from mine_env.analysis.state_table import ROW
 

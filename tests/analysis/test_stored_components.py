@@ -1,16 +1,13 @@
-"""The count with a component store gives count_board's floats exactly, whatever the store holds."""
+"""count_board with a component store gives its floats without one exactly, whatever the store holds."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from battle.counting.component_store import ComponentStore, new_component_store
-from battle.counting.outcomes import reveal_counts, reveal_counts_stored
-from battle.counting.stored_counting import count_board_stored
+from mine_env.analysis.component_store import ComponentStore, new_component_store
 from mine_env.analysis.counting import count_board
-from mine_env.engine.constants import HIDDEN
-from support import assert_same_reveal_counts, grid_from_rows, random_position
+from support import grid_from_rows, random_position
 
 
 def tiny_store() -> ComponentStore:
@@ -19,10 +16,10 @@ def tiny_store() -> ComponentStore:
 
 
 def assert_same_count(grid: np.ndarray, mines: int, store: ComponentStore) -> None:
-    """count_board_stored equals count_board: status, bad cell, log of the layouts, every cell."""
+    """The stored path equals the plain path: status, bad cell, log of the layouts, every cell, bit for bit."""
     rows, cols = grid.shape
     expected = count_board(grid.ravel(), rows, cols, False, mines)
-    got = count_board_stored(grid.ravel(), rows, cols, mines, store)
+    got = count_board(grid.ravel(), rows, cols, False, mines, store)
     assert (got.status, got.bad_cell) == (expected.status, expected.bad_cell)
     assert got.combined.log_layouts == expected.combined.log_layouts
     np.testing.assert_array_equal(got.cells.probability, expected.cells.probability)
@@ -57,21 +54,6 @@ def test_a_component_larger_than_the_store_is_counted_without_it() -> None:
     store = new_component_store(components=1, key_ints=4, sums=4)
     assert_same_count(grid, 5, store)
     assert store.used[0] == 0  # nothing fitted
-
-
-def test_reveal_counts_stored_equals_the_plain_path() -> None:
-    """Every outcome of every hidden cell, on positions one reveal apart (the store reused between them)."""
-    rng = np.random.default_rng(5)
-    store = tiny_store()
-    for _ in range(6):
-        _, grid = random_position(rng, 8, 8, 12)
-        flat = grid.ravel()
-        probability = count_board(flat, 8, 8, False, 12).cells.probability
-        for cell in np.flatnonzero(flat == HIDDEN):
-            expected = reveal_counts(flat, 8, 8, 12, cell, True, True)
-            got = reveal_counts_stored(flat, 8, 8, 12, cell, True, True, store, probability)
-            assert_same_reveal_counts(got, expected)
-    assert store.used[4] > 0  # the small store was emptied on the way, and the counts stayed the same
 
 
 def test_a_store_needs_room() -> None:
