@@ -39,9 +39,13 @@ TARGET_MS = 50.0
 
 TIMED_GAMES = """
 import hashlib, json, sys, time
-from battle.players import make_battle_agent, play_battle
+try:
+    from battle.players import make_battle_agent, play_battle
+    from battle.rules import BattleSpec
+except ImportError:  # a checkout from before battle was one package (0.1.0)
+    from agents.battle import make_battle_agent, play_battle
+    from mine_env.engine.battle import BattleSpec
 from eval.suites import derive_game_seeds
-from battle.rules import BattleSpec
 from mine_env.engine.rng import layout_key
 a, b, games, seed, bomb = json.loads(sys.argv[1])
 spec = BattleSpec(bomb=bomb)
@@ -57,7 +61,8 @@ for board in range(games):
         ends.update(repr((game.moves, list(game.scores))).encode() + game.grid.tobytes())
 print(json.dumps([1000 * cpu / (2 * games), ends.hexdigest()]))
 """
-"""Played in the other checkout: only what both versions of the code have (make_battle_agent(name, seed), ...)."""
+"""Played in the other checkout: only what both versions of the code have (make_battle_agent(name, seed), ...),
+imported from where that checkout has them."""
 
 
 class PairTime(NamedTuple):
