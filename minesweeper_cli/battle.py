@@ -1,4 +1,4 @@
-"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
+"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`battle.tournament`), and
 ``play``, a game in the terminal: a person against an AI, or two AIs watched.
 
 On a terminal ``play`` is full screen (:mod:`minesweeper_cli.apps.battle_tui`, the keys of ``minesweeper play``). With
@@ -22,8 +22,8 @@ from minesweeper_cli.choices import BATTLE_AGENTS, BATTLE_BOARD
 from minesweeper_cli.options import add_backend_options
 
 if TYPE_CHECKING:
-    from agents.battle import BattleAgent
-    from mine_env.engine.battle import BattleGame, BattleSpec
+    from battle.players import BattleAgent
+    from battle.rules import BattleGame, BattleSpec
 
 DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_MINES = BATTLE_BOARD
 
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
                             help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
-                            "train.battle); give at least two")  # fmt: skip
+                            "battle.training); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"board rows (default {DEFAULT_ROWS})")
@@ -78,8 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
-    from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
-    from mine_env.engine.battle import BattleSpec
+    from battle.rules import BattleSpec
+    from battle.tournament import check_tournament, markdown_table, pair_row, run_tournament
 
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
     check_tournament(args.agent, args.games, args.seed, args.workers, spec)
@@ -125,7 +125,7 @@ def board_text(game: BattleGame) -> str:
 
 def status_line(game: BattleGame) -> str:
     """Scores, the mines needed to win, and whose turn it is (or how the game ended)."""
-    from mine_env.engine.battle import DRAW
+    from battle.rules import DRAW
 
     a, b = game.scores
     if game.winner == DRAW:
@@ -168,7 +168,7 @@ def play_game(
     read_line: Callable[[], str], write: Callable[[str], None], delay: float = 0.0,
 ) -> BattleGame:  # fmt: skip
     """Play ``game`` to its end (or until the person quits): a None player is the person, who types moves."""
-    from agents.battle import seat_observation
+    from battle.players import seat_observation
 
     write(board_text(game))
     while not game.is_over:
@@ -200,8 +200,8 @@ def play_game(
 
 def run_play(args: argparse.Namespace) -> int:
     """Check the options, then play (or show) one game in the terminal."""
-    from agents.battle import make_battle_agent
-    from mine_env.engine.battle import BattleGame, BattleSpec
+    from battle.players import make_battle_agent
+    from battle.rules import BattleGame, BattleSpec
     from mine_env.engine.rng import layout_key
 
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)

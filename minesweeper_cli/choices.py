@@ -33,9 +33,9 @@ SHIPPED_MODELS: tuple[str, ...] = (
 )  # fmt: skip
 """``agents.shipped_models.SHIPPED_MODELS``, in its order."""
 BATTLE_AGENTS: tuple[str, ...] = ("random", "greedy", "contest", "lookahead")
-"""``agents.battle.BATTLE_AGENTS``, in its order."""
+"""``battle.players.BATTLE_AGENTS``, in its order."""
 BATTLE_BOARD: tuple[int, int, int] = (16, 16, 51)
-"""``mine_env.engine.battle``'s DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_MINES."""
+"""``battle.rules``'s DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_MINES."""
 PLAY_MODES: tuple[str, ...] = ("manual", "assist", "auto")
 """``minesweeper_cli.apps.session.MODES``."""
 BOT_PROGRAMS: tuple[str, ...] = ("sgt-mines", "xdemineur")

@@ -74,9 +74,9 @@ SOURCES: dict[str, tuple[str, Callable[[Any], object]]] = {
     "SYMMETRY_COUNTS": ("mine_env.engine.symmetry", lambda module: tuple(module.SYMMETRY_COUNTS)),
     "AGENTS": ("agents.registry", lambda module: tuple(sorted(module.AGENTS))),
     "SHIPPED_MODELS": ("agents.shipped_models", lambda module: tuple(module.SHIPPED_MODELS)),
-    "BATTLE_AGENTS": ("agents.battle", lambda module: tuple(module.BATTLE_AGENTS)),
+    "BATTLE_AGENTS": ("battle.players", lambda module: tuple(module.BATTLE_AGENTS)),
     "BATTLE_BOARD": (
-        "mine_env.engine.battle",
+        "battle.rules",
         lambda module: (module.DEFAULT_ROWS, module.DEFAULT_COLS, module.DEFAULT_MINES),
     ),
     "PLAY_MODES": ("minesweeper_cli.apps.session", lambda module: tuple(module.MODES)),

@@ -1,5 +1,5 @@
 """The single-player env under RLlib: registration, an action-masking network, a PPO configuration, a trained
-policy as an agent (the battle env's: :mod:`train.battle.rllib`, on the same network).
+policy as an agent (the battle env's: :mod:`battle.training.rllib`, on the same network).
 
 RLlib (Ray's RL library, the optional ``ray`` extra with ``train``) builds envs from a name and a config
 dict on its env runners. :func:`register_envs` registers ``"minesweeper"`` (:data:`ENV_NAME`) with
