@@ -2,8 +2,9 @@
 
 ``RandomAgent`` (uniform valid reveals), ``RuleAgent`` (the classic hand rules) and ``SolverAgent`` (exact
 mine probabilities, :mod:`mine_env.analysis.probability`); the oracle that judges a move and its env
-wrappers; the battle AIs in :mod:`agents.battle`. What a position means (the exact analysis) lies below,
-in :mod:`mine_env.analysis`.
+wrappers; saved networks as agents in :mod:`agents.networks` (the model format and its player,
+:mod:`agents.networks.player`). The battle AIs are the battle package's (:mod:`battle.players`). What a position
+means (the exact analysis) lies below, in :mod:`mine_env.analysis`.
 """
 
 from agents.base import Agent

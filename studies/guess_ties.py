@@ -39,10 +39,10 @@ from first_click import parse_cell
 from solver_ablation import SETTINGS
 
 from agents.base import Agent
+from agents.networks.player import ModelAgent, load_model_agent
 from agents.solver import SolverAgent
 from agents.wrappers import SafeCellsFirst
 from eval.agent_specs import AgentSpec
-from eval.models import ModelAgent, load_model_agent
 from eval.runner import evaluate
 from eval.suites import Suite, get_suite
 from mine_env.analysis.counting import count_position

@@ -2,8 +2,8 @@
 
 The second layer of :mod:`mine_env`: built on the engine alone (:mod:`mine_env.engine`), under the kinds of
 board (:mod:`mine_env.boards`, whose no-guess layouts :mod:`mine_env.analysis.no_guess` makes) and the envs;
-the agents, the oracle and eval build on it. What only battle minesweeper needs (the outcomes of a click,
-counted through a store of components) is its subpackage :mod:`mine_env.analysis.battle`.
+the agents, the oracle and eval build on it. Battle minesweeper counts through it too, with a store of
+components (:mod:`battle.counting`).
 
 The first compile of these kernels in a process says so on stderr (:mod:`mine_env.engine.compilation`),
 by group: the exact count, the certain moves, the guess (compiled only when a game first needs a guess),
@@ -17,4 +17,3 @@ announce_compiles("mine_env.analysis", "the solver's kernels", "a few seconds")
 announce_compiles("mine_env.analysis.counting", "the exact-probability kernels", "about 10 s")
 announce_compiles("mine_env.analysis.guess.choose_guess", "the solver's guess kernels", "about 15 s")
 announce_compiles("mine_env.analysis.no_guess", "the no-guess board generator", "about 30 s")
-announce_compiles("mine_env.analysis.battle.outcomes", "the battle AIs' outcome counts", "about 10 s")

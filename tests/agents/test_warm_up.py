@@ -63,8 +63,8 @@ def test_the_warm_up_names_the_paths_it_knows() -> None:
 
 
 def test_the_battle_path_compiles_the_battle_ais_counting() -> None:
-    from agents.battle.search import contest_scores, lookahead_scores
-    from agents.battle.warm_up import warm_up_battle
+    from battle.players.search import contest_scores, lookahead_scores
+    from battle.players.warm_up import warm_up_battle
 
     assert warm_up_battle() >= 0.0
     # what the contest and look-ahead agents call on every move, the stored count linked in: compiled here, or

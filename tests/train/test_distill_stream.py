@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch as th
 
+from agents.networks.player import load_model_agent
 from agents.networks.saved import CellScorer
 from agents.networks.trunks import BoardTrunk, IteratedTrunk, TaperedTrunk, set_passes
-from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.stream.data import PositionBuffer, mark_known
 from train.distill.stream.held_out import HELD_OUT, HELD_OUT_FILE

@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 import torch as th
 
 from agents.networks.layers import GuessPreference
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
