@@ -193,7 +193,7 @@ def test_distill_script_end_to_end(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     card = ModelCard.of_model(run_dir / "final_model")
     assert card.algo == "distill" and card.board == (5, 6) and card.steps == 600
-    assert card.model_class == "agents.networks.saved:CellScorer"  # the plain network, no RL library's class
+    assert card.model_class is None  # no training zip, no class that loads one: the network section is the model
     assert (run_dir / "final_model.pt").is_file() and not list(run_dir.glob("*.zip"))
     assert (run_dir / "best_model.json").is_file()
     assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) == 3

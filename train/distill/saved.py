@@ -1,8 +1,8 @@
 """A distilled network saved in the model format: its weights (``.pt``) and its card (``.json``), nothing else.
 
-The card (:class:`agents.model_card.ModelCard`, ``algo: "distill"``) names the plain network's class as its
-``model_class`` and describes it in its ``network`` section, so ``minesweeper eval --model`` plays it and ``--init``
-starts a distillation or an RL run from it, all with torch alone. There is no training zip: a distilled network
+The card (:class:`agents.model_card.ModelCard`, ``algo: "distill"``) describes the plain network in its ``network``
+section, so ``minesweeper eval --model`` plays it and ``--init`` starts a distillation or an RL run from it, all with
+torch alone. There is no training zip, hence no ``model_class`` (the class that would load one): a distilled network
 has no optimiser state worth keeping beside it (a streamed run's checkpoint holds its own).
 """
 
@@ -16,9 +16,6 @@ from agents.model_card import ModelCard
 from agents.networks.saved import CellScorer, save_network
 from mine_env.engine.spec import BoardSpec
 
-MODEL_CLASS = f"{CellScorer.__module__}:{CellScorer.__name__}"
-"""The card's ``model_class`` of a distilled network: the plain network of :mod:`agents.networks.saved`."""
-
 
 def save_distilled(network: CellScorer, path: Path, spec: BoardSpec, config: Any, steps: int,
                    evaluation: dict[str, Any] | None = None) -> Path:  # fmt: skip
@@ -29,7 +26,7 @@ def save_distilled(network: CellScorer, path: Path, spec: BoardSpec, config: Any
     card_path.parent.mkdir(parents=True, exist_ok=True)
     card = ModelCard(
         algo="distill",
-        model_class=MODEL_CLASS,
+        model_class=None,
         env_kwargs={"rows": spec.rows, "cols": spec.cols, "mines": spec.mines, "first_click": spec.first_click,
                     "obs_mode": "grid", "flags": False},
         config=dataclasses.asdict(config),
