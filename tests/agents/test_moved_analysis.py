@@ -19,7 +19,7 @@ def forget_old_paths() -> None:
     ("old", "new"),
     [
         ("agents.analysis.probability", "mine_env.analysis.probability"),
-        ("agents.analysis.guess", "mine_env.analysis.guess"),
+        ("agents.analysis.deduction", "mine_env.analysis.deduction"),
         ("agents.analysis.no_guess", "mine_env.analysis.no_guess"),
         ("agents.analysis.outcomes", "mine_env.analysis.battle.outcomes"),
         ("agents.analysis.stored_counting", "mine_env.analysis.battle.stored_counting"),

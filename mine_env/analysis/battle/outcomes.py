@@ -27,9 +27,8 @@ from mine_env.analysis.combine import Cells, combine
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK, int_array
 from mine_env.analysis.frontier import find_frontier
-from mine_env.analysis.lookahead import hidden_neighbours
 from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
+from mine_env.engine.geometry import block, count_around, hidden_neighbours, is_known_mine, is_unknown
 
 OUTCOMES = 10
 """Index 0: the cell is a mine (shown as MINE); index ``1 + v``: the cell shows the number v."""
