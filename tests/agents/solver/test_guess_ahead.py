@@ -11,7 +11,7 @@ from pathlib import Path
 from agents.solver import guess_ahead
 from mine_env.engine.compile_ahead import ENV_VAR
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 GAME = """
 import gymnasium as gym
