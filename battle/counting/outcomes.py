@@ -26,10 +26,9 @@ from mine_env.analysis.component_store import key_hash
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK, int_array
 from mine_env.analysis.frontier import find_frontier
-from mine_env.analysis.lookahead import hidden_neighbours
 from mine_env.analysis.stored_components import OpenNumber, gather_buffers, prepare_components, resolved_counts
 from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.geometry import block, count_around, is_known_mine, is_unknown
+from mine_env.engine.geometry import block, count_around, hidden_neighbours, is_known_mine, is_unknown
 
 OUTCOMES = 10
 """Index 0: the cell is a mine (shown as MINE); index ``1 + v``: the cell shows the number v."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mine_env.analysis import long_term_risk as risk
+from agents.solver import outlook as risk
+from agents.solver.endgame import enumerate_layouts
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.endgame import enumerate_layouts
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.rules import neighbour_counts
 from support import grid_from_rows

@@ -1,10 +1,11 @@
 """The solver's policy in compiled code: certain cells first, else a guess by the strength setting.
 
-:func:`agents.solver_games.play_games` calls :func:`decide` once per position in whole games played without
-leaving compiled code; :class:`agents.solver.SolverAgent` makes the same two steps from Python,
-:func:`certain_moves` (from the kernels it calls, compiled anyway) and, only when no cell is certainly safe,
-:func:`choose_guess` (so the guess's kernels compile only when a game first needs a guess). A game played move
-by move through the env and the same game played in compiled code make the same moves (tested).
+:func:`decide` is the analysis's certain moves (:func:`mine_env.analysis.deduction.certain_moves`), else
+:func:`choose_guess`. :func:`agents.solver.games.play_games` calls it once per position in whole games played
+without leaving compiled code; :class:`agents.solver.SolverAgent` makes the same two steps from Python
+(``certain_moves`` run as Python, on kernels compiled anyway, then ``choose_guess`` only when no cell is
+certainly safe, so the guess's kernels compile only when a game first needs a guess). A game played move by
+move through the env and the same game played in compiled code make the same moves (tested).
 Every setting travels as one :class:`SolverSettings` record.
 
 The guess rules, by strength (see docs/SOLVER.md for what each adds):
@@ -14,15 +15,15 @@ The guess rules, by strength (see docs/SOLVER.md for what each adds):
 * ``standard``: among the equally safe cells (at most ``max_candidates`` of them, fewest hidden neighbours
   first), the one most likely to be safe *and* give at least one certainly safe cell ("progress"); each
   number the cell may show is added to the position and the position recounted exactly
-  (:func:`mine_env.analysis.lookahead.look_ahead`).
+  (:func:`agents.solver.outlook.look_ahead`).
 * ``strong``: once at most ``endgame_layouts`` layouts fit the position, the exact endgame search of
-  :mod:`mine_env.analysis.endgame` chooses (when it finishes within its work budget). Else a forced 50/50
+  :mod:`agents.solver.endgame` chooses (when it finishes within its work budget). Else a forced 50/50
   (two neighbouring cells, one mine, that no later reveal can tell apart) is guessed at once when
   ``pairs_first``: it must be guessed some day, and guessing it first may spare a guess elsewhere. Else the
   candidates are all cells whose safety is within ``margin`` (relative) of the safest, scored in the manner
   of DavidNHill's solver by what they lead to (:func:`_blended_plan`): each next position by
   (4 x best + second best safety) / 5, a certainly safe cell counting as 1, raised for a cell that may end
-  up in a future 50/50 (:mod:`mine_env.analysis.long_term_risk`), with two swaps after the choice. Dead cells
+  up in a future 50/50 (:mod:`agents.solver.outlook`), with two swaps after the choice. Dead cells
   (that can show only one number, so teach nothing) come last, and ties go to progress.
 
 The random choices draw from a SplitMix64 stream whose state the caller owns (``state``), so a game is a
@@ -37,13 +38,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from mine_env.analysis.counting import count_position
-from mine_env.analysis.deduction import local_safe
-from mine_env.analysis.endgame import best_endgame_guess
-from mine_env.analysis.long_term_risk import fifty_fifty_risk
-from mine_env.analysis.lookahead import TIE_TOLERANCE, forced_fifty_fifty, hidden_neighbours, look_ahead
+from agents.solver.endgame import best_endgame_guess
+from agents.solver.outlook import TIE_TOLERANCE, forced_fifty_fifty, outlook_and_risk
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
-from mine_env.engine.geometry import touches_revealed
+from mine_env.engine.geometry import hidden_neighbours, touches_revealed
 from mine_env.engine.rules import splitmix64
 from mine_env.engine.sorting import stable_argsort
 
@@ -156,26 +155,12 @@ def _kept(candidates, scores_by_rank):
     return keep
 
 
-@njit(cache=True)
-def _outlook(flat, rows, cols, mines, probability, log_layouts, cell, with_risk):
-    """The :class:`~mine_env.analysis.lookahead.Outlook` of revealing ``cell`` and, when ``with_risk``, its
-    long-term 50/50 risk (:func:`~mine_env.analysis.long_term_risk.fifty_fifty_risk`; else 0.0).
-
-    Every recount of a guess goes through here, with the look-ahead and the risk inlined, so the count is
-    linked into one compiled layer below :func:`decide` rather than two (docs/COLD_START.md). Callers pass
-    ``with_risk`` as ``np.bool_(...)``: a literal True or False would compile a copy each.
-    """
-    outlook = look_ahead(flat, rows, cols, mines, cell, probability[cell])
-    risk = fifty_fifty_risk(flat, rows, cols, mines, probability, log_layouts, cell) if with_risk else 0.0
-    return outlook, risk
-
-
 @njit(cache=True, inline="always")
 def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates):
     """``strong``'s plan among its candidates: which of them it rates equal, and the cell it plays for each.
 
-    Score: blended survival (:class:`mine_env.analysis.lookahead.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
-    x the cell's long-term 50/50 risk over its safety (:func:`mine_env.analysis.long_term_risk.fifty_fifty_risk`);
+    Score: blended survival (:class:`agents.solver.outlook.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
+    x the cell's long-term 50/50 risk over its safety (:func:`agents.solver.outlook.fifty_fifty_risk`);
     alive cells first, ties to progress. The drawn candidate is then swapped: to a candidate at least
     :data:`SAFER_BY` safer that it would always prove safe, else to the candidate that would be the single safest
     cell whatever it shows, when that is safer (it would be played next anyway). Returns (keep, plays).
@@ -186,7 +171,7 @@ def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates)
     always_safe = np.empty((m, flat.shape[0]), np.bool_)
     for j in range(m):
         cell = candidates[j]
-        outlook, risk = _outlook(flat, rows, cols, mines, probability, log_layouts, cell, np.bool_(True))
+        outlook, risk = outlook_and_risk(flat, rows, cols, mines, probability, log_layouts, cell, np.bool_(True))
         next_safest[j] = outlook.next_safest
         safe_after = outlook.always_safe
         for i in range(flat.shape[0]):  # not a row assignment, whose shape checks take seconds to compile
@@ -253,7 +238,7 @@ def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, sta
         return keep, plays, state
     progress = np.empty((1, candidates.shape[0]))
     for j in range(candidates.shape[0]):
-        outlook, _ = _outlook(flat, rows, cols, mines, probability, log_layouts, candidates[j], np.bool_(False))
+        outlook, _ = outlook_and_risk(flat, rows, cols, mines, probability, log_layouts, candidates[j], np.bool_(False))
         progress[0, j] = outlook.progress
     return _kept(candidates, progress), candidates, state
 
@@ -272,7 +257,7 @@ def _draw(keep, plays, state):
 @njit(cache=True)
 def choose_guess(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess in a position with no certainly safe cell, by ``settings`` (see the module docstring), from
-    the count's ``probability`` and ``log_layouts`` (:func:`certain_moves`); returns (cell, new state).
+    the count's ``probability`` and ``log_layouts`` (``certain_moves``); returns (cell, new state).
 
     :class:`agents.solver.SolverAgent` calls it from Python only when a position needs a guess, so the
     guess's kernels (the larger half of the solver's) compile only then: a first game won without a guess
@@ -296,29 +281,6 @@ def guess_with_options(flat, rows, cols, mines, probability, log_layouts, settin
         options[plays[j]] = True
     cell, state = _draw(keep, plays, state)
     return cell, options, state
-
-
-@njit(cache=True, inline="always")
-def certain_moves(flat, rows, cols, mines):
-    """The hidden cells a position proves safe, and the count a guess needs when there are none.
-
-    Returns (cells, consistent, probability, log_layouts): the hidden cells one number, or two together,
-    prove safe when there are any (:func:`mine_env.analysis.deduction.local_safe`, no count needed: then
-    ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
-    ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
-    position fits, :func:`choose_guess` guesses from ``probability`` and ``log_layouts``. Inlined into
-    :func:`decide`; :class:`agents.solver.SolverAgent` makes the same steps from Python with
-    :func:`~mine_env.analysis.deduction.local_safe` and :func:`~mine_env.analysis.counting.count_board`, which it
-    compiles anyway, since this kernel called from Python would compile (and link the count into) a library of
-    its own on a cold start.
-    """
-    cells = local_safe(flat, rows, cols)
-    if cells.shape[0]:
-        return cells, True, np.empty(0, np.float64), 0.0
-    consistent, probability, safe, log_layouts = count_position(flat, rows, cols, mines)
-    if not consistent:
-        return np.empty(0, np.int64), False, probability, log_layouts
-    return np.flatnonzero(safe & (flat == HIDDEN)), True, probability, log_layouts
 
 
 @njit(cache=True)

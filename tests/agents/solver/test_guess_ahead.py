@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mine_env.analysis import guess_ahead
+from agents.solver import guess_ahead
 from mine_env.engine.compile_ahead import ENV_VAR
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 GAME = """
 import gymnasium as gym
@@ -56,6 +56,6 @@ def test_a_cold_first_guessing_game_loads_the_jobs_kernels_and_a_warm_one_starts
 
     moves, jobs, *compiled = play()
     assert jobs == "1"
-    assert "mine_env.analysis.guess.choose_guess" in compiled  # the game needed a guess
+    assert "agents.solver.guess.choose_guess" in compiled  # the game needed a guess
     assert set(guess_ahead.KERNELS).isdisjoint(compiled)
     assert play() == [moves, "0"]  # the same game from the cache, and no job

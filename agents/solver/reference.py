@@ -1,6 +1,6 @@
 """The ``standard`` solver policy in plain Python on top of :func:`mine_env.analysis.probability.analyse`.
 
-:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`mine_env.analysis.guess`); this readable version
+:class:`agents.solver.SolverAgent` plays in compiled code (:mod:`agents.solver.guess`); this readable version
 of its ``standard`` strength is what the tests check the compiled one against. Policy, move by move:
 
 1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`);
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.solver import PlannedMovesAgent
+from agents.solver.agent import PlannedMovesAgent
 from mine_env.analysis.probability import BoardAnalysis, analyse
 from mine_env.engine.rules import neighbour_counts
 

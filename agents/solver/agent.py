@@ -2,22 +2,22 @@
 
 Policy, move by move:
 
-1. first click (nothing revealed yet): the best cell for the rule in force (see :func:`first_click_cell`),
-   or the cell given as ``first_cell``;
-2. every certainly safe cell of the exact count (so never a mine), queued and played without recounting;
-3. otherwise a guess, chosen by the strength setting (details in :mod:`mine_env.analysis.guess`):
-   ``fast`` takes the safest cell, ``standard`` the safest cell most likely to give certain progress,
-   ``strong`` (the default) the near-safest cell with the best score of what it leads to (a blend of the
-   best and second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the
-   move with the best win chance by exhaustive search (:mod:`mine_env.analysis.endgame`).
+1. first click (nothing revealed yet): the best cell for the rule in force (:func:`first_click_cell`), or
+   the cell given as ``first_cell``;
+2. every certain move of the position (:func:`mine_env.analysis.deduction.certain_moves`: so never a mine),
+   queued and played without recounting;
+3. otherwise a guess, chosen by the strength setting (details in :mod:`agents.solver.guess`): ``fast``
+   takes the safest cell, ``standard`` the safest cell most likely to give certain progress, ``strong`` (the
+   default) the near-safest cell with the best score of what it leads to (a blend of the best and
+   second-best next safety, raised by its long-term 50/50 risk), or, once few layouts remain, the move with
+   the best win chance by exhaustive search (:mod:`agents.solver.endgame`).
 
-The counting and the guess run in compiled code (the steps of :func:`mine_env.analysis.guess.certain_moves`, then
-:func:`mine_env.analysis.guess.choose_guess` only when no cell is certainly safe, so that a first game won
-without a guess never compiles the guess; every setting in one :class:`mine_env.analysis.guess.SolverSettings`
-record); whole games can be played there too (:meth:`SolverAgent.play_compiled`, :mod:`agents.solver_games`,
-through :func:`mine_env.analysis.guess.decide`, the same two steps), which is how the evaluation runner plays
-the solver when it does not need per-move oracle metrics. :mod:`agents.solver_reference` restates the
-``standard`` policy in plain Python for the tests.
+The move is :func:`agents.solver.guess.decide`'s two steps made from Python: ``certain_moves`` run as
+Python on kernels compiled anyway, then :func:`agents.solver.guess.choose_guess` only when no cell is
+certainly safe, so that a first game won without a guess never compiles the guess. Every setting lives in
+one :class:`agents.solver.guess.SolverSettings` record. Whole games can be played in compiled code too
+(:meth:`SolverAgent.play_compiled`, :mod:`agents.solver.games`, through ``decide``), which is how the
+evaluation runner plays the solver when it does not need per-move oracle metrics.
 """
 
 from __future__ import annotations
@@ -32,19 +32,13 @@ import numpy as np
 from agents.base import Agent
 from agents.random_agent import follows, valid_reveals
 from agents.seeding import numpy_first_draws
-from agents.solver_games import play_games
-from mine_env.analysis import guess_ahead
+from agents.solver import guess_ahead
+from agents.solver.games import play_games
+from agents.solver.guess import ENDGAME_LAYOUTS, MARGIN, MAX_CANDIDATES, SolverSettings, choose_guess
+from agents.solver.guess import STRENGTHS as STRENGTH_CODES
 from mine_env.analysis.counting import count_board
 from mine_env.analysis.counting_base import STATUS_OK
-from mine_env.analysis.deduction import local_safe
-from mine_env.analysis.guess import (
-    ENDGAME_LAYOUTS,
-    MARGIN,
-    MAX_CANDIDATES,
-    SolverSettings,
-    choose_guess,
-)
-from mine_env.analysis.guess import STRENGTHS as STRENGTH_CODES
+from mine_env.analysis.deduction import certain_moves
 from mine_env.analysis.no_guess import check_no_guess_board, no_guess_layouts
 from mine_env.analysis.probability import analyse
 from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, HIDDEN, PRESETS
@@ -77,47 +71,6 @@ def first_click_cell(rows: int, cols: int, rule: str) -> tuple[int, int]:
     if rule in ("safe", "none"):
         return 0, 0
     raise ValueError(f"unknown first-click rule {rule!r}; expected 'safe', 'opening' or 'none'")
-
-
-def initial_state(seed: int | None) -> int:
-    """The solver's random stream state for ``seed`` (None: fresh entropy), one draw of numpy's generator."""
-    return int(np.random.default_rng(seed).integers(0, _STATE_LIMIT))
-
-
-def initial_states(seeds: Iterable[int]) -> np.ndarray:
-    """:func:`initial_state` of each (integer) seed, as uint64: in compiled code when every seed lies in
-    [0, 2**64), with the same values a hundred times faster, else seed by seed through numpy."""
-    values = [operator.index(seed) for seed in seeds]
-    if all(0 <= value < _SEED_LIMIT for value in values):
-        return numpy_first_draws(np.array(values, dtype=np.uint64))
-    return np.array([initial_state(value) for value in values], dtype=np.uint64)
-
-
-def _cell_pair(cell: tuple[int, int]) -> tuple[int, int]:
-    """``cell`` as a (row, col) pair of integers; a ValueError says what is wrong with anything else."""
-    try:
-        r, c = (operator.index(value) for value in cell)
-    except (TypeError, ValueError):
-        raise ValueError(f"first_cell must be a (row, col) pair of integers, got {cell!r}") from None
-    return r, c
-
-
-def certain_cells(flat: np.ndarray, rows: int, cols: int, mines: int) -> tuple[np.ndarray, bool, np.ndarray, float]:
-    """:func:`mine_env.analysis.guess.certain_moves`' steps from Python: (the certainly safe hidden cells in
-    increasing order, whether the position fits, the mine chances and log layout count a guess needs).
-
-    Made of kernels the solver compiles anyway: ``certain_moves`` called from Python would compile a library of its
-    own on a cold start. One number or two together settle most positions without the count (then the chances
-    are empty).
-    """
-    cells = local_safe(flat, rows, cols)
-    if cells.size:
-        return cells, True, np.empty(0, np.float64), 0.0
-    counted = count_board(flat, rows, cols, False, mines)
-    consistent = counted.status == STATUS_OK
-    probability, log_layouts = counted.cells.probability, counted.combined.log_layouts
-    cells = np.flatnonzero(counted.cells.safe & (flat == HIDDEN)) if consistent else cells
-    return cells, consistent, probability, log_layouts
 
 
 class PlannedMovesAgent(Agent):
@@ -173,6 +126,29 @@ class PlannedMovesAgent(Agent):
         self._previous = obs.copy()
 
 
+def initial_state(seed: int | None) -> int:
+    """The solver's random stream state for ``seed`` (None: fresh entropy), one draw of numpy's generator."""
+    return int(np.random.default_rng(seed).integers(0, _STATE_LIMIT))
+
+
+def initial_states(seeds: Iterable[int]) -> np.ndarray:
+    """:func:`initial_state` of each (integer) seed, as uint64: in compiled code when every seed lies in
+    [0, 2**64), with the same values a hundred times faster, else seed by seed through numpy."""
+    values = [operator.index(seed) for seed in seeds]
+    if all(0 <= value < _SEED_LIMIT for value in values):
+        return numpy_first_draws(np.array(values, dtype=np.uint64))
+    return np.array([initial_state(value) for value in values], dtype=np.uint64)
+
+
+def _cell_pair(cell: tuple[int, int]) -> tuple[int, int]:
+    """``cell`` as a (row, col) pair of integers; a ValueError says what is wrong with anything else."""
+    try:
+        r, c = (operator.index(value) for value in cell)
+    except (TypeError, ValueError):
+        raise ValueError(f"first_cell must be a (row, col) pair of integers, got {cell!r}") from None
+    return r, c
+
+
 class SolverAgent(PlannedMovesAgent):
     """Plays with exact mine probabilities.
 
@@ -190,7 +166,7 @@ class SolverAgent(PlannedMovesAgent):
         first_cell: (row, col) of the first click on every board; None: the best cell for the rule in force
             (:func:`first_click_cell`). For studies of the first click (studies/first_click.py).
 
-    The settings but the first cell are kept as one :class:`mine_env.analysis.guess.SolverSettings` record,
+    The settings but the first cell are kept as one :class:`agents.solver.guess.SolverSettings` record,
     ``settings``, which the compiled code reads.
     """
 
@@ -239,7 +215,7 @@ class SolverAgent(PlannedMovesAgent):
         self._checked = False
 
     def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
-        """The compiled count's certainly safe cells, or its guess for the strength setting."""
+        """The position's certain moves, or else the guess for the strength setting."""
         rows, cols = obs.shape
         mines = int(info["mines"])
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
@@ -250,8 +226,8 @@ class SolverAgent(PlannedMovesAgent):
             self._checked = True
         if not (flat == HIDDEN).any():  # only flagged cells left: nothing the solver would reveal
             return [int(valid[0])]
-        # decide's two steps: certain_moves' (certain_cells), then choose_guess, compiled only when a guess is needed
-        cells, consistent, probability, log_layouts = certain_cells(flat, rows, cols, mines)
+        # decide's two steps from Python, so the guess compiles only once a game needs one (docs/COLD_START.md)
+        cells, consistent, probability, log_layouts = certain_moves.py_func(flat, rows, cols, mines)
         if cells.size == 0 and consistent:
             cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
             self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
@@ -265,7 +241,7 @@ class SolverAgent(PlannedMovesAgent):
         boards: str = DEFAULT_BOARDS, first_cells: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
         """Play one game per layout key without the env, with this agent's settings
-        (:func:`agents.solver_games.play_games`).
+        (:func:`agents.solver.games.play_games`).
 
         Game ``g`` is played exactly as ``SolverAgent(seeds[g], ...)`` would play the env game whose layout
         key is ``keys[g]`` move by move (tested), in a fraction of the time; with ``boards="no_guess"``, on the

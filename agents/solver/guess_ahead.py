@@ -11,7 +11,7 @@ Each kernel is compiled for the numba types of sample arguments: the types the s
 Python for ``local_safe``, from ``choose_guess`` for the others). A test plays a guessing game after this job
 on an empty cache and checks that none of :data:`KERNELS` compiled again, so a change of argument types shows.
 
-Run ``python -m mine_env.analysis.guess_ahead``: it prints each kernel's dotted name once it is in the cache.
+Run ``python -m agents.solver.guess_ahead``: it prints each kernel's dotted name once it is in the cache.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from agents.solver.endgame import best_endgame_guess
+from agents.solver.guess import _candidates, _kept
+from agents.solver.outlook import forced_fifty_fifty
 from mine_env.analysis.deduction import local_safe
-from mine_env.analysis.endgame import best_endgame_guess
-from mine_env.analysis.guess import _candidates, _kept
-from mine_env.analysis.lookahead import forced_fifty_fifty
 from mine_env.engine.compile_ahead import compile_ahead, run_job
 from mine_env.engine.constants import HIDDEN
 
@@ -49,7 +49,7 @@ TRIGGER = "mine_env.analysis.counting.count_board"
 
 def arm() -> None:
     """Start this job when the count first compiles from Python in this process (a cold cache)."""
-    compile_ahead(TRIGGER, "mine_env.analysis.guess_ahead", KERNELS)
+    compile_ahead(TRIGGER, "agents.solver.guess_ahead", KERNELS)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Whole solver games in compiled code, on the engine's public game API.
 
 The evaluation runner plays the solver here (through :meth:`agents.solver.SolverAgent.play_compiled`) when it
-needs no per-move oracle metric: each move is :func:`mine_env.analysis.guess.decide`, as through the env, so a
+needs no per-move oracle metric: each move is :func:`agents.solver.guess.decide`, as through the env, so a
 game played here makes the same moves as the agent makes through the env (tested), many times faster.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mine_env.analysis.guess import decide
+from agents.solver.guess import decide
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game_on, reveal_cell, safe_left
 
@@ -20,7 +20,7 @@ def play_game(rows, cols, n_mines, rule, first_cell, key, layout, state, setting
     """One whole game: the layout from ``key`` (as the env draws it) or the given ``layout`` when it is not
     empty (a no-guess board), the first click on ``first_cell`` under the first-click ``rule`` (a code of
     :data:`mine_env.engine.geometry.RULE_CODES`), the solver's moves by ``settings``
-    (:class:`mine_env.analysis.guess.SolverSettings`) from its random stream ``state``.
+    (:class:`agents.solver.guess.SolverSettings`) from its random stream ``state``.
 
     Returns (won, safe cells revealed, reveals made). Inlined into :func:`play_games`: a compiled layer of
     its own would link and re-optimise the whole solver once more on a cold start.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.probability import analyse
-from mine_env.analysis.endgame import best_endgame_guess, enumerate_layouts
+from agents.solver.endgame import best_endgame_guess, enumerate_layouts
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import neighbour_counts
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from agents.probability import BoardAnalysis, analyse
-from agents.solver_reference import ReferenceSolver, progress_chance
-from mine_env.analysis.guess import PRESETS, decide
-from mine_env.analysis.lookahead import look_ahead
+from agents.solver.guess import PRESETS, decide
+from agents.solver.outlook import look_ahead
+from agents.solver.reference import ReferenceSolver, progress_chance
 from mine_env.engine.board import Board, layout_key
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from agents.probability import analyse
-from agents.solver_reference import progress_chance
+from agents.solver.endgame import enumerate_layouts
+from agents.solver.outlook import forced_fifty_fifty, look_ahead
+from agents.solver.reference import progress_chance
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.endgame import enumerate_layouts
-from mine_env.analysis.lookahead import forced_fifty_fifty, look_ahead
 from mine_env.engine.constants import HIDDEN, MINE
 from support import grid_from_rows, random_position
 
