@@ -62,7 +62,6 @@ does (``--guess-target solver``): several hundred positions on intermediate, a f
 def run(config: DistillConfig) -> Path:
     """Distil the oracle as the config says; returns the run directory (models, logs, config)."""
     config.validate()
-    th.manual_seed(config.seed)
     th.set_num_threads(config.torch_threads)
     spec = config.board_spec()
     network = new_distilled(config, spec)
