@@ -5,7 +5,7 @@ Among the hidden cells of least exact mine chance (the oracle's tie mask: on int
 a guess, all equally safe) the one to reveal is a matter of what it leads to: ``solver-fast`` takes the one with
 the fewest hidden neighbours, the solver looks one number ahead. Here a small network scores each tied cell by
 the chance that its game is won once it is safe, learnt by reinforcement from Monte-Carlo returns
-(:mod:`train.distill.guess_value`): each tied cell of ``solver-fast``'s guesses revealed on a copy of the game and
+(:mod:`train.distill.guess.value`): each tied cell of ``solver-fast``'s guesses revealed on a copy of the game and
 played on to the end. Picking the cell of highest learnt value is one step of policy iteration beyond
 ``solver-fast``.
 
@@ -81,7 +81,7 @@ class ValueHead:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(
-                f"no guess-value head at {path}: train one with `python -m train.distill.guess_value`"
+                f"no guess-value head at {path}: train one with `python -m train.distill.guess.value`"
             )
         with np.load(path) as saved:
             layers = len([name for name in saved.files if name.startswith("weight_")])

@@ -1,8 +1,8 @@
 """The board networks as plain torch modules, and the model format that saves them without stable-baselines3.
 
 Both the evaluation and the training import these (they sit below both): :mod:`agents.networks.player` plays a saved
-model with torch alone, and :mod:`train.sb3.networks` wraps the same modules as stable-baselines3 policies, so the
-weights a run trains are the weights the format saves, key for key.
+model with torch alone, :mod:`train.distill` trains them directly, and :mod:`train.sb3.networks` wraps the same modules
+as stable-baselines3 policies, so the weights a run trains are the weights the format saves, key for key.
 
 - :mod:`agents.networks.layers`: input planes, board-wide sums, per-cell heads;
 - :mod:`agents.networks.trunks`: the trunks (grid in, feature map out);

@@ -172,7 +172,7 @@ class GuessPreference(nn.Module):
     and from each cell's gap to the board's safest logit, and adds at most ``bound`` to a cell's logit: enough
     to reorder near-ties, never to put a risky cell above a certainly safe one (logits tens apart). Its last
     layer starts at zero, so a network given the head plays as it did until the head is trained
-    (:mod:`train.distill.guess_preference`); the chances it predicts (the policy head) never change.
+    (:mod:`train.distill.guess.preference`); the chances it predicts (the policy head) never change.
     """
 
     def __init__(self, channels: int, bound: float, hidden: int = 32) -> None:

@@ -32,6 +32,14 @@ def test_the_shipped_cards_load_and_write_back_byte_for_byte(path: Path, tmp_pat
     assert (tmp_path / "card.json").read_text() == path.read_text()
 
 
+@pytest.mark.parametrize("path", sorted(MODELS.glob("distill_*.json")), ids=lambda path: path.stem)
+def test_a_shipped_distilled_card_names_no_training_class_and_an_older_one_still_reads(path: Path) -> None:
+    card = ModelCard.read(path)
+    assert card.algo == "distill" and card.model_class is None and "sb3_contrib" not in path.read_text()
+    older = {**card.to_dict(), "model_class": "sb3_contrib.ppo_mask.ppo_mask:MaskablePPO"}  # before 0.2.0
+    assert ModelCard.from_dict(older).network_spec == card.network_spec
+
+
 def test_a_card_keeps_what_it_was_given_and_leaves_out_what_was_not(tmp_path: Path) -> None:
     card = ModelCard(**CARD, steps=256)
     assert card.to_dict() == {**CARD, "steps": 256}

@@ -156,3 +156,8 @@ def guess_report(scores: np.ndarray, positions: GuessPositions) -> dict[str, flo
         report["safest_share"] = float((excess <= SAFEST_TOLERANCE).mean())
         report["excess_risk"] = float(excess.mean())
     return report
+
+
+def seed_of_round(seed: int, round_index: int) -> int:
+    """The seed of a round's own draws (the solver's games and tie-breaks), apart from the collector's."""
+    return int(np.random.SeedSequence([seed, round_index]).generate_state(1)[0])

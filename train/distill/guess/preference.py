@@ -6,7 +6,7 @@ whose number tells most. That, with its few riskier guesses, is what it wins ove
 solver's guess through the chances themselves (``train distill --guess-target solver``) pulls tied cells'
 chances apart, so this module leaves the chances alone (the measurements: docs/lab/).
 
-Here the network's trunk and chances stay exactly as they are. A :class:`train.sb3.networks.GuessPreference` head is
+Here the network's trunk and chances stay exactly as they are. A :class:`agents.networks.layers.GuessPreference` head is
 added beside them: a bonus of at most ``--bound`` on each cell's safety logit, from the trunk's features and the
 cell's gap to the safest logit, trained with the cross-entropy of the solver's guess under the softmax of the
 logits plus the bonus, on the true-guess positions of the solver's own games (:func:`harvest_guesses`). Only the
@@ -16,14 +16,14 @@ a certainly safe cell and a risky one keeps it to the near-ties.
 
 With ``--target returns`` the head learns by reinforcement instead: from the Monte-Carlo returns of every nearly
 safest cell at ``solver-fast``'s true guesses, each tried on a copy of the game and played on to its end
-(:mod:`train.distill.guess_returns`). Its loss is the cross-entropy, over a position's candidates, of the
+(:mod:`train.distill.guess.returns`). Its loss is the cross-entropy, over a position's candidates, of the
 softmax of the logits plus the bonus against the candidates whose games were won; a position whose candidates
 all won or all lost teaches nothing and is left out. ``--target progress`` shortens the horizon to one reveal:
 the return is 1 when the candidate is safe and makes progress (a zero, a certainly safe cell, or the win), whose
 chance the solver's ``standard`` guess maximises among the safest cells; one draw of it per candidate, far less
 noisy than a whole game's outcome.
 
-Run: ``python -m train.distill.guess_preference --model distill-intermediate --preset intermediate
+Run: ``python -m train.distill.guess.preference --model distill-intermediate --preset intermediate
 --games 40000`` or ``minesweeper train guess_preference ...``; every option is a field of
 :class:`GuessPreferenceConfig`. Train the head last: a distillation run from a model with one (``--init``)
 keeps its weights but changes the trunk under it.
@@ -44,24 +44,21 @@ from typing import NamedTuple
 import numpy as np
 import torch as th
 import torch.nn.functional as F
-from sb3_contrib import MaskablePPO
 
+from agents.networks.saved import CellScorer
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
 from train.command_line import config_script
-from train.distill.guess_returns import GuessReturns, pick_returns, rollout_guesses
-from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
+from train.distill.guess.returns import GuessReturns, pick_returns, rollout_guesses
+from train.distill.guesses import GuessPositions, guess_report, harvest_guesses, seed_of_round
 from train.distill.labels import label_positions
 from train.distill.losses import adam_step, cosine_rate
-from train.distill.network import play_scores
-from train.distill.rounds import seed_of_round
+from train.distill.network import TRUNK_GAIN, orthogonal_start, play_scores
+from train.distill.saved import save_distilled
+from train.distilled import distilled_network
 from train.options import BoardOptions, at_least, option
 from train.progress_log import log_row, progress_line
-from train.sb3.evaluation import save_model
-from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, set_mine_count
-from train.sb3.vec_env import BatchVecEnv
-from train.sb3.warm_start import board_kwargs, distilled_network, load_playing
 
 TARGETS = ("solver", "returns", "progress")
 """What a head can learn: the default solver's guesses, the Monte-Carlo returns of the candidates (each game
@@ -72,7 +69,8 @@ played on to its end), or their one-reveal returns (safe and making progress).""
 class GuessPreferenceConfig(BoardOptions):
     """Settings of a guess-preference run (``--option-name`` on the command line)."""
 
-    model: str = option("", "The distilled model .zip the head is added to (its network stays as it is).")
+    model: str = option("", "The distilled model the head is added to: a shipped model's name or a card's "
+                                "stem (its network stays as it is).")
     bound: float = option(0.4, "Largest bonus (either way) the head adds to a safety logit: the solver's guesses "
                                "lie within 10%% of the safest cell's safety, 0.4-0.8 in logits.")
     target: str = option("solver", "What the head learns: 'solver' (the default solver's guesses, imitation), "
@@ -103,7 +101,7 @@ class GuessPreferenceConfig(BoardOptions):
         """Raise ValueError with a message when the settings cannot run."""
         self.board_spec()
         if not self.model:
-            raise ValueError("--model is required: the distilled model .zip the head is added to")
+            raise ValueError("--model is required: the distilled model the head is added to")
         if self.target not in TARGETS:
             raise ValueError(f"unknown target {self.target!r}; expected one of {', '.join(TARGETS)}")
         if not 0 <= self.margin < 1:
@@ -125,17 +123,17 @@ def held_out_positions(spec: BoardSpec, games: int, eval_seed: int) -> GuessPosi
     return positions._replace(labels=labels)
 
 
-def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> MaskablePPO:
+def with_preference(model_path: str, spec: BoardSpec, bound: float, seed: int) -> CellScorer:
     """A copy of the distilled model ``model_path`` with a fresh :class:`GuessPreference` head of ``bound`` (one it
-    had is replaced): it plays as the model did until the head is trained."""
+    had is replaced, drawn from ``seed``): it plays as the model did until the head is trained."""
     source = distilled_network(model_path, spec.mines)
-    policy_kwargs = {"features_extractor_class": BoardFeatures, "preference_bound": bound,
-                     "features_extractor_kwargs": board_kwargs(source, spec.mines)}  # fmt: skip
-    model = MaskablePPO(MaskableConvActorCriticPolicy, BatchVecEnv(spec, 1), n_steps=8, batch_size=8, seed=seed,
-                        device="cpu", policy_kwargs=policy_kwargs)  # fmt: skip
-    load_playing(model.policy, source, preference=False)
-    set_mine_count(model.policy, spec.mines)
-    return model
+    network = CellScorer(source.trunk, bound)
+    network.head.load_state_dict(source.head.state_dict())
+    assert network.preference is not None
+    with th.no_grad():
+        orthogonal_start(network.preference, TRUNK_GAIN, th.Generator().manual_seed(seed))
+        network.preference.start_neutral()
+    return network
 
 
 class Targets(NamedTuple):
@@ -170,10 +168,11 @@ def return_targets(positions: GuessReturns) -> Targets:
 class PreferenceTrainer:
     """Minibatches of guess positions, in a random symmetry each, and Adam steps on the head alone."""
 
-    def __init__(self, config: GuessPreferenceConfig, policy: MaskableConvActorCriticPolicy) -> None:
+    def __init__(self, config: GuessPreferenceConfig, network: CellScorer) -> None:
         self.config = config
-        self.policy = policy
-        self.head = policy.mlp_extractor.preference
+        self.network = network
+        assert network.preference is not None
+        self.head = network.preference
         self.optimizer = th.optim.Adam(self.head.parameters(), lr=config.learning_rate)
         self.steps = -(-config.samples // config.batch_size)
         self.step_count = 0
@@ -197,8 +196,8 @@ class PreferenceTrainer:
         """One Adam step of the head on a minibatch; returns its loss."""
         grids, allowed, weights = self.batch(targets)
         with th.no_grad():
-            features = self.policy.extract_features(grids, self.policy.pi_features_extractor)
-            safety = self.policy.mlp_extractor.policy_head(features)
+            features = self.network.trunk(grids)
+            safety = self.network.head(features)
         logits = (safety + self.head(features, safety)).masked_fill(~allowed, float("-inf"))
         log_chance = th.where(allowed, F.log_softmax(logits, dim=1), th.zeros_like(logits))
         loss = -(weights * log_chance).sum(dim=1).mean()
@@ -223,7 +222,7 @@ def run(config: GuessPreferenceConfig) -> Path:
     config.validate()
     th.set_num_threads(config.torch_threads)
     spec = config.board_spec()
-    model = with_preference(config.model, spec, config.bound, config.seed)
+    network = with_preference(config.model, spec, config.bound, config.seed)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     name = config.run_name or f"guess-preference-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}-{stamp}"
     run_dir = Path(config.runs_dir) / name
@@ -235,25 +234,25 @@ def run(config: GuessPreferenceConfig) -> Path:
         raise ValueError(f"{config.games} games held no true guess to learn from: play more (--games)")
     print(f"{len(targets.grids)} guess positions of {config.games} games, {len(held_out.grids)} held out "
           f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
-    trainer = PreferenceTrainer(config, model.policy)
+    trainer = PreferenceTrainer(config, network)
     log = run_dir / "progress.csv"
-    log_row(log, measure(model.policy, held_out, 0, float("nan"), time.perf_counter() - start))
+    log_row(log, measure(network, held_out, 0, float("nan"), time.perf_counter() - start))
     losses: list[float] = []
     while trainer.step_count < trainer.steps:
         losses.append(trainer.step(targets))
         samples = trainer.step_count * config.batch_size
         if samples % config.report_every < config.batch_size or trainer.step_count == trainer.steps:
-            log_row(log, measure(model.policy, held_out, samples, float(np.mean(losses)), time.perf_counter() - start))
+            log_row(log, measure(network, held_out, samples, float(np.mean(losses)), time.perf_counter() - start))
             losses = []
-    save_model(model, run_dir / "final_model.zip", "distill", config)
+    save_distilled(network, run_dir / "final_model", spec, config, 0)
     return run_dir
 
 
-def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions | GuessReturns, samples: int,
+def measure(network: CellScorer, held_out: GuessPositions | GuessReturns, samples: int,
             loss: float, seconds: float) -> dict[str, float]:  # fmt: skip
     """One progress row: the held-out report after ``samples`` samples (the solver's guesses matched, or the
     returns of the head's picks), printed as well."""
-    scores = play_scores(policy)(held_out.grids)
+    scores = play_scores(network)(held_out.grids)
     report = pick_returns(scores, held_out) if isinstance(held_out, GuessReturns) else guess_report(scores, held_out)
     row = {"samples": samples, "loss": loss, **report, "seconds": round(seconds, 1)}
     print(progress_line(row), flush=True)
@@ -261,8 +260,8 @@ def measure(policy: MaskableConvActorCriticPolicy, held_out: GuessPositions | Gu
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    """``python -m train.distill.guess_preference [options]`` (and ``minesweeper train guess_preference``)."""
-    prog = prog or "python -m train.distill.guess_preference"
+    """``python -m train.distill.guess.preference [options]`` (and ``minesweeper train guess_preference``)."""
+    prog = prog or "python -m train.distill.guess.preference"
     description = "Teach a distilled network the solver's guesses among near-ties."
     return config_script(argv, prog, description, GuessPreferenceConfig, run)
 

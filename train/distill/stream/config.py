@@ -1,4 +1,4 @@
-"""The settings of a streamed distillation run (:mod:`train.distill.stream`), checked before anything starts."""
+"""The settings of a streamed distillation run (:mod:`train.distill.stream.run`), checked before anything starts."""
 
 from __future__ import annotations
 
@@ -10,18 +10,13 @@ import torch as th
 
 from agents.marks import sure_logit
 from agents.networks.trunks import TAPERED_NORMS
-from train.distill.averaged import check_decay
-from train.distill.config import DistillConfig
-from train.distill.levers import TARGETS, mine_range_bounds
+from train.distill.network import pooled_list, torch_device
+from train.distill.stream.averaged import check_decay
+from train.distill.stream.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
 
 TRUNKS = ("dilated", "iterated", "tapered")
 """The trunks a run can train side by side."""
-
-
-def torch_device(name: str) -> th.device:
-    """The torch device ``--device`` names (``auto``: CUDA where there is one, else the CPU)."""
-    return th.device("cuda" if name == "auto" and th.cuda.is_available() else ("cpu" if name == "auto" else name))
 
 
 @dataclass
@@ -66,22 +61,24 @@ class StreamConfig(BoardOptions):
                                     "the small chances' precision, which the cross-entropy weighs by their size.")
     per_position: bool = option(False, "Average the cell terms within each position first, so that every position "
                                 "counts alike whatever its hidden cells (by default a position counts by them, the "
-                                "endgame least): train.distill.levers.lever_loss.")
+                                "endgame least): train.distill.stream.levers.lever_loss.")
     dataset: str = option("", "A dataset .npz (train.distill's) to fill the ring with before the stream flows.")
-    init: str = option("", "A distilled model .zip the dilated trunk starts from (grown when it is smaller).")
+    init: str = option("", "A distilled model (a shipped name, a card's stem or its .pt) the dilated trunk "
+                            "starts from (grown when it is smaller).")
     mark_above: float = option(0.0, "Train to play with marks (agents.marks): the certain mines of the positions "
                                "shown as flags, the learner marking its cells above this mine chance; 0: none.")
     mine_range: str = option("", "LO,HI: each oracle worker's game holds a mine count drawn uniformly in [LO, HI], "
-                             "read by the network through its density plane (train.distill.levers); empty: the "
+                             "read by the network through its density plane (train.distill.stream.levers); empty: the "
                              "board's own count.")
     scatter: float = option(0.0, "Share of the workers' positions that are scattered boards: a fresh layout with "
-                            "5-50%% of its safe cells opened (train.distill.scattered); 0: only the oracle's games.")
+                            "5-50%% of its safe cells opened (train.distill.stream.scattered); 0: only the oracle's "
+                            "games.")
     targets: str = option("exact", f"Target of the loss on a hidden cell: {', '.join(TARGETS)} (the oracle's "
                           "chance, the layout's true mine, the mean of both losses).")
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     ema: float = option(0.0, "Keep an exponential moving average of each trunk's weights with this decay per step "
-                        "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.zip "
-                        "(train.distill.averaged); 0: none.")
+                        "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.pt "
+                        "(train.distill.stream.averaged); 0: none.")
     bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
                         "(train.precision); float32 elsewhere.")
     compile: bool = option(False, "torch.compile the trunks' passes, one graph per batch size the run uses (its first "
@@ -124,7 +121,7 @@ class StreamConfig(BoardOptions):
         self.trunk_list()
         self.loss_pass_list()
         self.width_list()
-        DistillConfig(dilations=self.dilations, pooled=self.pooled).pooled_list()
+        pooled_list(self.pooled, self.dilations)
         at_least(self, 1, "torch_threads", "channels", "iterated_channels", "passes", "producer_boards", "chunk",
                  "learner_every", "learner_workers", "buffer", "batch_size")  # fmt: skip
         at_least(self, 0, "seed", "producers", "learner_boards", "warmup_steps")

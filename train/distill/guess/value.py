@@ -1,6 +1,6 @@
 """Train the guess-value head (:mod:`agents.guess_value`) by reinforcement, from Monte-Carlo returns.
 
-The returns come from :func:`train.distill.guess_returns.rollout_guesses` at the tie margin: at each true guess of
+The returns come from :func:`train.distill.guess.returns.rollout_guesses` at the tie margin: at each true guess of
 a ``solver-fast`` game every tied safest cell (at most ``--max-candidates``, ``solver-fast``'s pick always among
 them) is revealed on a copy of the game, which ``solver-fast`` plays on to its end; its return is 1 when that copy
 is won. The head learns, for the candidates that were safe on the position's layout, the chance that the game is
@@ -17,7 +17,7 @@ pairs ordered right, per epoch, to ``progress.csv``.
 
 Usage::
 
-    python -m train.distill.guess_value --preset intermediate --games 1200000 --workers 2 \\
+    python -m train.distill.guess.value --preset intermediate --games 1200000 --workers 2 \\
         --run-name guess-value-intermediate
 """
 
@@ -42,7 +42,7 @@ from agents.guess_value import FEATURES, ValueHead, candidate_features
 from agents.solver.outlook import TIE_TOLERANCE
 from mine_env.engine.spec import BoardSpec
 from train.command_line import config_script
-from train.distill.guess_returns import NO_CANDIDATE, GuessReturns, rollout_guesses
+from train.distill.guess.returns import NO_CANDIDATE, GuessReturns, rollout_guesses
 from train.options import BoardOptions, at_least, option
 from train.progress_log import log_row, progress_line
 
@@ -295,16 +295,16 @@ def run(config: GuessValueConfig) -> Path:
           flush=True)  # fmt: skip
     log = run_dir / "progress.csv"
     log.unlink(missing_ok=True)
-    about = {"trained_by": "python -m train.distill.guess_value", "config": dataclasses.asdict(config),
+    about = {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
              "positions": len(rows.grids), "safe_candidates": len(rows.won)}  # fmt: skip
     train_head(rows, config, log).save(run_dir / "head.npz", json.dumps(about))
     return run_dir
 
 
 def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
-    """``python -m train.distill.guess_value [options]`` (and ``minesweeper train guess_value``)."""
+    """``python -m train.distill.guess.value [options]`` (and ``minesweeper train guess_value``)."""
     description = "Learn which tied safest cell to guess from the returns of played-out games."
-    return config_script(argv, prog or "python -m train.distill.guess_value", description, GuessValueConfig, run)
+    return config_script(argv, prog or "python -m train.distill.guess.value", description, GuessValueConfig, run)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Four levers of streamed distillation (:mod:`train.distill.stream`), all off by default; the published 44.85%
+"""Four levers of streamed distillation (:mod:`train.distill.stream.run`), all off by default; the published 44.85%
 expert agent trains with the first three.
 
 - ``--mine-range LO,HI``: the oracle workers' games each hold a mine count drawn uniformly in [LO, HI] when the
@@ -11,7 +11,7 @@ expert agent trains with the first three.
   cross-entropy is linear in its target). The other terms (revealed cells, the choice of the oracle's safest
   cells) stay the oracle's. A position whose game has no layout yet (the untouched board under the ``opening``
   or ``safe`` rule) or whose layout is unknown (a ``--dataset``'s) keeps the exact label as its true-mine target.
-- ``--scatter SHARE``: that share of every worker's chunk is scattered boards (:mod:`train.distill.scattered`: a
+- ``--scatter SHARE``: that share of every worker's chunk is scattered boards (:mod:`train.distill.stream.scattered`: a
   fresh layout, each safe cell opened with a chance drawn per board) instead of the oracle's games, labelled
   exactly under the ``none`` rule, their mine counts drawn as the games' are.
 - ``--log-odds-weight W``: W times the squared error of the mine log-odds against the oracle's on the hidden cells
@@ -42,8 +42,8 @@ from mine_env.engine.rng import draw_layout_keys
 from mine_env.engine.spec import BoardSpec
 from train.distill.labels import label_positions
 from train.distill.losses import choice_loss, distill_loss, log_odds_loss
-from train.distill.scattered import scattered_boards
-from train.distill.stream_data import put_until_stopped
+from train.distill.stream.data import put_until_stopped
+from train.distill.stream.scattered import scattered_boards
 
 TARGETS = ("exact", "mines", "both")
 """What the per-cell loss on a hidden cell is taken against (``--targets``)."""
@@ -192,7 +192,7 @@ class OracleBoards:
 
 def scattered_positions(spec: BoardSpec, positions: int, rng: np.random.Generator,
                         mine_range: tuple[int, int] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``positions`` scattered boards (:func:`train.distill.scattered.scattered_boards`) of mine counts drawn in
+    """``positions`` scattered boards (:func:`train.distill.stream.scattered.scattered_boards`) of mine counts drawn in
     ``mine_range`` (the board's own without one), labelled exactly: grids, labels, true mines, counts, as
     :meth:`OracleBoards.collect` returns them."""
     low, high = mine_range or (spec.mines, spec.mines)

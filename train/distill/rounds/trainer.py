@@ -11,13 +11,14 @@ import numpy as np
 import torch as th
 from tqdm import tqdm
 
+from agents.networks.layers import remaining_density
+from agents.networks.saved import CellScorer
 from mine_env.engine.symmetry import SYMMETRIES
-from train.distill.config import DistillConfig
 from train.distill.data import Dataset
 from train.distill.guesses import NO_CHOICE
 from train.distill.losses import adam_step, cosine_rate, distill_loss
-from train.distill.network import safety_logits
-from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, remaining_density
+from train.distill.network import device_of, safety_logits
+from train.distill.rounds.config import DistillConfig
 
 FocusGroup = tuple[float, np.ndarray]
 """A share of every minibatch and the dataset indices it is drawn from (``--late-share``, ``--guess-share``)."""
@@ -39,11 +40,11 @@ class Minibatch(NamedTuple):
 class Trainer:
     """Minibatches from the dataset (whole boards or random windows) and the optimiser's steps."""
 
-    def __init__(self, config: DistillConfig, policy: MaskableConvActorCriticPolicy, total_steps: int) -> None:
+    def __init__(self, config: DistillConfig, network: CellScorer, total_steps: int) -> None:
         self.config = config
-        self.policy = policy
+        self.network = network
         self.rng = np.random.default_rng(config.seed + 1)
-        params = list(policy.features_extractor.parameters()) + list(policy.mlp_extractor.policy_head.parameters())
+        params = [*network.trunk.parameters(), *network.head.parameters()]
         self.optimizer = th.optim.Adam(params, lr=config.learning_rate)
         self.total_steps = max(1, total_steps)
         self.step_count = 0
@@ -117,15 +118,15 @@ class Trainer:
 
     def train(self, dataset: Dataset, samples: int, progress: bool) -> dict[str, float]:
         """``samples`` minibatch rows of Adam steps; returns the mean loss and the samples per second."""
-        extractor: BoardFeatures = self.policy.features_extractor
-        self.policy.set_training_mode(True)
+        trunk, device = self.network.trunk, device_of(self.network)
+        self.network.train()
         steps = -(-samples // self.config.batch_size)
         groups = self.focus_groups(dataset)
         losses = []
         start = time.perf_counter()
         for _ in tqdm(range(steps), desc="training", unit="batch", disable=not progress, mininterval=2):
-            batch = self.batch(dataset, groups)
-            logits = safety_logits(self.policy, extractor.input_planes(batch.grids, batch.density))
+            batch = Minibatch(*(None if part is None else part.to(device) for part in self.batch(dataset, groups)))
+            logits = safety_logits(self.network, trunk.input_planes(batch.grids, batch.density))
             loss = distill_loss(logits, batch.grids.flatten(1), batch.labels.flatten(1), batch.weight.flatten(1),
                                 self.config.revealed_weight, self.config.choice_weight, self.config.count_weight,
                                 None if batch.targets is None else batch.targets.flatten(1))  # fmt: skip
@@ -133,6 +134,6 @@ class Trainer:
             self.step_count += 1
             losses.append(loss.item())
         seconds = time.perf_counter() - start
-        self.policy.set_training_mode(False)
+        self.network.eval()
         return {"loss": float(np.mean(losses)) if losses else float("nan"),
                 "train_samples_per_s": steps * self.config.batch_size / max(seconds, 1e-9)}  # fmt: skip

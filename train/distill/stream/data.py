@@ -10,8 +10,9 @@
   share of them, :func:`mark_known`), the input a network that marks its own certain mines reads as it plays
   (:mod:`agents.marks`).
 
-With the levers of :mod:`train.distill.levers` on, the oracle's workers are :func:`train.distill.levers.produce_varied`
-and a position travels with its true mines and its board's mine count; the buffer keeps them beside it.
+With the levers of :mod:`train.distill.stream.levers` on, the oracle's workers are
+:func:`train.distill.stream.levers.produce_varied` and a position travels with its true mines and its board's mine
+count; the buffer keeps them beside it.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from backends import check_backend
 from train.distill.data import POLICIES, Dataset
+from train.distill.network import dilation_list, pooled_list
 from train.options import BoardOptions, at_least, option
 
 GUESS_TARGETS = ("safest", "solver")
@@ -61,7 +62,8 @@ class DistillConfig(BoardOptions):
     address: str | None = option(None, "host:port of a Ray cluster's head to label on (with --backend ray).")
     label_chunk: int = option(0, "Positions per labelling chunk, one task each (0: a step's boards split evenly "
                               "over the label workers or the cluster's CPUs, at least 64 positions a chunk).")
-    init: str = option("", "A distilled model .zip whose weights this run starts from.")
+    init: str = option("", "A distilled model (a shipped name, a card's stem or its .pt) whose weights this "
+                            "run starts from.")
     eval_games: int = option(500, "Games of the fixed evaluation set after each round (0 = none).")
     eval_seed: int = option(10_000_019, "Seed of the fixed evaluation set (kept apart from training seeds).")
     torch_threads: int = option(1, "Torch CPU threads.")
@@ -71,25 +73,12 @@ class DistillConfig(BoardOptions):
     progress_bar: bool = option(True, "Show progress bars while labelling and training.")
 
     def dilation_list(self) -> tuple[int, ...]:
-        try:
-            values = tuple(int(part) for part in self.dilations.split(","))
-        except ValueError:
-            raise ValueError(f"dilations must be integers separated by commas, got {self.dilations!r}") from None
-        if not values or min(values) < 1:
-            raise ValueError(f"every dilation must be at least 1, got {self.dilations!r}")
-        return values
+        """The dilations of ``--dilations``."""
+        return dilation_list(self.dilations)
 
     def pooled_list(self) -> tuple[int, ...]:
         """The blocks with a global-pooling bias (``--pooled``), checked against the blocks there are."""
-        try:
-            values = tuple(int(part) for part in self.pooled.split(",") if part.strip())
-        except ValueError:
-            raise ValueError(f"pooled must be block indices separated by commas, got {self.pooled!r}") from None
-        blocks = len(self.dilation_list())
-        if any(not 0 <= value < blocks for value in values) or len(set(values)) != len(values):
-            raise ValueError(f"pooled must name distinct blocks 0 to {blocks - 1} (one per dilation), "
-                             f"got {self.pooled!r}")  # fmt: skip
-        return values
+        return pooled_list(self.pooled, self.dilations)
 
     def receptive_radius(self) -> int:
         """How far from a cell the network sees: 1 for the first 3x3 convolution, plus each residual layer's

@@ -1,12 +1,12 @@
 """The held-out positions of a streamed run's progress log, and saved networks judged on them.
 
-A run of :mod:`train.distill.stream` keeps :data:`HELD_OUT` positions of the oracle's first games apart, writes
+A run of :mod:`train.distill.stream.run` keeps :data:`HELD_OUT` positions of the oracle's first games apart, writes
 them to ``RUN_DIR/held_out.npz`` at its first start and judges every row of its progress log on them, resumes too:
 each trunk's mean absolute error of the mine chance over hidden cells, and how often its pick is one of the
 oracle's safest cells (:func:`judge`).
 
-``python -m train.distill.held_out RUN_DIR MODEL [MODEL ...]`` judges saved distilled models on the same positions:
-the run's network beside the one it started from, on the same footing, before their win rates are measured.
+``python -m train.distill.stream.held_out RUN_DIR MODEL [MODEL ...]`` judges saved distilled models on the same
+positions: the run's network beside the one it started from, on the same footing, before their win rates are measured.
 """
 
 from __future__ import annotations
@@ -110,15 +110,17 @@ def saved_model_scores(model: str, mines: int) -> Scores:
 
 def run_mines(run_dir: Path) -> int:
     """The mine count of the board ``run_dir``'s stream played (its config.json)."""
-    from train.distill.stream_config import StreamConfig
+    from train.distill.stream.config import StreamConfig
 
     return StreamConfig(**json.loads((run_dir / "config.json").read_text())).board_spec().mines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m train.distill.held_out", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m train.distill.stream.held_out",
+                                     description=__doc__.split("\n\n")[0])  # fmt: skip
     parser.add_argument("run_dir", type=Path, help="a streamed run's directory (its held_out.npz and config.json)")
-    parser.add_argument("models", nargs="+", help="saved distilled models (.zip, or a shipped model's short name)")
+    parser.add_argument("models", nargs="+", help="saved distilled models (a card's stem, or a shipped model's "
+                                                       "short name)")
     args = parser.parse_args(argv)
     path = args.run_dir / HELD_OUT_FILE
     if not path.is_file() or not (args.run_dir / "config.json").is_file():

@@ -2,7 +2,7 @@
 
 At a high learning rate the weights jitter around where the loss is low; their average over the last steps sits
 closer to it, as a decayed learning rate would bring them, without waiting for the decay. A long run at its peak
-rate can so be judged (and played) at any step. ``train.distill.stream --ema DECAY`` keeps one per trunk.
+rate can so be judged (and played) at any step. ``train.distill.stream.run --ema DECAY`` keeps one per trunk.
 """
 
 from __future__ import annotations

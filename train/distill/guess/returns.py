@@ -3,7 +3,7 @@
 In a position with no certainly safe cell, which of the nearly safest cells to reveal decides more games than
 the mine chances show: ``solver-fast`` takes the safest, and the default solver wins a point more on
 intermediate by looking one number ahead (docs/SOLVER.md, its ablation). Imitating the solver teaches its pick
-(:mod:`train.distill.guess_preference`, ``--target solver``); here the pick is learnt from what each candidate
+(:mod:`train.distill.guess.preference`, ``--target solver``); here the pick is learnt from what each candidate
 leads to, with no solver look-ahead in the signal.
 
 :func:`rollout_guesses` plays ``solver-fast`` games. At each true guess it tries every candidate cell (the

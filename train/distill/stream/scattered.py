@@ -1,13 +1,13 @@
 """Scattered positions: a fresh layout with a random share of its safe cells opened, zeros flooding as in play.
 
-The oracle's games (:class:`train.distill.levers.OracleBoards`) show a network one growing opened region per board,
-a frontier of a few dozen cells. A scattered board shows many small regions at once: hundreds of frontier cells
+The oracle's games (:class:`train.distill.stream.levers.OracleBoards`) show a network one growing opened region per
+board, a frontier of a few dozen cells. A scattered board shows many small regions at once: hundreds of frontier cells
 in every local pattern, and about half its hidden cells settled by the numbers (measured on expert at opening
 rates drawn in 5-50%): many more local patterns a position than a move of a game holds, though not the positions
 a network's own games reach. The published 44.85% expert network trains on a third of such positions. Here they
-are labelled exactly, as the oracle's are (:func:`train.distill.levers.label_varied`, under the ``none`` rule: a
+are labelled exactly, as the oracle's are (:func:`train.distill.stream.levers.label_varied`, under the ``none`` rule: a
 scattered board has no first click), and travel the stream beside them (``--scatter SHARE``,
-:func:`train.distill.levers.produce_varied`).
+:func:`train.distill.stream.levers.produce_varied`).
 """
 
 from __future__ import annotations
