@@ -5,7 +5,7 @@ Among the hidden cells of least exact mine chance (the oracle's tie mask: on int
 a guess, all equally safe) the one to reveal is a matter of what it leads to: ``solver-fast`` takes the one with
 the fewest hidden neighbours, the solver looks one number ahead. Here a small network scores each tied cell by
 the chance that its game is won once it is safe, learnt by reinforcement from Monte-Carlo returns
-(:mod:`train.distill.guess_value`): each tied cell of ``solver-fast``'s guesses revealed on a copy of the game and
+(:mod:`train.distill.guess.value`): each tied cell of ``solver-fast``'s guesses revealed on a copy of the game and
 played on to the end. Picking the cell of highest learnt value is one step of policy iteration beyond
 ``solver-fast``.
 
@@ -24,8 +24,9 @@ import numpy as np
 from agents.base import Agent
 from agents.random_agent import valid_reveals
 from agents.shipped_models import shipped_dir
-from agents.solver import certain_cells, first_click_cell
-from mine_env.analysis.lookahead import TIE_TOLERANCE
+from agents.solver import first_click_cell
+from agents.solver.outlook import TIE_TOLERANCE
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 
 WINDOW = 3
@@ -80,7 +81,7 @@ class ValueHead:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(
-                f"no guess-value head at {path}: train one with `python -m train.distill.guess_value`"
+                f"no guess-value head at {path}: train one with `python -m train.distill.guess.value`"
             )
         with np.load(path) as saved:
             layers = len([name for name in saved.files if name.startswith("weight_")])
@@ -131,7 +132,7 @@ class GuessValueAgent(Agent):
             r, c = self.first_cell or first_click_cell(rows, cols, info.get("first_click", "opening"))
             return r * cols + c
         mines = int(info["mines"])
-        cells, consistent, probability, _ = certain_cells(flat, rows, cols, mines)
+        cells, consistent, probability, _ = certain_moves.py_func(flat, rows, cols, mines)
         if not consistent:
             raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
                              "positions of a real game")  # fmt: skip

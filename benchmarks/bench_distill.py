@@ -16,11 +16,11 @@ import torch as th
 
 from mine_env.engine.constants import PRESETS
 from mine_env.engine.spec import BoardSpec
-from train.distill.config import DistillConfig
 from train.distill.data import Dataset, PositionCollector
 from train.distill.labels import Labeller, label_positions
-from train.distill.network import new_model
-from train.distill.trainer import Trainer
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.rounds.trainer import Trainer
 
 
 def positions_of(spec: BoardSpec, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -41,7 +41,7 @@ def labels_per_second(grids: np.ndarray, spec: BoardSpec, workers: int) -> float
 def samples_per_second(dataset: Dataset, batches: int, crop: tuple[int, int]) -> float:
     config = DistillConfig(rows=dataset.spec.rows, cols=dataset.spec.cols, mines=dataset.spec.mines,
                            crop_rows=crop[0], crop_cols=crop[1])  # fmt: skip
-    trainer = Trainer(config, new_model(config, dataset.spec).policy, batches)
+    trainer = Trainer(config, new_distilled(config, dataset.spec), batches)
     trainer.train(dataset, config.batch_size * 2, progress=False)  # warm-up
     return trainer.train(dataset, config.batch_size * batches, progress=False)["train_samples_per_s"]
 

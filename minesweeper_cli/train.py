@@ -12,8 +12,8 @@ import importlib
 
 MODULES: dict[str, str] = {
     "dqn": "train.sb3.dqn", "ppo": "train.sb3.ppo", "maskable_ppo": "train.sb3.maskable_ppo",
-    "distill": "train.distill.rounds", "guess_preference": "train.distill.guess_preference",
-    "guess_value": "train.distill.guess_value",
+    "distill": "train.distill.rounds.run", "guess_preference": "train.distill.guess.preference",
+    "guess_value": "train.distill.guess.value",
 }
 """Each ALGO's training script."""
 ALGORITHMS: tuple[str, ...] = tuple(MODULES)

@@ -4,14 +4,14 @@
 # The GPU trains while the machine's CPU cores play and label positions; at the end the run's files come back
 # through $OUT in parts of at most 15 MiB (a lent machine returns files of at most 16 MiB), checkpoint included,
 # so the next lent machine continues the same run. Run it from the repository root, with the wheels of the
-# packages that machine lacks in .whl/ (gymnasium, farama-notifications, stable-baselines3, sb3-contrib; `make
+# packages that machine lacks in .whl/ (gymnasium, farama-notifications: the stream needs no stable-baselines3; `make
 # device-wheels` makes it) and, to resume, the parts a previous run returned in .resume/ (both carried with the tree).
 # Without .resume/ a new run starts from the shipped expert network (INIT: a short name or a card, grown to CHANNELS,
 # 128 by default; LR: its peak learning rate, lower than a run from nothing so that the start is kept), or from
 # nothing with INIT=none; MARK_ABOVE=0.99 trains it to play with marks (agents.marks: its sure mines kept as flags),
 # EXTRA="--learner-rescue" plays the network's own boards to their end (a move onto a mine replaced by its best
 # safe cell) so it trains on the middle and endgame of its own play. The run keeps the average of its weights over
-# about the last thousand steps (EMA=0.999; 0: none) as dilated_ema.zip, evaluated beside dilated.zip, and its
+# about the last thousand steps (EMA=0.999; 0: none) as dilated_ema.pt, evaluated beside dilated.pt, and its
 # held-out positions (held_out.npz) travel with it, so every machine's progress log judges the same ones:
 #
 #     MINUTES=8 bash scripts/device_expert_stream.sh            # a new run, or the one in .resume/
@@ -45,9 +45,11 @@ python3 -m train.distill.stream --preset expert --device "$DEVICE" --minutes "${
   --producers "${PRODUCERS:-12}" --learner-workers "${LEARNER_WORKERS:-2}" --ema "${EMA:-0.999}" "${START[@]}" ${EXTRA:-} \
   > "$OUT/train-log.txt" 2>&1
 tail -3 "$OUT/train-log.txt"
-ls "$RUN"/*.zip >/dev/null 2>&1 || { echo "no model was saved: see $OUT/train-log.txt"; exit 1; }
-(cd "$RUN" && tar c config.json checkpoint.pt progress.csv held_out.npz ./*.zip ./*.json ./*.pt | split -b 15m - "$OUT/part.")
-models=$(ls "$RUN"/*.zip | sed 's/^/--model /')
+# the saved models: each card beside its weights (config.json is the run's settings, checkpoint.pt no model)
+cards=$(ls "$RUN"/*.json 2>/dev/null | grep -v '/config\.json$')
+[ -n "$cards" ] || { echo "no model was saved: see $OUT/train-log.txt"; exit 1; }
+(cd "$RUN" && tar c config.json checkpoint.pt progress.csv held_out.npz ./*.json ./*.pt | split -b 15m - "$OUT/part.")
+models=$(echo "$cards" | sed 's/\.json$/.pt/; s/^/--model /')
 games=()
 [ -n "${EVAL_GAMES:-}" ] && games=(--games "$EVAL_GAMES")
 python3 -m eval.batched --suite expert-opening-10k --device "$DEVICE" --json "$OUT/eval-10k.jsonl" "${games[@]}" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A prepared GPU A/B of the two levers of train.distill.levers for the expert network, on one lent machine, in one
+# A prepared GPU A/B of the two levers of train.distill.stream.levers for the expert network, on one lent machine, in one
 # call of at most about 9 minutes (MINUTES=4 of training, then about 3 of evaluation on an H200-class machine).
 #
 # Three streamed distillations (train.distill.stream) run side by side on the GPU from the same start (the shipped
@@ -61,9 +61,9 @@ wait
 models=()
 for arm in "${arms[@]}"; do
   echo "== $arm $(lever "$arm")"; tail -2 "$OUT/train-$arm.txt"
-  [ -f "$RUNS/$arm/dilated.zip" ] || continue
-  models+=(--model "$RUNS/$arm/dilated.zip")
-  (cd "$RUNS/$arm" && tar c config.json checkpoint.pt progress.csv dilated.zip dilated.json dilated.pt \
+  [ -f "$RUNS/$arm/dilated.pt" ] || continue
+  models+=(--model "$RUNS/$arm/dilated.pt")
+  (cd "$RUNS/$arm" && tar c config.json checkpoint.pt progress.csv dilated.json dilated.pt \
     | split -b 15m - "$OUT/part.$arm.")
 done
 [ ${#models[@]} -gt 0 ] || { echo "no arm finished: see $OUT/train-*.txt"; exit 1; }

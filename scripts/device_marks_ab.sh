@@ -28,13 +28,13 @@ python3 -m train.distill.stream "${common[@]}" --run-name marks --mark-above 0.9
 python3 -m train.distill.stream "${common[@]}" --run-name plain > "$OUT/train-plain.txt" 2>&1 &
 wait
 tail -2 "$OUT/train-marks.txt" "$OUT/train-plain.txt"
-(cd "$RUNS/marks" && tar c config.json checkpoint.pt progress.csv dilated.zip dilated.json | split -b 15m - "$OUT/part.")
-(cd "$RUNS/plain" && tar cf "$OUT/plain.tar" config.json progress.csv dilated.zip dilated.json)
+(cd "$RUNS/marks" && tar c config.json checkpoint.pt progress.csv dilated.json dilated.pt | split -b 15m - "$OUT/part.")
+(cd "$RUNS/plain" && tar cf "$OUT/plain.tar" config.json progress.csv dilated.json dilated.pt)
 games=()
 [ -n "${EVAL_GAMES:-}" ] && games=(--games "$EVAL_GAMES")
 evaluate() { python3 -m eval.batched --suite "$SUITE" --device "${DEVICE:-cuda}" --json "$OUT/eval.jsonl" "${games[@]}" "$@" \
   2>&1 | tee -a "$OUT/eval.txt"; }
-evaluate --model "$RUNS/marks/dilated.zip" --model "$RUNS/plain/dilated.zip" --start agent --start zero
+evaluate --model "$RUNS/marks/dilated.pt" --model "$RUNS/plain/dilated.pt" --start agent --start zero
 # the marks network without its marks, and at other thresholds: what the memory adds, and where to mark
 [ -n "${EVAL_GAMES:-}" ] || games=(--games 3000)
-for above in 0 0.95 0.999; do evaluate --model "$RUNS/marks/dilated.zip" --mark-above "$above"; done
+for above in 0 0.95 0.999; do evaluate --model "$RUNS/marks/dilated.pt" --mark-above "$above"; done

@@ -10,7 +10,7 @@ can be set beside one that did.
 Usage::
 
     python studies/guess_agreement.py --preset intermediate \\
-        --model distill-intermediate --model runs/distill-int16/final_model.zip
+        --model distill-intermediate --model runs/distill-int16/final_model
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import torch as th
 
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill.config import DistillConfig
-from train.distill.guess_preference import held_out_positions
+from train.distill.guess.preference import held_out_positions
 from train.distill.guesses import SAFEST_TOLERANCE, GuessPositions, guess_report
 from train.distill.network import play_scores
-from train.distill.rounds import HELD_OUT_SOLVER_GAMES
-from train.sb3.warm_start import distilled_policy
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import HELD_OUT_SOLVER_GAMES
+from train.distilled import distilled_network
 
 
 def safest_cells(positions: GuessPositions) -> np.ndarray:
@@ -43,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="intermediate", choices=("beginner", "intermediate", "expert"))
     parser.add_argument("--first-click", default="opening", choices=("opening", "safe", "none"))
-    parser.add_argument("--model", action="append", required=True, help="a distilled model .zip (repeat)")
+    parser.add_argument("--model", action="append", required=True, help="a distilled model: a shipped name or a "
+                        "card's stem (repeat)")
     parser.add_argument("--games", type=int, default=HELD_OUT_SOLVER_GAMES, help="solver games to harvest")
     parser.add_argument("--seed", type=int, default=DistillConfig.eval_seed, help="as train distill's --eval-seed")
     args = parser.parse_args(argv)
@@ -61,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"the solver rates more than one cell as good as its guess in {(options > 1).mean():.1%} "
           f"(options per position: mean {options.mean():.2f}, most {options.max()})")
     for path in args.model:
-        report = guess_report(play_scores(distilled_policy(path, spec.mines))(positions.grids), positions)
+        report = guess_report(play_scores(distilled_network(path, spec.mines))(positions.grids), positions)
         print(f"{path}: plays the solver's guess {report['solver_agree']:.1%}, one of its options "
               f"{report['solver_options']:.1%}, a safest cell {report['safest_share']:.1%}, "
               f"mean excess {report['excess_risk']:.4f}")

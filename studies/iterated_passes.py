@@ -1,5 +1,5 @@
 """Does the iterated trunk think longer? A distilled network on the weight-tied iterated trunk
-(:class:`train.distill.iterated_trunk.IteratedFeatures`) judged at several pass counts on the same held-out positions.
+(:class:`agents.networks.trunks.IteratedTrunk`) judged at several pass counts on the same held-out positions.
 
 The positions come from the oracle's play on fresh seeds and are labelled with their exact mine probabilities
 (:mod:`train.distill.data`); for each pass count the study reports the mean absolute error of the mine chance
@@ -8,7 +8,7 @@ position with a certainly safe cell where the pick is not one. A trunk that extr
 2022) keeps or improves these beyond the passes it was trained with; ``--preset`` judges it on another board than
 its own (a trunk trained on small boards, judged on expert: does it extrapolate in size too?).
 
-Run: ``python studies/iterated_passes.py --model runs/expert/iterated.zip --passes 6,9,12,16,20 --positions 2048``
+Run: ``python studies/iterated_passes.py --model runs/expert/iterated --passes 6,9,12,16,20 --positions 2048``
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import numpy as np
 import torch as th
 
 from agents.model_card import ModelCard
+from agents.networks.player import load_model_agent
 from agents.networks.trunks import IteratedTrunk
-from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector
@@ -57,7 +57,7 @@ def judge(network: th.nn.Module, grids: np.ndarray, labels: np.ndarray) -> dict[
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a distilled model on the iterated trunk (.zip)")
+    parser.add_argument("--model", required=True, help="a distilled model on the iterated trunk (its card's stem)")
     parser.add_argument("--passes", default="6,9,12,16,20", help="pass counts to judge, comma-separated")
     parser.add_argument("--positions", type=int, default=2048, help="held-out positions")
     parser.add_argument("--seed", type=int, default=77_000_001, help="seed of the held-out games")

@@ -24,13 +24,13 @@ from collections.abc import Sequence
 import numpy as np
 import torch as th
 
-from eval.symmetries import is_sure
+from agents.networks.mirrored_play import is_sure
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import SYMMETRY_COUNTS, board_symmetries
 from train.distill.data import Dataset
 from train.distill.guesses import SAFEST_TOLERANCE
 from train.distill.network import play_scores
-from train.sb3.warm_start import distilled_policy
+from train.distilled import distilled_network
 
 BATCH = 64
 """Positions per forward pass."""
@@ -64,7 +64,7 @@ def judge(scores: np.ndarray, hidden: np.ndarray, labels: np.ndarray) -> dict[st
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="a distilled model .zip")
+    parser.add_argument("--model", required=True, help="a distilled model: a shipped name or a card's stem")
     parser.add_argument("--dataset", required=True, help="a dataset .npz written by train distill --save-dataset")
     parser.add_argument("--positions", type=int, default=20000, help="positions drawn from the dataset")
     parser.add_argument("--seed", type=int, default=0, help="seed of the draw")
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     grids = dataset.grids[drawn]
     labels = dataset.labels[drawn].astype(np.float64).reshape(len(drawn), -1)
     hidden = grids.reshape(len(drawn), -1) == HIDDEN
-    views = image_scores(play_scores(distilled_policy(args.model, dataset.spec.mines)), grids, args.symmetries)
+    views = image_scores(play_scores(distilled_network(args.model, dataset.spec.mines)), grids, args.symmetries)
     guesses = int((np.where(hidden, labels, np.inf).min(axis=1) > 0).sum())
     print(f"{len(drawn)} positions of {args.dataset} ({guesses} true guesses), {args.model}")
     print("| play | images a position | misses | their excess risk | true guesses on a safest cell "

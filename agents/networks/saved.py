@@ -18,7 +18,7 @@ import torch as th
 from torch import nn
 
 from agents.networks.layers import CellLogits, GuessPreference, bounded_spread, hidden_cells
-from agents.networks.spec import NetworkSpec
+from agents.networks.spec import FORMAT_VERSION, WEIGHTS_SUFFIX, NetworkSpec
 from agents.networks.trunks import BoardTrunk, CellTrunk, IteratedTrunk, TaperedTrunk
 
 TRUNK_CLASSES: dict[str, type[nn.Module]] = {"cell": CellTrunk, "board": BoardTrunk, "iterated": IteratedTrunk,
@@ -111,6 +111,22 @@ def save_weights(network: CellScorer, path: Path) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(buffer.getvalue())
     return file_sha256(path)
+
+
+def save_network(network: CellScorer, head: str, card_path: Path) -> dict[str, Any]:
+    """Write ``network``'s weights beside ``card_path`` (same stem, ``.pt``); returns the card's ``network`` section
+    naming them. ``head`` is which head gives the action (:data:`agents.networks.spec.HEADS`)."""
+    weights = card_path.with_suffix(WEIGHTS_SUFFIX)
+    sha256 = save_weights(network, weights)
+    name, kwargs = trunk_kwargs(network.trunk)
+    bound = 0.0 if network.preference is None else float(network.preference.bound)
+    section = {"format": FORMAT_VERSION, "weights": weights.name, "sha256": sha256, "trunk": name,
+               "trunk_kwargs": kwargs, "head": head, "preference_bound": bound}  # fmt: skip
+    if network.mine_head is not None:
+        section["loss_reward"] = network.loss_reward
+    if network.advantage_bound:  # a card without it reads as unbounded, as every earlier card is
+        section["advantage_bound"] = network.advantage_bound
+    return section
 
 
 def load_network(spec: NetworkSpec, folder: Path) -> CellScorer:

@@ -5,7 +5,7 @@
   remaining-mine density and the board's edge, and its dilated residual layers reach far enough to read what
   decides a cell's mine probability.
 - :class:`IteratedTrunk`: one residual block applied again and again, the input recalled at every pass
-  (:mod:`train.distill.stream`).
+  (:mod:`train.distill.stream.run`).
 - :class:`TaperedTrunk`: normalised residual blocks whose widths taper (64 channels down to 2 by default): the
   small network that plays with marks (:mod:`agents.marks`) and trains on a CPU.
 
@@ -143,7 +143,10 @@ class IteratedTrunk(nn.Module):
     """A stem 3x3 convolution, then ``passes`` passes of one residual block that recalls the input planes.
 
     A cell's exact mine chance is settled by chains of constraints; a block applied ``k`` times reads chains ``k``
-    long with the weights of one (see :mod:`train.distill.iterated_trunk`). ``passes`` is how many it runs when it plays
+    long with the weights of one, and can be run for more passes than it was trained with, on a larger board, to
+    think longer (the recurrent "logical extrapolation" networks of Bansal et al., 2022, which also feed the input to
+    every pass so that late passes do not forget the question). Each pass is ``h = h + conv2(relu(conv1([relu(h),
+    x]))) + global_bias(relu(h))``, ``x`` the input planes. ``passes`` is how many it runs when it plays
     (:meth:`set_passes` changes it, the weights do not); ``mines`` as in :class:`BoardTrunk`. With ``state_norm``
     the state is normalised after every pass (a :class:`torch.nn.GroupNorm` of one group: each board's own
     statistics), so its scale cannot grow from pass to pass: without it the residual state grows with every pass,

@@ -112,14 +112,17 @@ def test_a_model_that_plays_with_marks_plays_the_same_games_batched_and_one_by_o
 
 
 def test_an_iterated_network_plays_the_passes_asked_and_other_networks_refuse_them(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from train.distill.stream import StreamConfig, build_model
-    from train.sb3.evaluation import save_model
+    import torch as th
+
+    from train.distill.saved import save_distilled
+    from train.distill.stream.config import StreamConfig
+    from train.distill.stream.trainer import build_network
 
     config = StreamConfig(preset="beginner", trunks="iterated", iterated_channels=8, passes=3, device="cpu")
-    model = build_model(config, "iterated", config.board_spec())
-    save_model(model, tmp_path / "iterated.zip", "distill", config, {})
+    network = build_network(config, "iterated", th.device("cpu"))
+    save_distilled(network, tmp_path / "iterated", config.board_spec(), config, 0, {})
     suite = get_suite("beginner-opening-1k")
-    games = {passes: play_model_batched(str(tmp_path / "iterated.zip"), suite, games=20, passes=passes)
+    games = {passes: play_model_batched(str(tmp_path / "iterated"), suite, games=20, passes=passes)
              for passes in (None, 3, 9)}  # fmt: skip
     assert games[None].moves.tolist() == games[3].moves.tolist()  # its card's passes by default
     assert games[9].moves.tolist() != games[3].moves.tolist()

@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
-from train.distill.config import DistillConfig
 from train.distill.data import Dataset
 from train.distill.labels import label_positions
-from train.distill.network import new_model
-from train.sb3.evaluation import save_model
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.saved import save_distilled
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "studies"))
@@ -83,8 +83,8 @@ def test_count_error_and_bad_games_on_the_command_line(tmp_path: Path, capsys: p
 def test_refine_passes_run_the_weight_tied_refinement_more_times(tmp_path: Path) -> None:
     spec = BoardSpec(6, 7, 6)
     config = DistillConfig(rows=6, cols=7, mines=6, channels=6, dilations="1,2", refine=2, seed=3)
-    path = tmp_path / "refined.zip"
-    save_model(new_model(config, spec), path, "distill", config)
+    path = tmp_path / "refined"
+    save_distilled(new_distilled(config, spec), path, spec, config, 0)
     model = load_model_agent(str(path), spec)
     grid = np.full((1, 6, 7), HIDDEN, np.int8)
     grid[0, :2, :2] = (0, 1), (1, 2)

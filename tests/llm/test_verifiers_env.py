@@ -88,7 +88,7 @@ def test_every_seed_and_board_a_user_passes_gives_its_games(seed: int, board: di
 
 def test_a_game_the_endpoint_refuses_fails_the_run_in_one_line(model: ReferenceServer) -> None:
     env = load_environment(rows=5, cols=5, mines=3, games=1)
-    failure = r"^1 of 1 games failed, the first: ProviderError: upstream 400: .*unknown model"
+    failure = r"^1 of 1 games failed, the first: ProviderError: upstream 404: .*unknown model"
     with pytest.raises(RuntimeError, match=failure):
         play_games(env, model.url, "no-such-model", api_key_var=KEY)
 

@@ -1,4 +1,4 @@
-"""The moving average of a network's weights (train.distill.averaged)."""
+"""The moving average of a network's weights (train.distill.stream.averaged)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 import torch as th
 from torch import nn
 
-from train.distill.averaged import WeightAverage, check_decay, decay_at
+from train.distill.stream.averaged import WeightAverage, check_decay, decay_at
 
 
 def network() -> nn.Module:

@@ -19,19 +19,22 @@ import torch as th
 from sb3_contrib import MaskablePPO
 
 from agents.model_card import ModelCard
+from agents.networks.trunks import BoardTrunk
 from agents.probability import mine_probabilities
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill.config import DistillConfig
 from train.distill.data import Dataset, PositionCollector
 from train.distill.labels import Labeller, first_click_images, label_positions
 from train.distill.losses import choice_loss, count_loss, distill_loss
-from train.distill.network import new_model, safety_logits
-from train.distill.trainer import Trainer
+from train.distill.network import safety_logits
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.rounds.trainer import Trainer
+from train.distill.saved import save_distilled
+from train.distilled import distilled_network
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.evaluation import save_model
-from train.sb3.networks import BoardFeatures, action_scores
+from train.sb3.networks import action_scores
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import DQN_Q_SCALE, load_distilled
 
@@ -60,10 +63,8 @@ def played_positions(spec: BoardSpec, boards: int = 16, steps: int = 6, seed: in
 def distilled_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A distilled model (untrained weights, seeded) saved the way the script saves one, with its card."""
     config = DistillConfig(**TINY, seed=5)
-    th.manual_seed(5)
-    model = new_model(config, SPEC)
-    path = tmp_path_factory.mktemp("distilled") / "model.zip"
-    save_model(model, path, "distill", config)
+    path = tmp_path_factory.mktemp("distilled") / "model"
+    save_distilled(new_distilled(config, SPEC), path, SPEC, config, 0)
     return path
 
 
@@ -156,7 +157,7 @@ def test_collector_mixes_policies_and_labels_every_position() -> None:
 
 def test_network_sees_density_and_edge_and_any_board() -> None:
     th.manual_seed(0)
-    features = BoardFeatures(BatchVecEnv(SPEC, 1).observation_space, channels=4, dilations=(1, 2), mines=5)
+    features = BoardTrunk(channels=4, dilations=(1, 2), mines=5)
     grid = th.full((1, 9, 9), HIDDEN, dtype=th.int8)
     planes = features.input_planes(grid)
     assert planes.shape == (1, 14, 9, 9)
@@ -186,18 +187,20 @@ def test_distill_script_end_to_end(tmp_path: Path) -> None:
         "--runs-dir", str(tmp_path), "--run-name", "run", "--save-dataset", str(tmp_path / "data.npz"),
         "--no-progress-bar",
     ]  # fmt: skip
-    result = subprocess.run([sys.executable, "-m", "train.distill", *options], cwd=ROOT, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "train.distill.rounds", *options], cwd=ROOT, capture_output=True,
                             text=True, timeout=240)  # fmt: skip
     assert result.returncode == 0, result.stderr
     run_dir = tmp_path / "run"
-    card = ModelCard.of_model(run_dir / "final_model.zip")
+    card = ModelCard.of_model(run_dir / "final_model")
     assert card.algo == "distill" and card.board == (5, 6) and card.steps == 600
+    assert card.model_class is None  # no training zip, no class that loads one: the network section is the model
+    assert (run_dir / "final_model.pt").is_file() and not list(run_dir.glob("*.zip"))
     assert (run_dir / "best_model.json").is_file()
     assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) == 3
     assert len(Dataset.load(tmp_path / "data.npz")) == 600
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
 
-    agent = load_model_agent(run_dir / "final_model.zip", BoardSpec(9, 9, 10, "opening"))
+    agent = load_model_agent(run_dir / "final_model", BoardSpec(9, 9, 10, "opening"))
     grid = np.full((9, 9), HIDDEN, dtype=np.int8)
     assert 0 <= agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)}) < 81
 
@@ -212,10 +215,10 @@ def test_init_starts_from_the_distilled_choices(algo: str, distilled_model: Path
     env = BatchVecEnv(SPEC, 4)
     model = module.ALGORITHM.build(config, env)
     load_distilled(model, config.init, SPEC.mines)
-    source = MaskablePPO.load(distilled_model, device="cpu").policy
+    source = distilled_network(distilled_model, SPEC.mines)
     grids = played_positions(SPEC)
     with th.no_grad():
-        expected = safety_logits(source, source.features_extractor.input_planes(th.as_tensor(grids)))
+        expected = safety_logits(source, source.trunk.input_planes(th.as_tensor(grids)))
     scores = action_scores(model.policy, grids)
     if algo == "dqn":
         th.testing.assert_close(scores, DQN_Q_SCALE * expected)
@@ -324,7 +327,7 @@ def test_critic_warmup_keeps_the_distilled_actor_until_it_ends(distilled_model: 
         policy = MaskablePPO.load(train(maskable_ppo.ALGORITHM, config) / "final_model.zip").policy
         return policy.pi_features_extractor.state_dict(), policy.vf_features_extractor.state_dict()
 
-    start = MaskablePPO.load(distilled_model).policy.features_extractor.state_dict()
+    start = distilled_network(distilled_model, SPEC.mines).trunk.state_dict()
     actor, critic = trained(64, "warm")  # one rollout of 64 steps, all of it warm-up
     for name, value in start.items():
         th.testing.assert_close(actor[name], value)
@@ -345,7 +348,7 @@ def test_a_crop_is_seen_with_the_board_around_it() -> None:
     assert reach == 4
     columns = np.broadcast_to(np.arange(20, dtype=np.float16) / 64, (3, 6, 20))  # each label names its column
     dataset = Dataset(spec, np.full((3, 6, 20), HIDDEN, np.int8), columns.copy())
-    policy = new_model(config, spec).policy
+    policy = new_distilled(config, spec)
     trainer = Trainer(config, policy, total_steps=1)
     lefts = set()
     for _ in range(60):
@@ -367,7 +370,7 @@ def test_augmented_minibatches_are_symmetric_images_with_their_own_labels() -> N
     touched = grids[[not (grid == HIDDEN).all() for grid in grids]]
     dataset = Dataset(SPEC, touched, label_positions(touched, SPEC.mines, "opening").astype(np.float16))
     config = DistillConfig(**TINY, augment=True, batch_size=4)
-    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
+    trainer = Trainer(config, new_distilled(config, SPEC), total_steps=1)
     shapes = set()
     for _ in range(12):
         batch_grids, labels, weight, *_ = trainer.batch(dataset)
@@ -391,7 +394,7 @@ def test_late_share_draws_that_share_of_each_minibatch_from_the_endgame() -> Non
     dataset = Dataset(spec, grids, np.zeros(grids.shape, np.float16))
     np.testing.assert_array_equal(dataset.late_positions(), [0])
     config = DistillConfig(**TINY, late_share=0.25, batch_size=8)
-    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
+    trainer = Trainer(config, new_distilled(config, SPEC), total_steps=1)
     index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
     assert len(index) == 8 and (index[-2:] == 0).all()
     assert len(trainer.positions(len(dataset), [(0.25, np.array([], np.int64))])) == 8
@@ -410,7 +413,7 @@ def test_guess_share_draws_from_the_positions_without_a_safe_cell() -> None:
     dataset = Dataset(spec, grids, labels)
     np.testing.assert_array_equal(dataset.guess_positions(), [1, 3])
     config = DistillConfig(**TINY, guess_share=0.5, batch_size=8)
-    trainer = Trainer(config, new_model(config, SPEC).policy, total_steps=1)
+    trainer = Trainer(config, new_distilled(config, SPEC), total_steps=1)
     index = trainer.positions(len(dataset), trainer.focus_groups(dataset))
     assert len(index) == 8 and set(index[-4:].tolist()) <= {1, 3}
     with pytest.raises(ValueError, match="guess_share must be between 0 and 1 - late_share"):

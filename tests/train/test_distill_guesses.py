@@ -11,23 +11,24 @@ import numpy as np
 import pytest
 
 pytest.importorskip("torch")
-pytest.importorskip("sb3_contrib")
 
 import torch as th
 
 from agents.solver import initial_state
-from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide, guess_with_options
+from agents.solver.guess import PRESETS, choose_guess, decide, guess_with_options
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
-from train.distill import rounds as distill
-from train.distill.config import DistillConfig
 from train.distill.data import Dataset
 from train.distill.guesses import NO_CHOICE, GuessPositions, harvest_guesses, solver_choices
 from train.distill.labels import label_positions
 from train.distill.losses import choice_loss
-from train.distill.network import guess_agreement, learner_scores, new_model
-from train.distill.trainer import Trainer
-from train.sb3.evaluation import save_model
+from train.distill.network import guess_agreement, learner_scores
+from train.distill.rounds import run as rounds
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.rounds.trainer import Trainer
+from train.distill.saved import save_distilled
 
 pytestmark = pytest.mark.train
 
@@ -150,7 +151,7 @@ def test_minibatch_targets_move_with_their_grids(harvest, augment: bool) -> None
     dataset = Dataset(BEGINNER, grids, labels.astype(np.float16))
     dataset.choices[:] = choices
     config = DistillConfig(**TINY, augment=augment, batch_size=16, guess_target="solver", choice_weight=1.0)
-    trainer = Trainer(config, new_model(config, BEGINNER).policy, total_steps=1)
+    trainer = Trainer(config, new_distilled(config, BEGINNER), total_steps=1)
     for _ in range(8):
         batch = trainer.batch(dataset)
         targets = batch.targets.flatten(1)
@@ -158,7 +159,7 @@ def test_minibatch_targets_move_with_their_grids(harvest, augment: bool) -> None
         assert (batch.grids.flatten(1)[targets] == HIDDEN).all()
         chosen = batch.labels.flatten(1)[targets].numpy()
         assert np.isin(chosen.round(3), labels.reshape(len(grids), -1)[np.arange(len(grids)), choices].round(3)).all()
-    plain = Trainer(DistillConfig(**TINY, batch_size=16), trainer.policy, total_steps=1)
+    plain = Trainer(DistillConfig(**TINY, batch_size=16), trainer.network, total_steps=1)
     assert plain.batch(dataset).targets is None  # the safest cells stay the target by default
 
 
@@ -178,7 +179,7 @@ def test_a_run_adds_the_solver_guesses_to_its_dataset(tmp_path: Path) -> None:
                                    eval_games=0, label_workers=1, guess_target="solver", choice_weight=0.5,
                                    solver_games=200, runs_dir=str(tmp_path), run_name="run",
                                    save_dataset=str(tmp_path / "data.npz"), progress_bar=False)  # fmt: skip
-    run_dir = distill.run(config)
+    run_dir = rounds.run(config)
     dataset = Dataset.load(tmp_path / "data.npz")
     recorded = dataset.choices != NO_CHOICE
     np.testing.assert_array_equal(np.flatnonzero(recorded), dataset.guess_positions())
@@ -191,7 +192,7 @@ def test_a_run_adds_the_solver_guesses_to_its_dataset(tmp_path: Path) -> None:
 def test_guess_agreement_counts_the_network_guessing_as_the_solver(harvest) -> None:
     grids, _, choices = harvest
     config = DistillConfig(**TINY)
-    policy = new_model(config, BEGINNER).policy
+    policy = new_distilled(config, BEGINNER)
     scores = learner_scores(policy)(grids)
     hidden = grids.reshape(len(grids), -1) == HIDDEN
     moves = np.where(hidden, scores, -np.inf).argmax(axis=1)
@@ -205,10 +206,10 @@ def test_the_agreement_benchmark_prints_each_model(tmp_path: Path, capsys: pytes
     import guess_agreement
 
     config = DistillConfig(**TINY, seed=3)
-    save_model(new_model(config, BEGINNER), tmp_path / "model.zip", "distill", config)
-    assert guess_agreement.main(["--preset", "beginner", "--games", "300", "--model", str(tmp_path / "model.zip")]) == 0
+    save_distilled(new_distilled(config, BEGINNER), tmp_path / "model", BEGINNER, config, 0)
+    assert guess_agreement.main(["--preset", "beginner", "--games", "300", "--model", str(tmp_path / "model")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "true-guess positions of 300 solver games" in lines[0]
     assert lines[1].startswith("the solver rates more than one cell as good as its guess in ")
-    assert lines[2].startswith(f"{tmp_path / 'model.zip'}: plays the solver's guess ")
+    assert lines[2].startswith(f"{tmp_path / 'model'}: plays the solver's guess ")
     assert ", one of its options " in lines[2]

@@ -1,5 +1,5 @@
-"""The levers of streamed distillation (train.distill.levers): varied mine counts and true-mine targets, each off by
-default with the stream unchanged, on tiny boards on the CPU."""
+"""The levers of streamed distillation (train.distill.stream.levers): varied mine counts and true-mine targets, each
+off by default with the stream unchanged, on tiny boards on the CPU."""
 
 from __future__ import annotations
 
@@ -9,22 +9,23 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import pytest
 import torch as th
 
-import train.distill.stream as distill_stream
+import train.distill.stream.run as distill_stream
+from agents.networks.saved import CellScorer
+from agents.networks.trunks import BoardTrunk
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector
 from train.distill.labels import Labeller
-from train.distill.levers import OracleBoards, board_density, lever_loss, produce_varied, scattered_positions
 from train.distill.losses import distill_loss, log_odds_loss
-from train.distill.scattered import scattered_boards
-from train.distill.stream import StreamConfig, main, oracle_worker, trunk_logits
-from train.distill.stream_data import LearnerPlay, PositionBuffer, produce
-from train.sb3.networks import BoardFeatures
+from train.distill.stream.data import LearnerPlay, PositionBuffer, produce
+from train.distill.stream.levers import OracleBoards, board_density, lever_loss, produce_varied, scattered_positions
+from train.distill.stream.run import StreamConfig, main, oracle_worker
+from train.distill.stream.scattered import scattered_boards
+from train.distill.stream.trainer import trunk_logits
 
 BEGINNER = BoardSpec(9, 9, 10, "opening")
 
@@ -254,7 +255,7 @@ def test_the_log_odds_term_weighs_a_small_chance_put_ten_times_too_low_and_skips
 
 
 def test_a_position_is_read_with_its_own_mine_count() -> None:
-    net = BoardFeatures(gym.spaces.Box(-3, 8, (5, 7), np.int8), channels=8, dilations=(1, 2), mines=10, pooled=(1,))
+    net = BoardTrunk(channels=8, dilations=(1, 2), mines=10, pooled=(1,))
     grids = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
     grids[:, 0, :3] = th.tensor([0, 1, 2], dtype=th.int8)
     counts = th.tensor([10, 20], dtype=th.int16)
@@ -312,13 +313,8 @@ def test_a_short_run_with_the_levers_resumes(tmp_path: Path) -> None:
 
 
 def test_trunk_logits_take_the_density() -> None:
-    net = BoardFeatures(gym.spaces.Box(-3, 8, (4, 4), np.int8), channels=4, dilations=(1,), mines=3)
-
-    class Policy:
-        features_extractor = net
-        mlp_extractor = type("Heads", (), {"policy_head": staticmethod(lambda features: features.sum(dim=1))})()
-
+    network = CellScorer(BoardTrunk(channels=4, dilations=(1,), mines=3))
     grids = th.full((1, 4, 4), HIDDEN, dtype=th.int8)
-    plain = trunk_logits(Policy(), grids, [1])[0]  # type: ignore[arg-type]
-    assert th.equal(plain, trunk_logits(Policy(), grids, [1], board_density(grids, th.tensor([3])))[0])  # type: ignore[arg-type]
-    assert not th.equal(plain, trunk_logits(Policy(), grids, [1], board_density(grids, th.tensor([9])))[0])  # type: ignore[arg-type]
+    plain = trunk_logits(network, grids, [1])[0]
+    assert th.equal(plain, trunk_logits(network, grids, [1], board_density(grids, th.tensor([3])))[0])
+    assert not th.equal(plain, trunk_logits(network, grids, [1], board_density(grids, th.tensor([9])))[0])

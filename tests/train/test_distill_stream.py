@@ -7,24 +7,23 @@ import queue
 from pathlib import Path
 from types import SimpleNamespace
 
-import gymnasium as gym
 import numpy as np
 import pytest
 import torch as th
 
-from agents.networks.trunks import TaperedTrunk, set_passes
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
+from agents.networks.saved import CellScorer
+from agents.networks.trunks import BoardTrunk, IteratedTrunk, TaperedTrunk, set_passes
 from mine_env.engine.constants import FLAG, HIDDEN
-from train.distill.held_out import HELD_OUT, HELD_OUT_FILE
-from train.distill.iterated_trunk import IteratedFeatures
-from train.distill.stream import StreamConfig, _feed, _hold_out, main
-from train.distill.stream_data import PositionBuffer, mark_known
+from train.distill.stream.data import PositionBuffer, mark_known
+from train.distill.stream.held_out import HELD_OUT, HELD_OUT_FILE
+from train.distill.stream.run import StreamConfig, _feed, _hold_out, main
+from train.distill.stream.trainer import network_state
 from train.progress_log import read_log
 
 
 def test_iterated_trunk_shares_one_block_across_passes() -> None:
-    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
-    net = IteratedFeatures(space, channels=8, passes=3, mines=6)
+    net = IteratedTrunk(channels=8, passes=3, mines=6)
     grid = th.full((2, 5, 7), -1, dtype=th.int8)
     grid[0, 0, 0] = 1
     planes = net.input_planes(grid)
@@ -40,9 +39,8 @@ def test_iterated_trunk_shares_one_block_across_passes() -> None:
 
 
 def test_the_progressive_pass_continues_a_state_it_was_handed_and_learns_only_from_its_trained_passes() -> None:
-    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
     th.manual_seed(0)
-    net = IteratedFeatures(space, channels=8, passes=3, mines=6)
+    net = IteratedTrunk(channels=8, passes=3, mines=6)
     grid = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
     grid[0, 0, 0] = 1
     planes = net.input_planes(grid)
@@ -58,12 +56,11 @@ def test_a_normalised_state_keeps_its_scale_over_any_number_of_passes_and_is_sav
     from agents.networks.saved import build_network, trunk_kwargs
     from agents.networks.spec import NetworkSpec
 
-    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
     grid = th.full((2, 5, 7), HIDDEN, dtype=th.int8)
     grid[0, :2, :2] = 0
     for state_norm in (True, False):
         th.manual_seed(0)
-        net = IteratedFeatures(space, channels=8, passes=3, mines=6, state_norm=state_norm)
+        net = IteratedTrunk(channels=8, passes=3, mines=6, state_norm=state_norm)
         th.nn.init.normal_(net.mix.weight, std=0.5)  # updates as large as a trained block's
         planes = net.input_planes(grid)
         hidden = net.stem(planes)
@@ -79,8 +76,7 @@ def test_a_normalised_state_keeps_its_scale_over_any_number_of_passes_and_is_sav
 
 
 def test_set_passes_reaches_the_iterated_trunk_and_refuses_others() -> None:
-    space = gym.spaces.Box(-3, 8, (5, 7), np.int8)
-    net = th.nn.Sequential(IteratedFeatures(space, channels=8, passes=3, mines=6))
+    net = th.nn.Sequential(IteratedTrunk(channels=8, passes=3, mines=6))
     set_passes(net, 7)
     assert net[0].passes == 7
     with pytest.raises(ValueError, match="not the iterated trunk"):
@@ -116,7 +112,7 @@ def test_a_tapered_trunk_without_a_norm_reads_each_cell_from_its_neighbourhood_a
 
 
 def test_bad_settings_get_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
-    init = ["--init", "models/distill_expert_opening.zip", "--trunks", "iterated"]
+    init = ["--init", "distill-expert", "--trunks", "iterated"]
     for argv, message in ((["--trunks", "dilated,resnet"], "trunks must be distinct names"),
                           (["--producers", "0"], "no positions to start on"),
                           (["--mark-above", "1.5"], "mark threshold"), (init, "--init starts"),
@@ -147,7 +143,7 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
     first = th.load(run_dir / "checkpoint.pt", weights_only=False)
     assert first["step"] > 0 and first["resumes"] == 0
     held = (run_dir / HELD_OUT_FILE).read_bytes()
-    assert not first["averages"] and not (run_dir / "dilated_ema.zip").exists()
+    assert not first["averages"] and not (run_dir / "dilated_ema.json").exists()
     assert main(["--resume", str(run_dir), "--minutes", "0.2", "--ema", "0.99"]) == 0  # an average from here on
     assert (run_dir / HELD_OUT_FILE).read_bytes() == held  # the curve is judged on the same positions throughout
     second = th.load(run_dir / "checkpoint.pt", weights_only=False)
@@ -168,7 +164,7 @@ def test_a_short_run_with_marks_resumes_and_its_models_play(tmp_path: Path) -> N
         assert card["config"]["mark_above"] == 0.99  # it plays with marks (agents.marks)
         if trunk == "tapered":
             assert card["network"]["trunk_kwargs"]["norm"] == "none"
-        agent = load_model_agent(run_dir / f"{trunk}.zip")
+        agent = load_model_agent(run_dir / trunk)
         grid = np.full((9, 9), -1, dtype=np.int8)
         action = agent.act(grid, {"mines": 10, "action_mask": np.ones(81, np.int8)})
         assert 0 <= action < 81
@@ -250,7 +246,7 @@ def test_a_killed_run_checkpoints_and_stops_its_worker_processes(tmp_path: Path)
     import sys
     import time
 
-    command = [sys.executable, "-m", "train.distill.stream", "--preset", "beginner", "--device", "cpu",
+    command = [sys.executable, "-m", "train.distill.stream.run", "--preset", "beginner", "--device", "cpu",
                "--producers", "1", "--producer-boards", "8", "--chunk", "128", "--learner-boards", "8",
                "--learner-workers", "1", "--channels", "8", "--dilations", "1", "--pooled", "", "--batch-size", "16",
                "--buffer", "2000", "--minutes", "5", "--checkpoint-minutes", "5", "--runs-dir", str(tmp_path),
@@ -265,7 +261,7 @@ def test_a_killed_run_checkpoints_and_stops_its_worker_processes(tmp_path: Path)
     output = process.stdout.read()
     assert process.wait(timeout=60) == 0, output
     assert "SIGTERM received" in output and f"resume with --resume {tmp_path / 'run'}" in output
-    assert (tmp_path / "run" / "checkpoint.pt").is_file() and (tmp_path / "run" / "dilated.zip").is_file()
+    assert (tmp_path / "run" / "checkpoint.pt").is_file() and (tmp_path / "run" / "dilated.pt").is_file()
     deadline = time.monotonic() + 30
     while (left := workers & {int(p.name) for p in Path("/proc").glob("[0-9]*")}) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -283,7 +279,7 @@ def test_a_run_killed_outright_leaves_no_worker(tmp_path: Path) -> None:
     import sys
     import time
 
-    command = [sys.executable, "-m", "train.distill.stream", "--preset", "beginner", "--device", "cpu",
+    command = [sys.executable, "-m", "train.distill.stream.run", "--preset", "beginner", "--device", "cpu",
                "--producers", "1", "--producer-boards", "8", "--chunk", "128", "--learner-boards", "8",
                "--learner-workers", "1", "--channels", "8", "--dilations", "1", "--pooled", "", "--batch-size", "16",
                "--buffer", "2000", "--minutes", "5", "--runs-dir", str(tmp_path), "--run-name", "run"]  # fmt: skip
@@ -313,3 +309,20 @@ def test_a_run_started_outside_the_main_thread_still_runs() -> None:
     thread.start()
     thread.join()
     assert codes == [0]  # no SIGTERM handler where Python cannot install one, and no error for it
+
+
+def test_a_checkpoint_of_the_policies_trained_before_loads_into_the_plain_networks() -> None:
+    """A checkpoint written while the trunks trained inside SB3 policies keeps their trunk and safety head under the
+    policy's keys: they load into the plain network as they are, the rest of the policy is left."""
+    th.manual_seed(0)
+    network = CellScorer(BoardTrunk(channels=4, dilations=(1,), mines=10))
+    policy_keys = {f"features_extractor.{key}": value for key, value in network.trunk.state_dict().items()}
+    policy_keys |= {f"pi_features_extractor.{key}": value for key, value in network.trunk.state_dict().items()}
+    policy_keys |= {f"mlp_extractor.policy_head.{key}": value for key, value in network.head.state_dict().items()}
+    policy_keys["mlp_extractor.value_head.net.0.weight"] = th.zeros(3)
+    loaded = CellScorer(BoardTrunk(channels=4, dilations=(1,), mines=10))
+    loaded.load_state_dict(network_state(policy_keys))
+    grid = th.full((1, 5, 5), HIDDEN, dtype=th.int8)
+    assert th.equal(loaded(grid), network(grid))
+    plain = network.state_dict()
+    assert network_state(plain) is plain and network_state(None) is None  # a checkpoint of today's, as it is

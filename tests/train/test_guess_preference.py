@@ -12,21 +12,21 @@ import numpy as np
 import pytest
 
 pytest.importorskip("torch")
-pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from eval.models import load_model_agent
+from agents.networks.layers import GuessPreference
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES
-from train.distill import guess_preference
-from train.distill.config import DistillConfig
+from train.distill.guess import preference as guess_preference
 from train.distill.guesses import GuessPositions, guess_report, harvest_guesses
-from train.distill.network import learner_scores, new_model, play_scores, start_from
-from train.sb3.evaluation import save_model
-from train.sb3.networks import GuessPreference
-from train.sb3.warm_start import distilled_policy
+from train.distill.network import learner_scores, play_scores, start_from
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.saved import save_distilled
+from train.distilled import distilled_network
 
 pytestmark = pytest.mark.train
 
@@ -44,9 +44,9 @@ def one_torch_thread() -> None:
 @pytest.fixture(scope="module")
 def distilled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small distilled beginner model on disk (random weights: the head's tests need a trunk, not a good one)."""
-    path = tmp_path_factory.mktemp("distilled") / "model.zip"
+    path = tmp_path_factory.mktemp("distilled") / "model"
     config = DistillConfig(**TINY, seed=5)
-    save_model(new_model(config, BEGINNER), path, "distill", config)
+    save_distilled(new_distilled(config, BEGINNER), path, BEGINNER, config, 0)
     return path
 
 
@@ -63,14 +63,14 @@ def config(distilled: Path, tmp_path: Path, **options: object) -> guess_preferen
 
 def test_a_new_head_plays_as_the_model_did_and_never_changes_the_chances(distilled: Path, guesses) -> None:
     model = guess_preference.with_preference(str(distilled), BEGINNER, bound=0.4, seed=0)
-    before = learner_scores(distilled_policy(distilled, BEGINNER.mines))(guesses.grids)
-    np.testing.assert_allclose(play_scores(model.policy)(guesses.grids), before, atol=1e-5)
-    head = model.policy.mlp_extractor.preference
+    before = learner_scores(distilled_network(distilled, BEGINNER.mines))(guesses.grids)
+    np.testing.assert_allclose(play_scores(model)(guesses.grids), before, atol=1e-5)
+    head = model.preference
     with th.no_grad():
         for parameter in head.parameters():
             parameter.normal_(0.0, 5.0)
-    played = play_scores(model.policy)(guesses.grids)
-    np.testing.assert_allclose(learner_scores(model.policy)(guesses.grids), before, atol=1e-5)
+    played = play_scores(model)(guesses.grids)
+    np.testing.assert_allclose(learner_scores(model)(guesses.grids), before, atol=1e-5)
     bonus = played - before
     assert np.abs(bonus).max() <= 0.4 + 1e-5
     assert np.abs(bonus).max() > 0.3  # the trained-looking head does move the play, by up to its bound
@@ -84,7 +84,7 @@ def test_the_bound_is_checked() -> None:
 def test_minibatch_targets_move_with_their_grids(distilled: Path, guesses, tmp_path: Path) -> None:
     """Each (grid, target) of a minibatch is a harvested position and its solver guess in one of the symmetries."""
     model = guess_preference.with_preference(str(distilled), BEGINNER, bound=0.4, seed=0)
-    trainer = guess_preference.PreferenceTrainer(config(distilled, tmp_path), model.policy)
+    trainer = guess_preference.PreferenceTrainer(config(distilled, tmp_path), model)
     harvested = {(grid.tobytes(), int(choice)) for grid, choice in zip(guesses.grids, guesses.choices, strict=True)}
     for _ in range(4):
         grids, allowed, weights = trainer.batch(guess_preference.solver_targets(guesses))
@@ -102,15 +102,15 @@ def test_training_the_head_teaches_the_solver_guesses(distilled: Path, guesses, 
     played, while the chances stay the trunk's."""
     model = guess_preference.with_preference(str(distilled), BEGINNER, bound=2.0, seed=0)
     settings = config(distilled, tmp_path, samples=300 * 64, batch_size=64, learning_rate=3e-3, bound=2.0)
-    trainer = guess_preference.PreferenceTrainer(settings, model.policy)
-    safety = learner_scores(model.policy)(guesses.grids)
-    before = guess_report(play_scores(model.policy)(guesses.grids), guesses)
+    trainer = guess_preference.PreferenceTrainer(settings, model)
+    safety = learner_scores(model)(guesses.grids)
+    before = guess_report(play_scores(model)(guesses.grids), guesses)
     targets = guess_preference.solver_targets(guesses)
     losses = [trainer.step(targets) for _ in range(trainer.steps)]
-    after = guess_report(play_scores(model.policy)(guesses.grids), guesses)
+    after = guess_report(play_scores(model)(guesses.grids), guesses)
     assert np.mean(losses[-30:]) < np.mean(losses[:30])
     assert after["solver_agree"] > before["solver_agree"] + 0.1
-    np.testing.assert_allclose(learner_scores(model.policy)(guesses.grids), safety, atol=1e-5)
+    np.testing.assert_allclose(learner_scores(model)(guesses.grids), safety, atol=1e-5)
 
 
 def test_guess_report_counts_agreement_safest_cells_and_excess_risk() -> None:
@@ -133,14 +133,14 @@ def test_a_run_logs_and_saves_a_model_that_eval_plays_and_distill_loads(distille
         rows = list(csv.DictReader(handle))
     assert [int(row["samples"]) for row in rows] == [0, 128, 256]
     assert all(0 <= float(row["solver_agree"]) <= 1 and float(row["excess_risk"]) >= 0 for row in rows)
-    saved = run_dir / "final_model.zip"
-    policy = distilled_policy(saved, BEGINNER.mines)
-    assert policy.mlp_extractor.preference is not None and policy.mlp_extractor.preference.bound == 0.4
+    saved = run_dir / "final_model"
+    policy = distilled_network(saved, BEGINNER.mines)
+    assert policy.preference is not None and policy.preference.bound == 0.4
     agent = load_model_agent(saved, BEGINNER)
     grid = np.full((9, 9), HIDDEN, np.int8)
     scores = play_scores(policy)(grid[None])[0]
     assert agent.act(grid, {"action_mask": np.ones(81, np.int8), "mines": 10}) == int(scores.argmax())
-    grown = new_model(DistillConfig(**TINY), BEGINNER).policy
+    grown = new_distilled(DistillConfig(**TINY), BEGINNER)
     start_from(grown, str(saved), BEGINNER.mines)  # --init: the trunk loads, the head stays behind
     np.testing.assert_allclose(learner_scores(grown)(grid[None]), learner_scores(policy)(grid[None]),
                                atol=1e-5)  # fmt: skip

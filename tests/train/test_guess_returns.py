@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from agents.solver import first_click_cell, initial_state
-from mine_env.analysis.guess import certain_moves, choose_guess
-from mine_env.analysis.lookahead import look_ahead
+from agents.solver.guess import choose_guess
+from agents.solver.outlook import look_ahead
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
 from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell
 from mine_env.engine.spec import BoardSpec
-from train.distill.guess_returns import (
+from train.distill.guess.returns import (
     FAST_SETTINGS,
     NO_CANDIDATE,
     GuessReturns,
@@ -175,18 +176,18 @@ def test_bad_rollout_settings_are_clear_errors() -> None:
 
 @pytest.mark.train
 def test_the_head_learns_the_winning_candidates_and_a_run_logs_their_returns(tmp_path: Path) -> None:
-    pytest.importorskip("sb3_contrib")
     import torch as th
 
-    from train.distill import guess_preference
-    from train.distill.config import DistillConfig
-    from train.distill.network import new_model, play_scores
-    from train.sb3.evaluation import save_model
+    from train.distill.guess import preference as guess_preference
+    from train.distill.network import play_scores
+    from train.distill.rounds.config import DistillConfig
+    from train.distill.rounds.run import new_distilled
+    from train.distill.saved import save_distilled
 
     th.set_num_threads(1)
-    distilled = tmp_path / "model.zip"
-    network = DistillConfig(rows=9, cols=9, mines=10, channels=8, dilations="1,2,1", seed=5)
-    save_model(new_model(network, BEGINNER), distilled, "distill", network)
+    distilled = tmp_path / "model"
+    network = DistillConfig(rows=9, cols=9, mines=10, channels=8, dilations="1,2,1", seed=3)
+    save_distilled(new_distilled(network, BEGINNER), distilled, BEGINNER, network, 0)
     settings = {"rows": 9, "cols": 9, "mines": 10, "model": str(distilled), "games": 300, "held_out_games": 100,
                 "samples": 300 * 64, "batch_size": 64, "report_every": 300 * 64, "learning_rate": 3e-3,
                 "bound": 2.0, "target": "returns", "runs_dir": str(tmp_path), "run_name": "run"}  # fmt: skip
@@ -196,10 +197,10 @@ def test_the_head_learns_the_winning_candidates_and_a_run_logs_their_returns(tmp
     targets = guess_preference.return_targets(positions)
     assert 0 < len(targets.grids) < len(positions.grids)  # rows whose candidates all won or all lost are left out
     np.testing.assert_allclose(targets.weights.sum(axis=1), 1.0, rtol=1e-6)
-    trainer = guess_preference.PreferenceTrainer(config, model.policy)
-    before = pick_returns(play_scores(model.policy)(positions.grids), positions)["pick_return"]
+    trainer = guess_preference.PreferenceTrainer(config, model)
+    before = pick_returns(play_scores(model)(positions.grids), positions)["pick_return"]
     losses = [trainer.step(targets) for _ in range(trainer.steps)]
-    after = pick_returns(play_scores(model.policy)(positions.grids), positions)["pick_return"]
+    after = pick_returns(play_scores(model)(positions.grids), positions)["pick_return"]
     assert np.mean(losses[-30:]) < np.mean(losses[:30])
     assert after > before + 0.05  # on its own positions it picks the candidates that won
 
@@ -208,15 +209,15 @@ def test_the_head_learns_the_winning_candidates_and_a_run_logs_their_returns(tmp
         rows = list(csv.DictReader(handle))
     assert [int(row["samples"]) for row in rows] == [0, 64, 128]
     assert all(0 <= float(row["pick_return"]) <= float(row["best_return"]) <= 1 for row in rows)
-    assert (run_dir / "final_model.zip").exists()
+    assert (run_dir / "final_model.pt").exists()
 
 
 @pytest.mark.train
 def test_the_progress_target_trains_on_one_reveal_returns(tmp_path: Path) -> None:
     """``--target progress`` gives the head the progress rollouts of its games, and held-out positions judged by
     the same returns."""
-    pytest.importorskip("sb3_contrib")
-    from train.distill import guess_preference
+    pytest.importorskip("torch")
+    from train.distill.guess import preference as guess_preference
 
     config = guess_preference.GuessPreferenceConfig(rows=9, cols=9, mines=10, model="unused.zip", games=200,
                                                     held_out_games=100, target="progress", seed=4)  # fmt: skip

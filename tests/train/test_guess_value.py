@@ -11,8 +11,8 @@ import pytest
 
 from agents.guess_value import GuessValueAgent, candidate_features
 from mine_env.engine.spec import BoardSpec
-from train.distill.guess_returns import NO_CANDIDATE, rollout_guesses
-from train.distill.guess_value import (
+from train.distill.guess.returns import NO_CANDIDATE, rollout_guesses
+from train.distill.guess.value import (
     GuessValueConfig,
     SafeCandidates,
     batch_features,

@@ -1,4 +1,4 @@
-"""The held-out positions of a streamed run (train.distill.held_out): split, saved, judged, and the command that
+"""The held-out positions of a streamed run (train.distill.stream.held_out): split, saved, judged, and the command that
 judges saved models on them."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from mine_env.engine.constants import HIDDEN
-from train.distill import held_out
-from train.distill.held_out import HELD_OUT, HELD_OUT_FILE, judge, load_held_out, save_held_out, split_held_out
 from train.distill.labels import label_positions
-from train.distill.stream_config import StreamConfig
+from train.distill.stream import held_out
+from train.distill.stream.config import StreamConfig
+from train.distill.stream.held_out import HELD_OUT, HELD_OUT_FILE, judge, load_held_out, save_held_out, split_held_out
 
 
 def beginner_positions(count: int) -> tuple[np.ndarray, np.ndarray]:

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import torch as th
 
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from train import precision
-from train.distill.stream import StreamConfig, StreamRun
-from train.distill.stream_data import Batch
+from train.distill.stream.config import StreamConfig
+from train.distill.stream.data import Batch
+from train.distill.stream.trainer import StreamRun
 
 
 def test_the_cpu_flags_are_read_from_cpuinfo(tmp_path: Path) -> None:
@@ -46,7 +47,7 @@ def test_the_stream_trains_a_cpu_step_in_bf16_only_where_the_cpu_runs_it(
     config = StreamConfig(preset="beginner", device="cpu", channels=8, dilations="1,2", pooled="1", bf16=wanted)
     run = StreamRun(config, tmp_path, None)
     assert run.bf16 is autocast
-    extractor = run.models["dilated"].policy.features_extractor
+    extractor = run.networks["dilated"].trunk
     first_conv = next(module for module in extractor.modules() if isinstance(module, th.nn.Conv2d))
     dtypes: list[th.dtype] = []
     first_conv.register_forward_hook(lambda _module, _inputs, output: dtypes.append(output.dtype))
@@ -63,19 +64,19 @@ def test_a_compiled_trunk_trains_as_the_plain_one_and_saves_the_same_weights(tmp
     config = StreamConfig(preset="beginner", device="cpu", channels=8, dilations="1,2", pooled="1", bf16=False)
     plain = StreamRun(config, tmp_path / "plain", None)
     compiled = StreamRun(dataclasses.replace(config, compile=True), tmp_path / "compiled", None)
-    compiled.models["dilated"].policy.load_state_dict(plain.models["dilated"].policy.state_dict())
+    compiled.networks["dilated"].load_state_dict(plain.networks["dilated"].state_dict())
     grids = th.full((4, 9, 9), HIDDEN, dtype=th.int8)
     grids[:, :2, :2] = 0
     batch = Batch(grids, th.full((4, 9, 9), 10 / 81), None, None)
     for _ in range(2):
         assert th.allclose(plain.train_step(batch)["dilated"], compiled.train_step(batch)["dilated"], atol=1e-5)
-    trained = compiled.models["dilated"].policy.state_dict()
-    assert trained.keys() == plain.models["dilated"].policy.state_dict().keys()  # nothing renamed by the compile
-    assert all(th.allclose(value, plain.models["dilated"].policy.state_dict()[key], atol=1e-5)
+    trained = compiled.networks["dilated"].state_dict()
+    assert trained.keys() == plain.networks["dilated"].state_dict().keys()  # nothing renamed by the compile
+    assert all(th.allclose(value, plain.networks["dilated"].state_dict()[key], atol=1e-5)
                for key, value in trained.items())  # fmt: skip
     (tmp_path / "compiled").mkdir()
     compiled.save_models({})
-    agent = load_model_agent(tmp_path / "compiled" / "dilated.zip")
+    agent = load_model_agent(tmp_path / "compiled" / "dilated")
     assert 0 <= agent.act(grids[0].numpy(), {"mines": 10, "action_mask": np.ones(81, np.int8)}) < 81
 
 

@@ -12,18 +12,21 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-import gymnasium as gym
 import torch as th
-from sb3_contrib import MaskablePPO
 
+from agents.networks.layers import CountRefinement
+from agents.networks.saved import CellScorer
+from agents.networks.trunks import BoardTrunk
 from mine_env.engine.constants import HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
-from train.distill import rounds as distill
-from train.distill.config import DistillConfig
-from train.distill.network import new_model, safety_logits, start_from
+from train.distill.network import safety_logits, start_from
+from train.distill.rounds import run as distill
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distill.saved import save_distilled
+from train.distilled import distilled_network
 from train.sb3 import maskable_ppo
-from train.sb3.evaluation import save_model
-from train.sb3.networks import BoardFeatures, CountRefinement, MaskableConvActorCriticPolicy, action_scores
+from train.sb3.networks import action_scores
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
 
@@ -37,7 +40,7 @@ def test_count_planes_measure_the_draft_against_numbers_and_mines_left() -> None
     """Rows ``2 H H`` / ``1 M H`` with 3 mines in all, drafted at 0.25, 0.5 and 0.75 on the hidden cells."""
     h = HIDDEN
     grid = th.tensor([[[2, h, h], [1, MINE, h]]], dtype=th.int8)
-    extractor = BoardFeatures(gym_box(2, 3), channels=4, dilations=(1,), mines=3)
+    extractor = BoardTrunk(channels=4, dilations=(1,), mines=3)
     planes = extractor.input_planes(grid)
     chances = th.tensor([[0.0, 0.25, 0.5], [0.0, 0.0, 0.75]])
     draft = th.log((1 - chances) / chances.clamp(min=1e-6)).view(1, 1, 2, 3)
@@ -53,29 +56,23 @@ def test_count_planes_measure_the_draft_against_numbers_and_mines_left() -> None
     th.testing.assert_close(checks[6], th.tensor([[0.0, 0.0, 1.0], [0.0, 0.0, 1.0]]))
 
 
-def gym_box(rows: int, cols: int) -> gym.spaces.Box:
-    """The grid observation's space."""
-    return gym.spaces.Box(low=-3, high=8, shape=(rows, cols), dtype=np.int8)
-
-
 def random_positions(count: int, seed: int) -> th.Tensor:
     rng = np.random.default_rng(seed)
     codes = rng.integers(-1, 9, size=(count, SPEC.rows, SPEC.cols))
     return th.as_tensor(np.where(rng.random(codes.shape) < 0.5, HIDDEN, codes).astype(np.int8))
 
 
-def logits(policy: MaskableConvActorCriticPolicy, grids: th.Tensor) -> th.Tensor:
+def logits(policy: CellScorer, grids: th.Tensor) -> th.Tensor:
     with th.no_grad():
-        return safety_logits(policy, policy.features_extractor.input_planes(grids))
+        return safety_logits(policy, policy.trunk.input_planes(grids))
 
 
 def saved(tmp_path: Path, name: str, seed: int = 2, **options: object) -> Path:
     """A distilled model of random (seeded) weights, saved with its card."""
     config = DistillConfig(**{**SHAPE, **options}, seed=seed)
-    th.manual_seed(seed)
-    model = new_model(config, SPEC)
-    path = tmp_path / f"{name}.zip"
-    save_model(model, path, "distill", config)
+    model = new_distilled(config, SPEC)
+    path = tmp_path / name
+    save_distilled(model, path, SPEC, config, 0)
     return path
 
 
@@ -84,30 +81,30 @@ def test_a_plain_network_grown_into_refinement_gives_the_same_logits(
     tmp_path: Path, channels: int, refine: int
 ) -> None:
     plain = saved(tmp_path, "plain")
-    source = new_model(DistillConfig(**SHAPE), SPEC)
-    start_from(source.policy, str(plain), SPEC.mines)
+    source = new_distilled(DistillConfig(**SHAPE), SPEC)
+    start_from(source, str(plain), SPEC.mines)
     config = DistillConfig(**{**SHAPE, "channels": channels}, refine=refine, seed=9)
-    refined = new_model(config, SPEC)
-    start_from(refined.policy, str(plain), SPEC.mines)
+    refined = new_distilled(config, SPEC)
+    start_from(refined, str(plain), SPEC.mines)
     grids = random_positions(32, seed=4)
-    th.testing.assert_close(logits(refined.policy, grids), logits(source.policy, grids), atol=1e-5, rtol=0)
+    th.testing.assert_close(logits(refined, grids), logits(source, grids), atol=1e-5, rtol=0)
     # the update starts at zero and is the first part to learn: it gets a gradient
-    loss = safety_logits(refined.policy, refined.policy.features_extractor.input_planes(grids)).square().mean()
+    loss = safety_logits(refined, refined.trunk.input_planes(grids)).square().mean()
     loss.backward()
-    assert refined.policy.features_extractor.refinement.update.weight.grad.abs().sum() > 0
+    assert refined.trunk.refinement.update.weight.grad.abs().sum() > 0
 
 
 def test_refinement_weights_load_for_any_number_of_passes_but_do_not_grow(tmp_path: Path) -> None:
     start = saved(tmp_path, "refined", refine=2)
-    policy = new_model(DistillConfig(**SHAPE, refine=2), SPEC).policy
+    policy = new_distilled(DistillConfig(**SHAPE, refine=2), SPEC)
     start_from(policy, str(start), SPEC.mines)
-    three = new_model(DistillConfig(**SHAPE, refine=3), SPEC).policy
+    three = new_distilled(DistillConfig(**SHAPE, refine=3), SPEC)
     start_from(three, str(start), SPEC.mines)
-    assert th.equal(three.features_extractor.refinement.mix.weight, policy.features_extractor.refinement.mix.weight)
-    wider = new_model(DistillConfig(**{**SHAPE, "channels": 8}, refine=2), SPEC).policy
+    assert th.equal(three.trunk.refinement.mix.weight, policy.trunk.refinement.mix.weight)
+    wider = new_distilled(DistillConfig(**{**SHAPE, "channels": 8}, refine=2), SPEC)
     with pytest.raises(ValueError, match="count refinement passes grows into nothing else"):
         start_from(wider, str(start), SPEC.mines)
-    plain = new_model(DistillConfig(**SHAPE), SPEC).policy
+    plain = new_distilled(DistillConfig(**SHAPE), SPEC)
     with pytest.raises(ValueError, match="--refine 1 or more"):
         start_from(plain, str(start), SPEC.mines)
 
@@ -116,16 +113,16 @@ def test_refinement_reads_the_board_s_count_beyond_the_receptive_field() -> None
     """Two boards that differ only in a cell beyond the corner's reach (radius 2 + 3): with the update at zero the
     corner's logit is the same, with a trained update the board's residual carries the difference to it."""
     config = DistillConfig(**{**SHAPE, "dilations": "1"}, refine=1, seed=1)
-    policy = new_model(config, SPEC).policy
+    policy = new_distilled(config, SPEC)
     grids = th.full((2, SPEC.rows, SPEC.cols), HIDDEN, dtype=th.int8)
     grids[1, 5, 6] = 1
-    planes = policy.features_extractor.input_planes(grids, th.full((2,), 0.2))  # the same density: only the cell
+    planes = policy.trunk.input_planes(grids, th.full((2,), 0.2))  # the same density: only the cell
 
     def corner_logits() -> th.Tensor:
         with th.no_grad():
             return safety_logits(policy, planes)[:, 0]
 
-    update = policy.features_extractor.refinement.update
+    update = policy.trunk.refinement.update
     with th.no_grad():
         update.weight.zero_()
         update.bias.zero_()
@@ -139,7 +136,7 @@ def test_refinement_reads_the_board_s_count_beyond_the_receptive_field() -> None
 
 def test_init_from_a_refining_network_keeps_its_choices(tmp_path: Path) -> None:
     start = saved(tmp_path, "refined", refine=2)
-    source = MaskablePPO.load(start, device="cpu").policy
+    source = distilled_network(start, SPEC.mines)
     config = maskable_ppo.ALGORITHM.config_class(
         **{key: SHAPE[key] for key in ("rows", "cols", "mines")}, num_envs=4, n_steps=16, batch_size=32,
         init=str(start), runs_dir=str(tmp_path), progress_bar=False,
@@ -168,6 +165,6 @@ def test_a_run_with_refinement_trains_and_saves(tmp_path: Path) -> None:
                                    eval_games=4, label_workers=1, runs_dir=str(tmp_path), run_name="run",
                                    progress_bar=False)  # fmt: skip
     run_dir = distill.run(config)
-    policy = MaskablePPO.load(run_dir / "final_model.zip", device="cpu").policy
-    assert policy.features_extractor.refine == 2
-    assert policy.features_extractor.refinement.update.weight.abs().sum() > 0  # trained away from its zero start
+    policy = distilled_network(run_dir / "final_model", SPEC.mines)
+    assert policy.trunk.refine == 2
+    assert policy.trunk.refinement.update.weight.abs().sum() > 0  # trained away from its zero start

@@ -1,6 +1,6 @@
 """``--init`` reads the model format: a distilled model's card and ``.pt`` weights, as eval plays them. Started from
 a shipped card (no training zip involved), a MaskablePPO, PPO or DQN model, a distillation network (as it is, or
-grown) and the distilled policy give the very scores of the ModelAgent of that card."""
+grown) and the distilled network give the very scores of the ModelAgent of that card."""
 
 from __future__ import annotations
 
@@ -17,16 +17,18 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from eval.models import load_model_agent, tell_mine_count
+from agents.networks.player import load_model_agent, tell_mine_count
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from support import random_play_grids
-from train.distill.config import DistillConfig
-from train.distill.network import learner_scores, new_model, play_scores, start_from
+from train.distill.network import learner_scores, play_scores, start_from
+from train.distill.rounds.config import DistillConfig
+from train.distill.rounds.run import new_distilled
+from train.distilled import distilled_network
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.networks import action_scores
 from train.sb3.vec_env import BatchVecEnv
-from train.sb3.warm_start import DQN_Q_SCALE, distilled_network, distilled_policy, load_distilled
+from train.sb3.warm_start import DQN_Q_SCALE, load_distilled
 
 pytestmark = pytest.mark.train
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,13 +96,13 @@ def test_a_dqn_with_the_mine_prior_starts_from_the_distilled_chances_of_a_mine(
 def test_a_distillation_starts_as_the_card_plays(channels: int, grids: np.ndarray, expected: th.Tensor) -> None:
     """The card's own shape loads as it is; a wider network is grown from it, to the same logits."""
     config = DistillConfig(preset="beginner", mines=MINES, channels=channels, dilations="1,1,1,2,2,1,1", seed=1)
-    model = new_model(config, SPEC)
-    start_from(model.policy, "distill-beginner", MINES)
-    th.testing.assert_close(th.as_tensor(learner_scores(model.policy)(grids)), expected, atol=1e-4, rtol=1e-4)
+    network = new_distilled(config, SPEC)
+    start_from(network, "distill-beginner", MINES)
+    th.testing.assert_close(th.as_tensor(learner_scores(network)(grids)), expected, atol=1e-4, rtol=1e-4)
 
 
-def test_the_distilled_policy_and_network_play_as_the_card(grids: np.ndarray, expected: th.Tensor) -> None:
-    th.testing.assert_close(th.as_tensor(play_scores(distilled_policy("distill-beginner", MINES))(grids)), expected)
+def test_the_distilled_network_plays_as_the_card(grids: np.ndarray, expected: th.Tensor) -> None:
+    th.testing.assert_close(th.as_tensor(play_scores(distilled_network("distill-beginner", MINES))(grids)), expected)
     card = ROOT / "models" / "distill_beginner_opening.json"  # the card's path, or its weights', name it too
     for path in (card.with_suffix(""), card.with_suffix(".pt")):
         with th.no_grad():

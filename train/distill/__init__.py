@@ -1,17 +1,15 @@
-"""The oracle distilled into a network: ``python -m train.distill`` runs :mod:`train.distill.rounds`.
+"""The oracle distilled into a network: the plain torch networks of :mod:`agents.networks`, trained directly.
 
-In rounds (:mod:`train.distill.rounds` on :mod:`train.distill.config`, :mod:`train.distill.data`,
-:mod:`train.distill.labels`, :mod:`train.distill.guesses`, :mod:`train.distill.losses`,
-:mod:`train.distill.network` and :mod:`train.distill.trainer`) or streamed to a GPU (:mod:`train.distill.stream`
-on :mod:`train.distill.stream_config` and :mod:`train.distill.stream_data`); a network grown into a larger one
-(:mod:`train.distill.grow`), the iterated trunk (:mod:`train.distill.iterated_trunk`) and the guess-preference head
-(:mod:`train.distill.guess_preference`, taught the solver's guesses or, by reinforcement, the Monte-Carlo returns
-of :mod:`train.distill.guess_returns`). The networks are MaskablePPO models of :mod:`train.sb3`.
+One sub-package per pipeline, on the pieces they share:
 
-This package was the module of the rounds before: its names (``train.distill.main``, ...) still come from there,
-with a DeprecationWarning.
+- :mod:`train.distill.rounds`: collect, then train, in rounds on one machine (``python -m train.distill.rounds``,
+  ``minesweeper train distill``);
+- :mod:`train.distill.stream`: collect and train at once, streamed to a GPU (``python -m train.distill.stream``);
+- :mod:`train.distill.guess`: the heads taught the guesses of a distilled network (``python -m
+  train.distill.guess.preference``, ``python -m train.distill.guess.value``).
+
+Shared: the oracle's labels (:mod:`train.distill.labels`), the positions and their dataset
+(:mod:`train.distill.data`), the solver's guess positions (:mod:`train.distill.guesses`), the losses
+(:mod:`train.distill.losses`), the network built, started, read and saved in the model format
+(:mod:`train.distill.network`, :mod:`train.distill.saved`) and grown (:mod:`train.distill.grow`).
 """
-
-from train.moved import forward_names
-
-__getattr__ = forward_names(__name__, "train.distill.rounds")

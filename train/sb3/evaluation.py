@@ -9,16 +9,15 @@ import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.model_card import ModelCard
-from mine_env.engine.batch import BatchEngine
-from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
+from train.played_games import PolicyEvaluation, play_games
 from train.sb3.export import export_model
 from train.sb3.networks import action_scores
 
@@ -65,42 +64,21 @@ def save_model(
 
 
 # ---------------------------------------------------------------------- evaluation
-class PolicyEvaluation(NamedTuple):
-    """How a policy played a fixed set of games: the share won, and the mean share of each board's safe cells it had
-    revealed when its game ended (1.0 for a win)."""
-
-    win_rate: float
-    safe_fraction: float
-
-
 def evaluate_policy(
     policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
 ) -> PolicyEvaluation:
-    """Play the masked greedy policy on a fixed set of games (board i plays game seed + i).
+    """Play the masked greedy policy on a fixed set of games (board i plays game seed + i,
+    :func:`train.played_games.play_games`).
 
-    Every board plays one game; the best valid action is taken by Q-value or logit, so even an
-    unmasked PPO policy is judged on valid moves only, the way ``eval/`` plays models. ``scores`` maps the
-    policy and a batch of grids to per-action scores (a tensor): the policy's own by default, another of its heads
-    in a study.
+    The best valid action is taken by Q-value or logit, so even an unmasked PPO policy is judged on valid moves only.
+    ``scores`` maps the policy and a batch of grids to per-action scores (a tensor): the policy's own by default,
+    another of its heads in a study.
     """
-    engine = BatchEngine(spec, games)
-    engine.reset(seed)
-    finished = np.zeros(games, dtype=bool)
-    won = np.zeros(games, dtype=bool)
-    safe_revealed = np.zeros(games, dtype=np.int64)
     was_training = policy.training
     policy.set_training_mode(False)
-    while not finished.all():
-        scored = scores(policy, engine.grids()).cpu().numpy()
-        actions = np.where(engine.action_masks(), scored, -np.inf).argmax(axis=1)
-        out = engine.step(actions)
-        ended = (out.terminated | out.truncated) & ~finished
-        won[ended] = out.success[ended]
-        safe_revealed[ended] = (out.final_obs[ended] > HIDDEN).sum(axis=1)
-        finished |= ended
+    played = play_games(lambda grids: scores(policy, grids).cpu().numpy(), spec, games, seed)
     policy.set_training_mode(was_training)
-    n_safe = spec.rows * spec.cols - spec.mines
-    return PolicyEvaluation(float(won.mean()), float(safe_revealed.mean() / n_safe))
+    return played
 
 
 def evaluate_win_rate(

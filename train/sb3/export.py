@@ -26,8 +26,7 @@ from stable_baselines3.dqn.policies import DQNPolicy
 
 from agents.model_card import ModelCard, model_paths
 from agents.networks.layers import CellLogits
-from agents.networks.saved import TRUNK_CLASSES, CellScorer, save_weights, trunk_kwargs
-from agents.networks.spec import FORMAT_VERSION, WEIGHTS_SUFFIX
+from agents.networks.saved import TRUNK_CLASSES, CellScorer, save_network, trunk_kwargs
 from train.sb3.networks import ConvHeads
 
 
@@ -82,17 +81,7 @@ def export_model(model: BaseAlgorithm, card_path: Path) -> dict[str, Any]:
     """Write the weights of ``model``'s playing network beside ``card_path`` (same stem, ``.pt``); returns the card's
     ``network`` section naming them."""
     network, kind = playing_network(model.policy)
-    weights = card_path.with_suffix(WEIGHTS_SUFFIX)
-    sha256 = save_weights(network, weights)
-    name, kwargs = trunk_kwargs(network.trunk)
-    bound = 0.0 if network.preference is None else float(network.preference.bound)
-    section = {"format": FORMAT_VERSION, "weights": weights.name, "sha256": sha256, "trunk": name,
-               "trunk_kwargs": kwargs, "head": kind, "preference_bound": bound}  # fmt: skip
-    if network.mine_head is not None:
-        section["loss_reward"] = network.loss_reward
-    if network.advantage_bound:  # a card without it reads as unbounded, as every earlier card is
-        section["advantage_bound"] = network.advantage_bound
-    return section
+    return save_network(network, kind, card_path)
 
 
 def convert(path: str | Path) -> Path:
@@ -106,6 +95,9 @@ def convert(path: str | Path) -> Path:
     card = ModelCard.of_model(path)
     if not archive.is_file():
         raise FileNotFoundError(f"model {archive} does not exist: converting reads the training zip")
+    if card.model_class is None:
+        raise ValueError(f"model card {card_path} names no model_class, the class that loads its zip: add it "
+                         "(e.g. \"model_class\": \"train.sb3.dqn:MaskedDQN\")")  # fmt: skip
     module, _, name = card.model_class.partition(":")
     try:
         model = getattr(importlib.import_module(module), name).load(archive, device="cpu")

@@ -5,8 +5,8 @@ to store and to move than the float planes), and runs only convolutions over the
 fit any board size: the per-cell action logits and Q-values come from a 1x1 convolution, never from a
 flat layer over the board, and the value comes from pooling over the cells.
 
-- :class:`CellFeatures` / :class:`BoardFeatures` / :class:`TaperedFeatures`: the trunks of
-  :mod:`agents.networks.trunks` as SB3 features extractors (their weights are the plain modules', key for key,
+- :class:`CellFeatures` / :class:`BoardFeatures`: the trunks of :mod:`agents.networks.trunks` as SB3 features
+  extractors (their weights are the plain modules', key for key,
   so the model format saves them as they are).
 - :class:`ConvActorCriticPolicy` / :class:`MaskableConvActorCriticPolicy`: PPO / MaskablePPO policies
   whose action logits are one conv channel per cell.
@@ -43,12 +43,12 @@ from agents.networks.layers import (
     remaining_density,
 )
 from agents.networks.saved import risk_weighted
-from agents.networks.trunks import BoardTrunk, CellTrunk, TaperedTrunk, set_mine_count
+from agents.networks.trunks import BoardTrunk, CellTrunk, set_mine_count
 
 __all__ = [
     "BoardFeatures", "CellFeatures", "CellLogits", "ConvActorCriticPolicy", "ConvHeads", "CountRefinement",
     "GlobalBias", "GuessPreference", "MaskableConvActorCriticPolicy", "MaskedDQNPolicy", "MaskedQNetwork",
-    "PooledValue", "TaperedFeatures", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax",
+    "PooledValue", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax",
     "neighbour_sums", "one_hot_grid", "remaining_density", "set_mine_count",
 ]  # fmt: skip
 
@@ -76,15 +76,6 @@ class BoardFeatures(BoardTrunk):
                  refine: int = 0) -> None:  # fmt: skip
         check_grid_space(observation_space, "BoardFeatures")
         super().__init__(channels, dilations, mines, pooled, refine)
-
-
-class TaperedFeatures(TaperedTrunk):
-    """:class:`~agents.networks.trunks.TaperedTrunk` as an SB3 features extractor (the observation space first)."""
-
-    def __init__(self, observation_space: gym.spaces.Box, widths: Sequence[int] = (64, 32, 16, 8, 4, 2),
-                 mines: int = 10, norm: str = "board") -> None:  # fmt: skip
-        check_grid_space(observation_space, "TaperedFeatures")
-        super().__init__(widths, mines, norm)
 
 
 class ConvHeads(nn.Module):

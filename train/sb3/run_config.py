@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mine_env.engine.rewards import RewardConfig
+from train.distilled import distilled_network
 from train.options import BoardOptions, at_least, check_device, option
 from train.sb3.curriculum import check_transfer, is_distilled
 from train.sb3.learning_rate import parse_drops
 from train.sb3.networks import BoardFeatures
-from train.sb3.warm_start import distilled_network, network_kwargs
+from train.sb3.warm_start import network_kwargs
 
 
 @dataclass

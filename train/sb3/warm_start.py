@@ -1,12 +1,11 @@
 """``--init PATH``: start PPO, MaskablePPO or DQN from a distilled network (:mod:`train.distill`).
 
-The network is read from the model format, as ``eval`` plays it: the card (``.json``) and the weights (``.pt``)
-beside it, loaded with torch alone (:func:`agents.networks.saved.load_network`). PATH is a shipped model's short
-name (``distill-beginner``), a card's stem, or its ``.pt`` or ``.zip`` path: a run's ``final_model.zip`` is found
-by the card and weights that every save writes beside it, and a zip saved before the model format is converted by
-``python -m train.sb3.export``. The distilled network's logits are the safety logits of every cell. A new run with
-``--init`` is built with the same trunk (:class:`train.sb3.networks.BoardFeatures`, its channels, dilations and
-pooled blocks read from the card, its mine count from the run's board) and receives:
+The network is read from the model format by :func:`train.distilled.distilled_network`, as ``eval`` plays it: the
+card (``.json``) and the weights (``.pt``) beside it, loaded with torch alone. PATH is a shipped model's short name
+(``distill-beginner``), a card's stem, or its ``.pt`` or ``.zip`` path, and a zip saved before the model format is
+converted by ``python -m train.sb3.export``. The distilled network's logits are the safety logits of every cell. A
+new run with ``--init`` is built with the same trunk (:class:`train.sb3.networks.BoardFeatures`, its channels,
+dilations and pooled blocks read from the card, its mine count from the run's board) and receives:
 
 - PPO / MaskablePPO: the trunk and the per-cell logit head (the value head starts fresh), so the first
   policy is the distilled one; the critic gets its own copy of the trunk (``share_features_extractor``
@@ -23,52 +22,19 @@ pooled blocks read from the card, its mine count from the run's board) and recei
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import torch as th
-from gymnasium import spaces
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.dqn import DQN
 from stable_baselines3.dqn.policies import QNetwork
 
-from agents.model_card import ModelCard, model_paths
-from agents.networks.saved import CellScorer, load_network
-from mine_env.env import grid_space
-from train.sb3.networks import BoardFeatures, MaskableConvActorCriticPolicy, MaskedQNetwork, set_mine_count
+from agents.networks.saved import CellScorer
+from train.distilled import distilled_network
+from train.sb3.networks import BoardFeatures, MaskedQNetwork
 
 DQN_Q_SCALE = 0.1
 """Factor on the distilled head as a Q-head: safety logits of about -10..10 become Q-values of about -1..1."""
-
-
-def distilled_network(path: str | Path, mines: int) -> CellScorer:
-    """The playing network of the distilled model ``path`` (its card and weights, on CPU), told that its boards hold
-    ``mines`` mines.
-
-    Raises:
-        FileNotFoundError: no such model, card or weights file.
-        ValueError: the model is not a distilled one (another algorithm, another observation, another trunk), or its
-            card has no network section, or the weights are not the card's.
-    """
-    card = ModelCard.of_model(path)
-    archive, card_path = model_paths(path)
-    model = card_path.with_suffix("")
-    if card.algo != "distill":
-        raise ValueError(
-            f"--init {model} is a {card.algo} model, not a distilled one: --init takes a model written by "
-            "'minesweeper train distill' (its network reads the board, the mine density and the edge)"
-        )
-    if card.obs_mode != "grid" or card.flags:
-        raise ValueError(f"--init {model} observes {card.obs_mode!r} with flags={card.flags}; runs observe the grid")
-    spec = card.network_spec
-    if spec is None:
-        raise ValueError(f"--init {model}: its card has no network section (a run saved before the model format): "
-                         f"convert it with `python -m train.sb3.export {archive}`")  # fmt: skip
-    if spec.trunk != "board":
-        raise ValueError(f"--init {model}: its network is a {spec.trunk} trunk, not the distillation trunk (board)")
-    network = load_network(spec, card_path.parent)
-    set_mine_count(network, mines)
-    return network
 
 
 def board_kwargs(network: CellScorer, mines: int) -> dict[str, Any]:
@@ -89,23 +55,6 @@ def load_playing(policy: Any, network: CellScorer, preference: bool = True) -> N
         own = policy.mlp_extractor.preference
         if preference and own is not None and network.preference is not None:
             own.load_state_dict(network.preference.state_dict())
-
-
-def distilled_policy(path: str | Path, mines: int) -> MaskableConvActorCriticPolicy:
-    """The distilled model ``path`` as the MaskablePPO policy the distillation code reads (on CPU): built from its
-    card, the network of :func:`distilled_network` copied in, a fresh value head (built without drawing from torch's
-    global generator)."""
-    network = distilled_network(path, mines)
-    card = ModelCard.of_model(path)
-    rows, cols = card.board
-    with th.random.fork_rng(devices=[]):
-        policy = MaskableConvActorCriticPolicy(
-            grid_space(rows, cols), spaces.Discrete(rows * cols), lambda _: 0.0,
-            features_extractor_class=BoardFeatures, features_extractor_kwargs=board_kwargs(network, mines),
-            preference_bound=0.0 if network.preference is None else float(network.preference.bound),
-        )  # fmt: skip
-    load_playing(policy, network)
-    return policy.eval()
 
 
 def network_kwargs(init: str, channels: int, layers: int, mines: int) -> dict[str, Any]:

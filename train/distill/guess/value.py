@@ -1,0 +1,311 @@
+"""Train the guess-value head (:mod:`agents.guess_value`) by reinforcement, from Monte-Carlo returns.
+
+The returns come from :func:`train.distill.guess.returns.rollout_guesses` at the tie margin: at each true guess of
+a ``solver-fast`` game every tied safest cell (at most ``--max-candidates``, ``solver-fast``'s pick always among
+them) is revealed on a copy of the game, which ``solver-fast`` plays on to its end; its return is 1 when that copy
+is won. The head learns, for the candidates that were safe on the position's layout, the chance that the game is
+then won (binary cross-entropy on those returns): a mine candidate teaches nothing about what a cell leads to, and
+its chance of being a mine is the same for every tied cell. The copies of one position share its layout, so its
+candidates' returns are a paired comparison; a second loss (``--rank-weight``) uses it: of two safe candidates of
+one position whose games ended apart, the won one is to score above the lost one.
+
+The games are played in chunks of ``--chunk-games``, each saved under the run directory as it is done, by
+``--workers`` processes; ``--resume`` keeps the chunks already there (refused when their games were made with
+other settings), so an interrupted run collects only the rest. Training the head is then a few minutes on a CPU;
+the head is written as ``head.npz`` (the agent's format) and its held-out loss and share of held-out won-lost
+pairs ordered right, per epoch, to ``progress.csv``.
+
+Usage::
+
+    python -m train.distill.guess.value --preset intermediate --games 1200000 --workers 2 \\
+        --run-name guess-value-intermediate
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import torch as th
+import torch.nn.functional as F
+
+from agents.guess_value import FEATURES, ValueHead, candidate_features
+from agents.solver.outlook import TIE_TOLERANCE
+from mine_env.engine.spec import BoardSpec
+from train.command_line import config_script
+from train.distill.guess.returns import NO_CANDIDATE, GuessReturns, rollout_guesses
+from train.options import BoardOptions, at_least, option
+from train.progress_log import log_row, progress_line
+
+
+@dataclass
+class GuessValueConfig(BoardOptions):
+    """Settings of a guess-value run (``--option-name`` on the command line)."""
+
+    games: int = option(1_200_000, "solver-fast games whose true guesses are played out, every tied cell.")
+    chunk_games: int = option(50_000, "Games a saved chunk (the unit a resumed run skips).")
+    workers: int = option(2, "Processes playing the chunks.")
+    max_candidates: int = option(
+        8, "At most this many tied cells played out a guess (solver-fast's pick and a uniform draw of the others)."
+    )
+    hidden: str = option("256,128", "Widths of the head's hidden layers.")
+    epochs: int = option(3, "Passes over the safe candidates.")
+    batch_size: int = option(2048, "Minibatch rows.")
+    learning_rate: float = option(1e-3, "Adam learning rate at the start, decaying linearly to 1%% of it.")
+    rank_weight: float = option(
+        0.0,
+        "Weight of the pair loss: in each position, the safe candidate whose game was "
+        "won scored above the one whose game was lost (0: the per-cell loss alone).",
+    )
+    held_out: float = option(0.1, "Share of the positions (the last chunks') held out to measure the loss.")
+    seed: int = option(0, "Seed of the games, the candidates drawn, the head's weights and the minibatches.")
+    torch_threads: int = option(2, "Torch CPU threads for the training.")
+    runs_dir: str = option("runs", "Folder holding the run directories.")
+    run_name: str = option("", "Name of the run directory (default: guess-value-board-seed).")
+    resume: bool = option(False, "Keep the chunks already in the run directory and play only the rest.")
+
+    def validate(self) -> None:
+        """Raise ValueError with a message when the settings cannot run."""
+        self.board_spec()
+        at_least(self, 1, "games", "chunk_games", "workers", "epochs", "batch_size", "torch_threads")
+        at_least(self, 2, "max_candidates")
+        if not 0 < self.held_out < 1:
+            raise ValueError(f"held_out is a share of the positions in (0, 1), got {self.held_out}")
+        if not self.learning_rate > 0:
+            raise ValueError(f"learning_rate must be above 0, got {self.learning_rate}")
+        if self.rank_weight < 0:
+            raise ValueError(f"rank_weight must be 0 or more, got {self.rank_weight}")
+        self.widths()
+
+    def widths(self) -> list[int]:
+        """The hidden layers' widths (ValueError unless positive integers separated by commas)."""
+        try:
+            widths = [int(width) for width in self.hidden.split(",")]
+        except ValueError:
+            widths = []
+        if not widths or min(widths) < 1:
+            raise ValueError(f"hidden is a list of positive widths such as 256,128, got {self.hidden!r}")
+        return widths
+
+
+def chunk_path(run_dir: Path, index: int) -> Path:
+    """Where chunk ``index`` of a run is saved."""
+    return run_dir / "rollouts" / f"chunk-{index:04d}.npz"
+
+
+def play_chunk(spec: BoardSpec, games: int, seed: int, max_candidates: int, path: Path) -> int:
+    """Play one chunk's games (:func:`rollout_guesses` at the tie margin) and save them at ``path``; returns how
+    many guess positions it holds."""
+    positions = rollout_guesses(spec, games, seed, margin=TIE_TOLERANCE, max_candidates=max_candidates)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial.npz")
+    np.savez(partial, **positions._asdict())
+    partial.replace(path)
+    return len(positions.grids)
+
+
+def collect(config: GuessValueConfig, run_dir: Path) -> list[GuessReturns]:
+    """Every chunk of the run, played where it is missing (``--workers`` processes) and loaded in order."""
+    spec = config.board_spec()
+    chunks = -(-config.games // config.chunk_games)
+    sizes = [min(config.chunk_games, config.games - i * config.chunk_games) for i in range(chunks)]
+    missing = [i for i in range(chunks) if not chunk_path(run_dir, i).is_file()]
+    with ProcessPoolExecutor(config.workers) as pool:
+        jobs = {i: pool.submit(play_chunk, spec, sizes[i], config.seed * 1_000_003 + i, config.max_candidates,
+                               chunk_path(run_dir, i)) for i in missing}  # fmt: skip
+        for i, job in jobs.items():
+            print(f"chunk {i + 1}/{chunks}: {job.result()} guess positions", flush=True)
+    return [GuessReturns(**np.load(chunk_path(run_dir, i))) for i in range(chunks)]
+
+
+class SafeCandidates(NamedTuple):
+    """The training rows: one safe candidate of a guess position each, and its return."""
+
+    grids: np.ndarray
+    """int8 (positions, rows, cols)."""
+    position: np.ndarray
+    """int64 (N,): the row's position in ``grids``."""
+    cell: np.ndarray
+    """int64 (N,): the candidate's flat cell."""
+    chance: np.ndarray
+    """float32 (N,): its exact mine chance."""
+    won: np.ndarray
+    """float32 (N,): 1 when its game was won."""
+
+
+def safe_candidates(chunks: Sequence[GuessReturns]) -> SafeCandidates:
+    """The safe candidates of every position of ``chunks``, positions in chunk order."""
+    grids = np.concatenate([chunk.grids for chunk in chunks])
+    candidates = np.concatenate([chunk.candidates for chunk in chunks]).astype(np.int64)
+    safe = np.concatenate([chunk.safe for chunk in chunks]) & (candidates != NO_CANDIDATE)
+    position, column = np.nonzero(safe)
+    chance = 1.0 - np.concatenate([chunk.safety for chunk in chunks])[position, column]
+    won = np.concatenate([chunk.returns for chunk in chunks])[position, column]
+    return SafeCandidates(grids, position, candidates[position, column], chance.astype(np.float32),
+                          won.astype(np.float32))  # fmt: skip
+
+
+def batch_features(rows: SafeCandidates, indices: np.ndarray, mines: int) -> np.ndarray:
+    """Feature rows of ``indices``, grouped by position so each position's neighbourhoods are cut once."""
+    order = np.argsort(rows.position[indices], kind="stable")
+    indices = indices[order]
+    out = np.empty((len(indices), FEATURES), np.float32)
+    positions = rows.position[indices]
+    starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
+    for start, stop in zip(starts, np.r_[starts[1:], len(indices)], strict=True):
+        chosen = indices[start:stop]
+        out[start:stop] = candidate_features(
+            rows.grids[positions[start]], rows.cell[chosen], rows.chance[chosen], mines
+        )
+    restore = np.empty_like(order)
+    restore[order] = np.arange(len(order))
+    return out[restore]
+
+
+def winner_loser_pairs(rows: SafeCandidates) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of safe candidates of one position whose games ended apart: (the won one's rows, the lost one's
+    rows). Their layout is shared, so the pair says which of the two cells led to the win."""
+    starts = np.flatnonzero(np.r_[True, rows.position[1:] != rows.position[:-1]])
+    group = np.cumsum(np.r_[True, rows.position[1:] != rows.position[:-1]]) - 1
+    slot = np.arange(len(rows.position)) - starts[group]
+    table = np.full((len(starts), slot.max() + 1 if len(slot) else 0), -1, np.int64)
+    table[group, slot] = np.arange(len(rows.position))
+    won = np.r_[rows.won, 0.0]  # table's padding (-1) reads the appended 0
+    winners, losers = [], []
+    for first in range(table.shape[1]):
+        for second in range(table.shape[1]):
+            a, b = table[:, first], table[:, second]
+            keep = (a >= 0) & (b >= 0) & (won[a] == 1) & (won[b] == 0)
+            winners.append(a[keep])
+            losers.append(b[keep])
+    return np.concatenate(winners), np.concatenate(losers)
+
+
+def value_network(widths: Sequence[int]) -> th.nn.Sequential:
+    """A fresh head: Linear layers of ``widths`` (features first, 1 last) with ReLUs between them."""
+    layers: list[th.nn.Module] = []
+    for width_in, width_out in itertools.pairwise(widths):
+        layers += [th.nn.Linear(width_in, width_out), th.nn.ReLU()]
+    return th.nn.Sequential(*layers[:-1])
+
+
+def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> ValueHead:
+    """Fit the head's logits to the safe candidates' returns (binary cross-entropy) plus, weighted by
+    ``rank_weight``, a logistic loss on each position's won-lost pairs (:func:`winner_loser_pairs`); the positions
+    after the ``held_out`` share held out, one progress row an epoch."""
+    th.set_num_threads(config.torch_threads)
+    th.manual_seed(config.seed)
+    mines = config.board_spec().mines
+    network = value_network([FEATURES, *config.widths(), 1])
+    optimiser = th.optim.Adam(network.parameters(), config.learning_rate)
+    loss_of = th.nn.BCEWithLogitsLoss()
+    cut = int(len(rows.grids) * (1.0 - config.held_out))
+    train, held = np.flatnonzero(rows.position < cut), np.flatnonzero(rows.position >= cut)
+    winners, losers = winner_loser_pairs(rows)
+    train_pairs, held_pairs = (
+        np.flatnonzero(rows.position[winners] < cut),
+        np.flatnonzero(rows.position[winners] >= cut),
+    )
+    if not len(train) or not len(held) or not len(train_pairs) or not len(held_pairs):
+        raise ValueError(
+            f"{len(rows.grids)} guess positions are too few to learn and hold some out: play more (--games)"
+        )
+
+    def features(indices: np.ndarray) -> th.Tensor:
+        return th.as_tensor(batch_features(rows, indices, mines))
+
+    def logits(indices: np.ndarray) -> th.Tensor:
+        return network(features(indices)).squeeze(1)
+
+    rng = np.random.default_rng(config.seed)
+    held, held_pairs = held[:50_000], held_pairs[:50_000]
+    held_x, held_y = features(held), th.as_tensor(rows.won[held])  # cut once, measured every epoch
+    held_won, held_lost = features(winners[held_pairs]), features(losers[held_pairs])
+    batches = -(-len(train) // config.batch_size)
+    pair_batch = -(-len(train_pairs) // batches)
+    start = time.perf_counter()
+    for epoch in range(config.epochs):
+        rng.shuffle(train)
+        if config.rank_weight:
+            rng.shuffle(train_pairs)
+        for batch in range(batches):
+            for group in optimiser.param_groups:
+                group["lr"] = config.learning_rate * (
+                    1.0 - 0.99 * (epoch * batches + batch) / (config.epochs * batches)
+                )
+            chosen = train[batch * config.batch_size : (batch + 1) * config.batch_size]
+            loss = loss_of(logits(chosen), th.as_tensor(rows.won[chosen]))
+            pairs = train_pairs[batch * pair_batch : (batch + 1) * pair_batch]
+            if config.rank_weight and len(pairs):
+                loss = loss + config.rank_weight * F.softplus(logits(losers[pairs]) - logits(winners[pairs])).mean()
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+        with th.no_grad():
+            held_loss = float(loss_of(network(held_x).squeeze(1), held_y))
+            ordered = float((network(held_won) > network(held_lost)).float().mean())
+        row = {"epoch": epoch + 1, "rows": len(train), "pairs": len(train_pairs), "held_out_loss": held_loss,
+               "held_out_pairs_ordered": ordered, "seconds": time.perf_counter() - start}  # fmt: skip
+        log_row(log, row)
+        print(progress_line(row), flush=True)
+    linear = [layer for layer in network if isinstance(layer, th.nn.Linear)]
+    return ValueHead([layer.weight.detach().numpy().T.copy() for layer in linear],
+                     [layer.bias.detach().numpy().copy() for layer in linear])  # fmt: skip
+
+
+GAME_SETTINGS = ("preset", "rows", "cols", "mines", "first_click", "chunk_games", "max_candidates", "seed")
+"""The settings a chunk's games depend on: a resumed run must keep them, or its old chunks would be other games."""
+
+
+def check_resumable(config: GuessValueConfig, run_dir: Path) -> None:
+    """ValueError when ``run_dir`` holds chunks of games other settings made (its ``config.json``)."""
+    saved_path = run_dir / "config.json"
+    if not saved_path.is_file():
+        return
+    saved = json.loads(saved_path.read_text())
+    changed = [name for name in GAME_SETTINGS if saved.get(name) != getattr(config, name)]
+    if changed:
+        raise ValueError(f"run directory {run_dir} holds games of other settings ({', '.join(changed)}): resume it "
+                         "with its own, or start another --run-name")  # fmt: skip
+
+
+def run(config: GuessValueConfig) -> Path:
+    """Collect the returns (what is missing) and train the head; returns the run directory."""
+    config.validate()
+    spec = config.board_spec()
+    name = config.run_name or f"guess-value-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}"
+    run_dir = Path(config.runs_dir) / name
+    if run_dir.exists() and any(run_dir.iterdir()) and not config.resume:
+        raise ValueError(f"run directory {run_dir} exists: give --resume to continue it, or another --run-name")
+    check_resumable(config, run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
+    start = time.perf_counter()
+    rows = safe_candidates(collect(config, run_dir))
+    print(f"{len(rows.grids)} guess positions, {len(rows.won)} safe candidates ({time.perf_counter() - start:.0f} s)",
+          flush=True)  # fmt: skip
+    log = run_dir / "progress.csv"
+    log.unlink(missing_ok=True)
+    about = {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
+             "positions": len(rows.grids), "safe_candidates": len(rows.won)}  # fmt: skip
+    train_head(rows, config, log).save(run_dir / "head.npz", json.dumps(about))
+    return run_dir
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """``python -m train.distill.guess.value [options]`` (and ``minesweeper train guess_value``)."""
+    description = "Learn which tied safest cell to guess from the returns of played-out games."
+    return config_script(argv, prog or "python -m train.distill.guess.value", description, GuessValueConfig, run)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

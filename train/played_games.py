@@ -1,0 +1,46 @@
+"""How a network plays a fixed set of games: the share won, and the share of safe cells revealed.
+
+Every method judges its networks so (:mod:`train.sb3.evaluation` its policies, :mod:`train.distill` its plain
+networks): board i plays game ``seed + i`` on the batched engine, and the best valid cell by the network's scores
+is played, so a network is judged on valid moves only, the way ``eval/`` plays models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from mine_env.engine.batch import BatchEngine
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.spec import BoardSpec
+
+Scores = Callable[[np.ndarray], np.ndarray]
+"""Per-action scores (N, n_actions) of a batch of grids (N, rows, cols): logits, Q-values, safety logits."""
+
+
+class PolicyEvaluation(NamedTuple):
+    """How a policy played a fixed set of games: the share won, and the mean share of each board's safe cells it had
+    revealed when its game ended (1.0 for a win)."""
+
+    win_rate: float
+    safe_fraction: float
+
+
+def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int) -> PolicyEvaluation:
+    """Play the masked greedy choice of ``scores`` on ``games`` boards, board i game ``seed + i``."""
+    engine = BatchEngine(spec, games)
+    engine.reset(seed)
+    finished = np.zeros(games, dtype=bool)
+    won = np.zeros(games, dtype=bool)
+    safe_revealed = np.zeros(games, dtype=np.int64)
+    while not finished.all():
+        actions = np.where(engine.action_masks(), scores(engine.grids()), -np.inf).argmax(axis=1)
+        out = engine.step(actions)
+        ended = (out.terminated | out.truncated) & ~finished
+        won[ended] = out.success[ended]
+        safe_revealed[ended] = (out.final_obs[ended] > HIDDEN).sum(axis=1)
+        finished |= ended
+    n_safe = spec.rows * spec.cols - spec.mines
+    return PolicyEvaluation(float(won.mean()), float(safe_revealed.mean() / n_safe))
