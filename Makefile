@@ -30,7 +30,7 @@ install: venv
 # CPU build, and an unpinned install pulls GBs of CUDA packages.
 install-dev: venv
 	$(PYTHON) -c "import torch" 2>/dev/null || $(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e ".[dev,train,bench,ray,llm]"
+	$(PIP) install -q -e ".[dev,train,bench,ray,llm,llm-train]"
 	command -v tmux >/dev/null || (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 \
 	  || echo "tmux is not available: the terminal-game tests will be skipped"
 	command -v Xvfb >/dev/null && test -x /usr/games/xdemineur && test -x /usr/games/sgt-mines \

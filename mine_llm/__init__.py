@@ -9,7 +9,9 @@ move by the exact oracle (docs/LLM.md).
   baseline agent reading the text);
 - :mod:`mine_llm.evaluate`: a seeded suite played through the text path, with the statistics of ``eval``;
 - :mod:`mine_llm.reference_server`: an OpenAI-compatible server whose "model" is the solver or random play;
-- :mod:`mine_llm.verifiers_env` and :mod:`mine_llm.openenv_env`: the adapters (the ``llm`` extra).
+- :mod:`mine_llm.verifiers_env` (with :mod:`mine_llm.verifiers_tools`), :mod:`mine_llm.openenv_env` and
+  :mod:`mine_llm.textarena_env`: the adapters to verifiers 0.4, OpenEnv and TextArena (the ``llm`` extra);
+- :mod:`mine_llm.grpo`: a GRPO run of a language model through the text env's rewards (the ``llm-train`` extra).
 
 The package sits above ``eval`` (it reports with eval's statistics) beside ``screen_bot``; nothing below
 imports it. ``import mine_env`` registers ``Minesweeper-Text-v0`` by an entry-point string, without importing

@@ -12,10 +12,14 @@ Each reveal (a chord included) is judged by :class:`agents.oracle.OracleView`, t
 
 The first reveal under the ``safe`` and ``opening`` rules is safe by the rule, so it is graded safe (chance 0)
 without asking the oracle, which does not know the rule; :mod:`eval.judge` leaves it out the same way.
-Flags reveal nothing and are not graded, so they move neither the logic score nor the dense reward.
+A flag put on a hidden cell is graded too (:func:`grade_flag`): a flag on a cell the oracle knows is safe is a
+**wrong flag**, an error (a flag on a certain mine, or on a cell that may hold one, is none; taking a flag off
+is not graded).
 
-The game's **logic score** is the share of its graded moves (reveals) that took no avoidable risk; on a
-no-guess board every reveal can be certainly safe, and a loss there is always a logic error.
+The game's **logic score** is the share of its graded decisions without an error: reveals that took no
+avoidable risk, over the graded reveals plus the wrong flags (so flagging right changes nothing, and a wrong
+flag counts as one more error); on a no-guess board every reveal can be certainly safe, and a loss there is
+always a logic error.
 """
 
 from __future__ import annotations
@@ -54,6 +58,30 @@ SAFE_BY_RULE = MoveGrade(safe_available=True, mine_chance=0.0, safest_chance=0.0
 """The grade of a first reveal that the first-click rule keeps free of mines."""
 
 
+class FlagGrade(NamedTuple):
+    """The oracle's grade of one flag put on a hidden cell: its exact mine chance, and whether it is wrong."""
+
+    mine_chance: float
+
+    @property
+    def wrong(self) -> bool:
+        """The cell is certainly safe: the flag is an error."""
+        return self.mine_chance <= RISK_TOLERANCE
+
+    def to_info(self) -> dict[str, Any]:
+        """The grade as plain JSON values for ``info["oracle"]``."""
+        return {"mine_chance": self.mine_chance, "wrong_flag": self.wrong}
+
+
+def grade_flag(grid: np.ndarray, mines: int, cell: int) -> FlagGrade:
+    """Grade a flag put on the hidden cell ``cell`` (a flat index) in the position ``grid``.
+
+    Before the first reveal no cell is known safe (a first-click rule protects the cell the first reveal picks,
+    whichever it is), so the oracle's count of the untouched board is the grade then too.
+    """
+    return FlagGrade(float(OracleView.of(grid, mines).probabilities[cell]))
+
+
 def grade_reveal(grid: np.ndarray, mines: int, action: int, mask: np.ndarray, protected_first: bool) -> MoveGrade:
     """Grade the valid reveal ``action`` (a flat cell index) in the position ``grid``.
 
@@ -84,6 +112,8 @@ class GameTally:
         avoidable_risk: The avoidable risk summed over the graded moves.
         safe_missed: Graded moves that guessed while a certainly safe cell was there.
         avoidable_loss: The game was lost on a guess while a certainly safe cell was there.
+        flags_graded: Flags put on hidden cells and graded.
+        wrong_flags: Graded flags on cells the oracle knew were safe.
     """
 
     replies: int = 0
@@ -94,6 +124,13 @@ class GameTally:
     avoidable_risk: float = 0.0
     safe_missed: int = 0
     avoidable_loss: bool = False
+    flags_graded: int = 0
+    wrong_flags: int = 0
+
+    def add_flag(self, grade: FlagGrade) -> None:
+        """Count one graded flag."""
+        self.flags_graded += 1
+        self.wrong_flags += grade.wrong
 
     def add(self, grade: MoveGrade, lost: bool) -> None:
         """Count one graded move (``lost``: it revealed a mine)."""
@@ -107,8 +144,10 @@ class GameTally:
 
     @property
     def logic_score(self) -> float | None:
-        """The share of graded moves with no avoidable risk (None before any)."""
-        return self.logical_moves / self.graded_moves if self.graded_moves else None
+        """The share of graded decisions without an error: logical reveals over graded reveals plus wrong flags
+        (None before any)."""
+        decisions = self.graded_moves + self.wrong_flags
+        return self.logical_moves / decisions if decisions else None
 
     def to_info(self) -> dict[str, Any]:
         """The tally as plain JSON values for ``info["game"]``."""
@@ -126,6 +165,7 @@ class TextRewards:
         avoidable_risk: Multiplies the move's avoidable risk (in 0..1) and is paid with it, so a negative value
             is a penalty (0 in the sparse scheme).
         invalid: Paid on a reply that changes nothing.
+        wrong_flag: Paid on a flag put on a cell the oracle knows is safe (0 in the sparse scheme).
     """
 
     win: float = 1.0
@@ -133,10 +173,11 @@ class TextRewards:
     safe_move: float = 0.0
     avoidable_risk: float = 0.0
     invalid: float = 0.0
+    wrong_flag: float = 0.0
 
-    def pay(self, grade: MoveGrade | None, won: bool, lost: bool, invalid: bool) -> float:
+    def pay(self, grade: MoveGrade | None, won: bool, lost: bool, invalid: bool, wrong_flag: bool = False) -> float:
         """The reward of one step."""
-        reward = self.invalid if invalid else 0.0
+        reward = (self.invalid if invalid else 0.0) + (self.wrong_flag if wrong_flag else 0.0)
         if grade is not None:
             reward += self.safe_move * (not grade.guess) + self.avoidable_risk * grade.avoidable_risk
         return reward + self.win * won + self.loss * lost
@@ -144,11 +185,12 @@ class TextRewards:
 
 REWARD_SCHEMES: dict[str, TextRewards] = {
     "sparse": TextRewards(),
-    "dense": TextRewards(safe_move=0.1, avoidable_risk=-1.0, invalid=-0.1),
+    "dense": TextRewards(safe_move=0.1, avoidable_risk=-1.0, invalid=-0.1, wrong_flag=-0.1),
 }
 """``sparse``: +1 a win, -1 a loss, 0 otherwise. ``dense``: the same, plus 0.1 for each certainly safe reveal,
 minus the avoidable risk of each move (a 30% cell taken beside a certainly safe one: -0.3), and -0.1 for a
-reply that changes nothing. Flags pay 0 in both, so no reward can be farmed."""
+reply that changes nothing or a flag on a cell the oracle knows is safe. Other flags pay 0 in both, so no
+reward can be farmed."""
 
 
 def resolve_rewards(reward: str | TextRewards | dict[str, float]) -> TextRewards:
@@ -164,6 +206,7 @@ def resolve_rewards(reward: str | TextRewards | dict[str, float]) -> TextRewards
             return TextRewards(**reward)
         except TypeError:
             raise ValueError(
-                f"unknown reward field in {sorted(reward)}; expected win, loss, safe_move, avoidable_risk, invalid"
+                f"unknown reward field in {sorted(reward)}; expected win, loss, safe_move, avoidable_risk, invalid, "
+                "wrong_flag"
             ) from None
     raise ValueError(f"reward must be 'sparse', 'dense', a TextRewards or a dict, got {type(reward).__name__}")

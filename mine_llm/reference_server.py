@@ -1,11 +1,11 @@
 """An OpenAI-compatible chat server whose "model" is a baseline: the whole model path, without a model.
 
-``POST /v1/chat/completions`` reads the board from the last user message (:func:`mine_llm.prompt.parse_observation`)
-and answers the move of the baseline named by the request's ``model`` (``solver``, ``random``, or any name of
-:mod:`agents.registry`), as text (``reveal R C`` after a line of prose) or, when the request offers tools, as a
-``make_move`` tool call. ``GET /v1/models`` lists the names. The model ``nonsense`` answers text with no move, to
-see invalid replies counted. Every move is computed afresh from the board (no state between requests), so any
-number of games may share the server.
+``POST /v1/chat/completions`` (plain, or streamed with ``"stream": true``) reads the board from the last user
+message or tool result (:func:`mine_llm.prompt.parse_observation`) and answers the move of the baseline named by the
+request's ``model`` (``solver``, ``random``, or any name of :mod:`agents.registry`), as text (``reveal R C`` after a
+line of prose) or, when the request offers tools, as a ``make_move`` tool call. ``GET /v1/models`` lists the names.
+The model ``nonsense`` answers text with no move, to see invalid replies counted. Every move is computed afresh from
+the board (no state between requests), so any number of games may share the server.
 
 Run it and evaluate through it, as a first check of a set-up::
 
@@ -63,12 +63,12 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     if model not in MODELS:
         raise UnknownModel(f"unknown model {model!r}; this server plays {', '.join(MODELS)}")
     messages = body.get("messages")
-    users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
-    if not users:
-        raise ValueError("no user message: the last one must hold the board")
-    observation = users[-1].get("content")
+    boards = [m for m in messages or [] if isinstance(m, dict) and m.get("role") in ("user", "tool")]
+    if not boards:
+        raise ValueError("no user message: the last one (or the last tool result) must hold the board")
+    observation = boards[-1].get("content")
     if not isinstance(observation, str):
-        raise ValueError("the last user message must be text holding the board")
+        raise ValueError("the last user message (or tool result) must be text holding the board")
     if model == NONSENSE:
         text = "I am not sure what to do here."
     else:
@@ -88,6 +88,22 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }  # fmt: skip
+
+
+def stream_events(completion: dict[str, Any]) -> list[bytes]:
+    """A completion as the server-sent events of a ``"stream": true`` request: the message as one delta, then
+    its finish reason and usage, then ``[DONE]`` (the chat-completions streaming format)."""
+    choice = completion["choices"][0]
+    delta = {key: value for key, value in choice["message"].items() if value is not None}
+    if "tool_calls" in delta:
+        delta["tool_calls"] = [{"index": index, **call} for index, call in enumerate(delta["tool_calls"])]
+    head = {key: completion[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+    chunks = [
+        {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+         "usage": completion["usage"]},
+    ]  # fmt: skip
+    return [f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks] + [b"data: [DONE]\n\n"]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -112,11 +128,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(503, {"error": {"message": "warming up, try again"}})
             return
         try:
-            self._send(200, answer(json.loads(raw)))
+            body = json.loads(raw)
+            completion = answer(body)
         except UnknownModel as error:
             self._send(404, {"error": {"message": str(error)}})
+            return
         except (ValueError, AttributeError) as error:
             self._send(400, {"error": {"message": str(error)}})
+            return
+        if body.get("stream"):
+            self._send_events(stream_events(completion))
+        else:
+            self._send(200, completion)
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode()
@@ -125,6 +148,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def _send_events(self, events: list[bytes]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(sum(len(event) for event in events)))
+        self.end_headers()
+        for event in events:
+            self.wfile.write(event)
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: a test's output stays readable
         return

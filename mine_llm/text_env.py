@@ -12,7 +12,7 @@ from gymnasium import spaces
 from mine_env.engine.constants import DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FLAG, HIDDEN
 from mine_env.engine.starts import STARTS, zero_start_cell
 from mine_env.env import MinesweeperEnv
-from mine_llm.grading import GameTally, MoveGrade, TextRewards, grade_reveal, resolve_rewards
+from mine_llm.grading import FlagGrade, GameTally, MoveGrade, TextRewards, grade_flag, grade_reveal, resolve_rewards
 from mine_llm.moves import Move, ReplyError, parse_reply, tool_schema
 from mine_llm.prompt import render_observation, system_prompt
 
@@ -42,7 +42,8 @@ class MinesweeperTextEnv(gym.Env):
 
     ## Rewards
     ``reward="sparse"`` (default): +1 a win, -1 a loss, 0 otherwise. ``"dense"``: also +0.1 a certainly safe
-    reveal, minus the move's avoidable risk, -0.1 a reply that changes nothing. Or a
+    reveal, minus the move's avoidable risk, -0.1 a reply that changes nothing or a flag on a cell the oracle
+    knows is safe. Or a
     :class:`~mine_llm.grading.TextRewards` / dict of its fields (:data:`mine_llm.grading.REWARD_SCHEMES`).
 
     ## Episode End
@@ -52,10 +53,11 @@ class MinesweeperTextEnv(gym.Env):
     ## Info
     ``move`` (the move read, as the tool's arguments, or None), ``error`` (why nothing changed, or None),
     ``invalid_action``, ``last_move`` (the result line of the observation), ``oracle`` (the move's grade:
-    ``safe_available``, ``mine_chance``, ``safest_chance``, ``avoidable_risk``, ``guess``, ``logical``; None for
-    flags and invalid replies, or with ``grade=False``), ``game`` (the game so far: replies, invalid replies,
-    graded moves, logical moves, guesses, avoidable risk, ``logic_score``), and ``Minesweeper-v0``'s ``mines``,
-    ``first_click``, ``revealed``, ``flags``, ``is_success``. Never the layout.
+    ``safe_available``, ``mine_chance``, ``safest_chance``, ``avoidable_risk``, ``guess``, ``logical``; for a flag
+    put on a hidden cell ``mine_chance`` and ``wrong_flag``, True on a cell the oracle knows is safe; None for a
+    flag taken off, invalid replies, or with ``grade=False``), ``game`` (the game so far: replies, invalid replies,
+    graded moves, logical moves, guesses, avoidable risk, graded and wrong flags, ``logic_score``), and
+    ``Minesweeper-v0``'s ``mines``, ``first_click``, ``revealed``, ``flags``, ``is_success``. Never the layout.
 
     ## Arguments
     ``preset``, ``rows``, ``cols``, ``mines``, ``first_click``, ``boards`` as ``Minesweeper-v0``; ``start``
@@ -141,9 +143,12 @@ class MinesweeperTextEnv(gym.Env):
             return self._refuse(move, why_not)
         grid, mask = self.game.board.grid, self._inner_info["action_mask"]
         revealed_before = self._inner_info["revealed"]
-        grade = None
+        grade, flag = None, None
         if self.grade and move.action == "reveal":
             grade = grade_reveal(grid, self.mines, index, mask, self.first_click != "none")
+        elif self.grade and grid[move.row, move.col] == HIDDEN:
+            flag = grade_flag(grid, self.mines, move.row * self.cols + move.col)
+            self._tally.add_flag(flag)
         _, _, terminated, truncated, self._inner_info = self.game.step(index)
         won = bool(self._inner_info["is_success"])
         lost = terminated and not won
@@ -152,9 +157,9 @@ class MinesweeperTextEnv(gym.Env):
         opened = self._inner_info["revealed"] - revealed_before
         result = self._result(move, grid, opened, won, lost)
         self._text = self._render(result)
-        reward = self.rewards.pay(grade, won, lost, invalid=False)
+        reward = self.rewards.pay(grade, won, lost, invalid=False, wrong_flag=flag is not None and flag.wrong)
         truncated = not terminated and (truncated or self._tally.replies >= self.max_steps)
-        return self._text, reward, terminated, truncated, self._info(move, None, grade)
+        return self._text, reward, terminated, truncated, self._info(move, None, grade or flag)
 
     def render(self) -> str | None:
         """The observation text (``render_mode="ansi"``)."""
@@ -221,7 +226,7 @@ class MinesweeperTextEnv(gym.Env):
         return render_observation(board.grid_view, self.mines, self.first_click, last_move, status,
                                   self._tally.replies + 1)  # fmt: skip
 
-    def _info(self, move: Move | None, error: str | None, grade: MoveGrade | None) -> dict[str, Any]:
+    def _info(self, move: Move | None, error: str | None, grade: MoveGrade | FlagGrade | None) -> dict[str, Any]:
         inner = self._inner_info
         return {
             "mines": inner["mines"],

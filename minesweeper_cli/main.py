@@ -41,6 +41,19 @@ def package_version() -> str:
     raise LookupError(f"{spec.origin} sets no __version__")
 
 
+def _hidden_packages() -> list[str]:
+    """Our packages another installed distribution hides, each said in one line (:mod:`mine_env.name_clash`,
+    loaded from its file: importing it through ``mine_env`` would load the engine before the parser)."""
+    spec = importlib.util.find_spec("mine_env")
+    assert spec is not None and spec.origin is not None, "mine_env is part of this distribution"
+    source = Path(spec.origin).parent / "name_clash.py"
+    check = importlib.util.spec_from_file_location("minesweeper_cli._name_clash", source)
+    assert check is not None and check.loader is not None
+    module = importlib.util.module_from_spec(check)
+    check.loader.exec_module(module)
+    return module.warn_once()
+
+
 def _describe(subparsers: argparse._SubParsersAction) -> None:
     """A command without a description of its own shows its one-line help at the top of its ``--help``, and
     its errors name it in full (``minesweeper battle eval: error: ...``; a nested command's name wins)."""
@@ -55,6 +68,8 @@ def _describe(subparsers: argparse._SubParsersAction) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input ends with a message and exit status 2, never a traceback."""
+    if _hidden_packages():  # another distribution hides a package of ours: said in one line, then stop
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

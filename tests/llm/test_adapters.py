@@ -1,9 +1,10 @@
-"""The verifiers and OpenEnv adapters, each end to end through its real client path: the framework's own client
-asks a model on an OpenAI-compatible endpoint (the reference server, whose model is a baseline) and plays the
-text env through the adapter. Skipped, with the reason, without the ``llm`` extra."""
+"""The OpenEnv adapter end to end through its real client path: OpenEnv's own client plays the text env served by
+the adapter with a model's replies (the reference server, whose model is a baseline); tests/llm/test_verifiers_env.py
+does the same for verifiers. Skipped, with the reason, without the ``llm`` extra."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import threading
 import time
@@ -15,15 +16,12 @@ import pytest
 from mine_llm.chat import Endpoint
 from mine_llm.policies import ChatPolicy
 from mine_llm.reference_server import ReferenceServer, running_server
+from mine_llm.text_env import MinesweeperTextEnv
 
 
-def needs(module: str, attribute: str | None = None) -> Any:
+def needs(module: str) -> Any:
     """The module, or a skip naming the extra that brings it."""
-    found = pytest.importorskip(module, reason=f"{module} is not installed: pip install -e '.[llm]'")
-    if attribute is not None and not hasattr(found, attribute):
-        version = getattr(found, "__version__", "?")
-        pytest.skip(f"{module} {version} has no {attribute}: the llm extra pins verifiers 0.3")
-    return found
+    return pytest.importorskip(module, reason=f"{module} is not installed: pip install -e '.[llm]'")
 
 
 @pytest.fixture(scope="module")
@@ -32,49 +30,49 @@ def model() -> Iterator[ReferenceServer]:
         yield server
 
 
-def test_verifiers_plays_seeded_games_scored_by_the_oracle(
-    model: ReferenceServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    needs("verifiers", "MultiTurnEnv")
-    from verifiers.types import ClientConfig
-
-    from mine_llm.verifiers_env import load_environment
-
-    monkeypatch.setenv("MINESWEEPER_TEST_KEY", "unused")
-    env = load_environment(rows=5, cols=5, mines=3, games=3, seed=1, weights={"env_return": 0.25})
-    config = ClientConfig(api_base_url=model.url, api_key_var="MINESWEEPER_TEST_KEY", max_retries=0)
-    outputs = {}
-    for name in ("solver", "random"):
-        outputs[name] = env.evaluate_sync(client=config, model=name, num_examples=3)["outputs"]
-    for output in outputs["solver"]:
-        assert output["error"] is None and output["win"] == 1.0 and output["logic_score"] == 1.0
-        assert output["reward"] == pytest.approx(1.0 + 0.5 + 0.25)
-        last = output["completion"][-1]
-        assert "Status: won" in (last["content"] if isinstance(last, dict) else last.content)
-    for output in outputs["random"]:
-        assert output["win"] == 0.0 and output["env_return"] == -1.0 and output["avoidable_risk_per_move"] > 0
-        assert output["reward"] == pytest.approx(0.5 * output["logic_score"] - 0.25)
-    assert [o["info"]["seed"] for o in outputs["solver"]] == [o["info"]["seed"] for o in outputs["random"]]
-    with pytest.raises(ValueError, match="unknown rubric function"):
-        load_environment(games=1, weights={"speed": 1.0})
-
-
-def test_openenv_server_and_client_play_a_model_s_replies(model: ReferenceServer) -> None:
+@contextlib.contextmanager
+def openenv_server(**env_kwargs: Any) -> Iterator[tuple[Any, str]]:
+    """The adapter module and the URL of its OpenEnv server of ``env_kwargs``, on a free loopback port."""
     needs("openenv.core")
     uvicorn = needs("uvicorn")
     adapter = importlib.import_module("mine_llm.openenv_env")
-    app = adapter.create_minesweeper_app(rows=5, cols=5, mines=3, reward="dense")
+    app = adapter.create_minesweeper_app(**env_kwargs)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="critical"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    policy = ChatPolicy(Endpoint(model.url, "solver"))
     try:
+        yield adapter, f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.mark.slow
+def test_openenv_plays_the_documented_board_over_the_whole_seed_range(model: ReferenceServer) -> None:
+    policy = ChatPolicy(Endpoint(model.url, "solver"))
+    with openenv_server(preset="beginner", reward="dense") as (adapter, url):
+        for seed in (0, 2**63, 2**64 - 1):
+            local = MinesweeperTextEnv(preset="beginner", reward="dense")  # the same game, here
+            local.reset(seed=seed)
+            with adapter.MinesweeperEnvClient(base_url=url).sync() as env:
+                result = env.reset(seed=seed)
+                assert "Minesweeper 9x9, 10 mines" in result.observation.board
+                while not result.done:
+                    reply = policy.reply(result.observation.board).reply
+                    result = env.step(adapter.MinesweeperAction(reply=reply))
+                    board, reward, *_ = local.step(reply)
+                    assert result.observation.board == board and result.reward == pytest.approx(reward)
+                assert result.observation.game["graded_moves"] >= 1
+
+
+def test_openenv_server_and_client_play_a_model_s_replies(model: ReferenceServer) -> None:
+    policy = ChatPolicy(Endpoint(model.url, "solver"))
+    with openenv_server(rows=5, cols=5, mines=3, reward="dense") as (adapter, url):
         for seed in (0, 1):
-            with adapter.MinesweeperEnvClient(base_url=f"http://127.0.0.1:{port}").sync() as env:
+            with adapter.MinesweeperEnvClient(base_url=url).sync() as env:
                 result = env.reset(seed=seed)
                 bad = env.step(adapter.MinesweeperAction(reply="dig here"))
                 assert "no move found in 'dig here'" in bad.observation.error and bad.reward == pytest.approx(-0.1)
@@ -85,8 +83,5 @@ def test_openenv_server_and_client_play_a_model_s_replies(model: ReferenceServer
                 assert result.observation.won and result.observation.game["logic_score"] == 1.0
                 assert total == pytest.approx(1.0 + 0.1 * result.observation.game["graded_moves"])
                 assert env.state().step_count == result.observation.game["replies"]
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
     with pytest.raises(ValueError, match="unknown reward scheme"):
         adapter.create_minesweeper_app(reward="shaped")

@@ -12,6 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import mine_env  # noqa: F401  (registers the ids)
+from agents.oracle import OracleView
 from agents.registry import make_agent
 from mine_llm.grading import REWARD_SCHEMES, SAFE_BY_RULE, GameTally, TextRewards, grade_reveal, resolve_rewards
 from mine_llm.policies import agent_move
@@ -88,19 +89,29 @@ def test_bad_input_changes_nothing_and_says_why(reply: object, error: str) -> No
     assert info["oracle"] is None and info["game"]["invalid_replies"] == 1 and info["game"]["replies"] == 2
 
 
-def test_flags_and_chords_play_through_text_and_are_not_graded() -> None:
-    env = small()
+def test_flags_play_through_text_and_are_graded_by_the_oracle() -> None:
+    env = small(reward="dense")
     env.reset(seed=3)
     observation, *_ = env.step("reveal 2 2")
     board = parse_observation(observation).grid
-    hidden = tuple(int(i) for i in np.argwhere(board == -1)[0])
-    observation, _, _, _, info = env.step({"action": "flag", "row": hidden[0], "col": hidden[1]})
-    assert info["move"] == {"action": "flag", "row": hidden[0], "col": hidden[1]} and info["oracle"] is None
+    view = OracleView.of(board, 3)
+    hidden = board.ravel() == -1
+    safe = divmod(int(np.flatnonzero(hidden & view.safe)[0]), 5)
+    unsure = divmod(int(np.flatnonzero(hidden & ~view.safe)[0]), 5)
+    observation, reward, _, _, info = env.step({"action": "flag", "row": unsure[0], "col": unsure[1]})
+    assert info["move"] == {"action": "flag", "row": unsure[0], "col": unsure[1]} and reward == 0.0
+    assert info["oracle"] == {"mine_chance": pytest.approx(view.probabilities[unsure[0] * 5 + unsure[1]]),
+                              "wrong_flag": False}  # fmt: skip
     assert "placed a flag" in info["last_move"] and "2 left to flag" in observation
-    _, _, _, _, info = env.step(f"reveal {hidden[0]} {hidden[1]}")
+    _, _, _, _, info = env.step(f"reveal {unsure[0]} {unsure[1]}")
     assert "is flagged: take the flag off with" in info["error"]
-    _, _, _, _, info = env.step(f"unflag {hidden[0]} {hidden[1]}")
-    assert "took the flag off" in info["last_move"] and info["game"]["graded_moves"] == 1
+    _, _, _, _, info = env.step(f"unflag {unsure[0]} {unsure[1]}")
+    assert "took the flag off" in info["last_move"] and info["oracle"] is None
+    assert info["game"]["logic_score"] == 1.0 and info["game"]["wrong_flags"] == 0
+    _, reward, _, _, info = env.step(f"flag {safe[0]} {safe[1]}")  # the oracle knows this cell is safe
+    assert info["oracle"] == {"mine_chance": 0.0, "wrong_flag": True} and reward == pytest.approx(-0.1)
+    assert info["game"]["flags_graded"] == 2 and info["game"]["wrong_flags"] == 1
+    assert info["game"]["logic_score"] == pytest.approx(1 / 2)  # one logical reveal, one wrong flag
     no_flags = small(flags=False)
     no_flags.reset(seed=3)
     assert "flags are off" in no_flags.step("flag 0 0")[4]["error"]
