@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 from agents.registry import AGENTS, make_agent
 from mine_llm.moves import TOOL_NAME, parse_reply
@@ -34,10 +34,12 @@ from mine_llm.policies import agent_move
 NONSENSE = "nonsense"
 """The model that never names a move."""
 MODELS = (*sorted(AGENTS), NONSENSE)
+ServerT = TypeVar("ServerT", bound=ThreadingHTTPServer)
 
 
 class UnknownModel(ValueError):
     """The request names a model this server does not play: answered 404, as vLLM and hosted APIs answer it."""
+
 
 
 class ReferenceServer(ThreadingHTTPServer):
@@ -164,7 +166,13 @@ class _Handler(BaseHTTPRequestHandler):
 @contextlib.contextmanager
 def running_server(port: int = 0, fail_first: int = 0) -> Iterator[ReferenceServer]:
     """A server on 127.0.0.1 (``port=0``: an ephemeral port) in a thread, shut down on exit."""
-    server = ReferenceServer(port, fail_first)
+    with serving(ReferenceServer(port, fail_first)) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def serving(server: ServerT) -> Iterator[ServerT]:
+    """Any HTTP server of this module's kind served in a thread while the block runs, then shut down and closed."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -10,7 +10,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from eval.suites import Suite
 from mine_llm.chat import ChatReply, Endpoint, EndpointError, ReplyFailed, complete
 from mine_llm.evaluate import RunStopped, evaluate_text, play_text_game
 from mine_llm.policies import AgentTextPolicy, ChatPolicy
-from mine_llm.reference_server import answer
+from mine_llm.reference_server import answer, serving
 from mine_llm.text_env import MinesweeperTextEnv
 from support import run_cli
 
@@ -127,17 +127,8 @@ def _solver_compiled() -> None:
         assert _solver_move({"messages": [{"role": "user", "content": board}]}).startswith("The safest cell")
 
 
-@contextlib.contextmanager
-def hostile(choose: Chooser) -> Iterator[HostileServer]:
-    server = HostileServer(choose)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+def hostile(choose: Chooser) -> contextlib.AbstractContextManager[HostileServer]:
+    return serving(HostileServer(choose))
 
 
 def scripted(*faults: str, then: str = "ok") -> Chooser:
