@@ -5,7 +5,9 @@ other agent's game ``i`` (:mod:`eval.suites`). Games are played in threads (a mo
 its server), each game on its own env, and each record depends only on the suite, the player and the game.
 The records are :class:`eval.metrics.GameRecord` judged by the same oracle as ``minesweeper eval``, so the
 summary has every key of :func:`eval.metrics.summarise`, plus what only a text player has: the logic score,
-the avoidable risk per move, invalid replies, tokens and latency.
+the avoidable risk per move, invalid replies, tokens and latency. With a game log (:mod:`eval.game_log`) every
+game is written as it ends (its :class:`TextGame`, field by field) and a resumed run plays only the others; a stop
+signal (:mod:`eval.stopping`) ends the games in flight at their next move, unlogged, and keeps the rest.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord, paired_comparison, summarise
+from eval.stopping import count_games
 from eval.suites import Suite
 from mine_llm.policies import TextPolicy, Turn
 from mine_llm.text_env import MinesweeperTextEnv
@@ -56,8 +60,14 @@ class TextGame:
     retries: int
 
 
-def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, game: int, label: str) -> TextGame:
-    """Play game ``game`` of ``suite`` with ``policy`` to its end (the suite's first cell played on its behalf)."""
+class GameAbandoned(Exception):
+    """A game left unfinished because the evaluation is stopping."""
+
+
+def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, game: int, label: str,
+                   stop: threading.Event | None = None) -> TextGame:  # fmt: skip
+    """Play game ``game`` of ``suite`` with ``policy`` to its end (the suite's first cell played on its behalf);
+    :class:`GameAbandoned` before the next move once ``stop`` is set."""
     seeds = suite.game_seeds(game)
     policy.reset()
     start = time.perf_counter()
@@ -67,6 +77,8 @@ def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, ga
     first_action = None if given is None else given[0] * env.cols + given[1]
     opening = suite.first_cell
     while True:
+        if stop is not None and stop.is_set():
+            raise GameAbandoned(f"game {game} of {label}")
         if opening is not None:
             turn, opening = Turn(f"reveal {opening[0]} {opening[1]}"), None
         else:
@@ -146,6 +158,7 @@ def evaluate_text(
     concurrency: int = 4,
     progress: bool = True,
     env_kwargs: dict[str, Any] | None = None,
+    log: GameLog | None = None,
 ) -> TextReport:
     """Play every game of ``suite`` with every player through the text env.
 
@@ -155,9 +168,12 @@ def evaluate_text(
         concurrency: Games in flight at once (threads).
         progress: Show a progress bar.
         env_kwargs: More arguments of :class:`MinesweeperTextEnv` (``reward``, ``max_steps``).
+        log: Write every game there as it ends, and play only the games it does not hold yet.
 
     Raises:
         mine_llm.chat.EndpointError: a model's endpoint could not answer; it stops the evaluation.
+        eval.stopping.Stopped: a stop signal (under :func:`eval.stopping.stop_signals`); the games in flight end
+            at their next move and the finished ones stay in the log.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -167,25 +183,33 @@ def evaluate_text(
     kwargs = {"rows": suite.rows, "cols": suite.cols, "mines": suite.mines, "first_click": suite.first_click,
               "boards": suite.boards, "start": suite.start, **(env_kwargs or {})}  # fmt: skip
     MinesweeperTextEnv(**kwargs)  # bad options fail here, before a request is sent
-    jobs = [(index, game) for game in range(suite.games) for index in range(len(players))]
-    results: dict[tuple[int, int], TextGame] = {}
-    lock = threading.Lock()
+    results = {} if log is None else logged_games(log, suite, labels)
+    total = suite.games * len(players)
+    jobs = [(index, game) for game in range(suite.games) for index in range(len(players))
+            if (index, game) not in results]  # fmt: skip
+    stopping = threading.Event()
 
-    def play(index: int, game: int) -> None:
+    def play(index: int, game: int) -> tuple[int, int, TextGame]:
         label, factory = players[index]
         env = MinesweeperTextEnv(**kwargs)
-        outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label)
-        with lock:
-            results[index, game] = outcome
+        return index, game, play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label, stopping)
 
-    bar = tqdm(total=len(jobs), desc=suite.name, unit="game", disable=not progress, leave=False)
+    bar = tqdm(total=total, initial=len(results), desc=suite.name, unit="game", disable=not progress, leave=False)
     pool = ThreadPoolExecutor(max_workers=concurrency)
     try:
         with bar:
             for future in as_completed([pool.submit(play, *job) for job in jobs]):
-                future.result()  # a player's failure ends the evaluation here
+                index, game, outcome = future.result()  # a player's failure ends the evaluation here
+                if log is not None:
+                    entry = {"suite": suite.name, "agent": labels[index], "game": game, "text_game": plain(outcome)}
+                    log.append([entry])
+                results[index, game] = outcome
                 bar.update(1)
+    except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
+        count_games(stop, len(results), total)
+        raise
     finally:
+        stopping.set()  # the games still in flight (after a failure or a stop) end at their next move
         pool.shutdown(wait=True, cancel_futures=True)
     per_player = [[results[index, game] for game in range(suite.games)] for index in range(len(players))]
     records = [[game.record for game in games] for games in per_player]
@@ -200,6 +224,14 @@ def evaluate_text(
         ],
     }
     return TextReport(summary, tuple(record for player in records for record in player))
+
+
+def logged_games(log: GameLog, suite: Suite, labels: Sequence[str]) -> dict[tuple[int, int], TextGame]:
+    """The games of ``log`` that belong to this suite and these players, by (player index, game)."""
+    games: dict[tuple[int, int], TextGame] = {}
+    for entry in log.games_of(suite.name, labels, suite.games):
+        games.setdefault((labels.index(entry["agent"]), entry["game"]), from_plain(TextGame, entry["text_game"]))
+    return games
 
 
 TEXT_COLUMNS = (

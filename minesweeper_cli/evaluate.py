@@ -13,6 +13,8 @@ Examples::
         --suite intermediate-opening-1k
     minesweeper eval --model models/distill_expert_opening.zip --symmetries 4 --sure 1e-5 --suite expert-opening-1k
     minesweeper eval --list-suites
+    minesweeper eval --agent solver --suite expert-opening-10k --log expert.games.jsonl   # Ctrl-C, then:
+    minesweeper eval --agent solver --suite expert-opening-10k --resume expert.games.jsonl
     minesweeper eval --llm-endpoint http://127.0.0.1:8000/v1 --llm-model qwen3-8b --agent solver --agent random \\
         --preset beginner --games 100 --json llm.json
 """
@@ -20,15 +22,22 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
+import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from agents.registry import AGENTS
 from agents.shipped_models import shipped_names
 from backends import check_backend
 from eval.agent_specs import AgentSpec
+from eval.game_log import LOG_SUFFIX, log_beside
 from eval.metrics import GameRecord
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
+from eval.stopping import Stopped, resume_command, stop_signals
 from eval.suites import Suite, adhoc_suite, get_suite, list_suites
 from mine_env.engine.constants import DEFAULT_FIRST_CLICK
 from mine_env.engine.starts import STARTS
@@ -38,6 +47,8 @@ from minesweeper_cli.options import add_backend_options, add_board_options, add_
 
 DEFAULT_GAMES = 1000
 DEFAULT_SEED = 0
+TEMPORARY_LOG = "minesweeper-eval-"
+"""How the name of a working game log in the temporary folder starts (a run without --json or --log)."""
 _AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "boards", "games", "seed")
 
 
@@ -91,6 +102,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON")
     parser.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win rates with their intervals")
+    parser.add_argument("--log", metavar="PATH",
+                        help="write every game to this file as it finishes, one JSON line each, and keep it (default: "
+                             "a working log beside --json, OUT.games.jsonl, or in the temporary folder, deleted "
+                             "once the report is written). Ctrl-C or SIGTERM stops the run, keeps the log and "
+                             "prints the command that resumes it")  # fmt: skip
+    parser.add_argument("--resume", metavar="LOG",
+                        help="continue the run of this game log: the games in it are not played again, and the "
+                             "report is the one an unbroken run gives; the same agents, suite and options are "
+                             "required (--workers, --backend and --chunk-games may change)")  # fmt: skip
     add_llm_options(parser)
     # None marks "not given", so --suite can refuse board options that would be silently ignored.
     parser.set_defaults(func=run, first_click=None)
@@ -130,6 +150,23 @@ def check_outputs(args: argparse.Namespace) -> None:
             check_output_path(getattr(args, option), f"--{option}")
     if args.plot:
         check_plot_output(args.plot)
+    if args.log:
+        check_output_path(args.log, "--log")
+    if args.log and args.resume and Path(args.log) != Path(args.resume):
+        raise ValueError("--resume LOG continues that log: drop --log, or give it the same path")
+
+
+def game_log(args: argparse.Namespace) -> tuple[Path, bool]:
+    """Where this run logs its games, and whether that log is a working file, deleted once the report is written
+    (the default: beside --json, else in the temporary folder), rather than one the user named with --log."""
+    if args.log:
+        return Path(args.log), False
+    working = log_beside(args.json) if args.json else Path(tempfile.gettempdir()) / (
+        f"{TEMPORARY_LOG}{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}{LOG_SUFFIX}")  # fmt: skip
+    if args.resume:
+        resumed = Path(args.resume)
+        return resumed, resumed == working or resumed.name.startswith(TEMPORARY_LOG)
+    return working, True
 
 
 def print_suites() -> None:
@@ -142,6 +179,7 @@ def print_suites() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Check every option, then play the games, stopping cleanly on SIGINT or SIGTERM (the log kept)."""
     if args.list_suites:
         print_suites()
         return 0
@@ -163,12 +201,30 @@ def run(args: argparse.Namespace) -> int:
         suite = suite.with_zero_start()
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
+    log, working = game_log(args)
+    try:
+        with stop_signals():
+            _evaluate(args, suite, log)
+    except Stopped as stop:
+        command_line = getattr(args, "command_line", sys.argv[1:])
+        print(stop.message(resume_command("minesweeper", command_line, log) if log.exists() else None),
+              file=sys.stderr)  # fmt: skip
+        return stop.exit_status
+    if working:
+        log.unlink(missing_ok=True)
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
+    """Play the games of the run (a language model's, or the grid agents' and models'), print the report and
+    write its files."""
+    resume = args.resume is not None
     if args.llm_endpoint is not None:
-        text_report = run_llm(args, suite)
+        text_report = run_llm(args, suite, log, resume)
         print(markdown_report(text_report.summary) + "\nThrough the text env, graded move by move by the oracle:\n\n"
               + text_table(text_report.summary), end="")  # fmt: skip
         _write_outputs(args, text_report.summary, text_report.records, suite)
-        return 0
+        return
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
         raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
@@ -178,11 +234,10 @@ def run(args: argparse.Namespace) -> int:
               for path in args.model for count in counts]  # fmt: skip
     report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
-                      chunk_games=args.chunk_games)  # fmt: skip
+                      chunk_games=args.chunk_games, log=log, resume=resume)  # fmt: skip
     summary = report.to_dict()
     print(markdown_report(summary), end="")
     _write_outputs(args, summary, report.records, suite)
-    return 0
 
 
 def _write_outputs(args: argparse.Namespace, summary: dict, records: Sequence[GameRecord], suite: Suite) -> None:

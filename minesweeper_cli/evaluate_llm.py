@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+from pathlib import Path
+from typing import Any
 
+from eval.game_log import open_game_log
 from eval.suites import Suite
 from mine_llm.chat import Endpoint
 from mine_llm.evaluate import TextReport, evaluate_text, text_table
@@ -75,8 +78,16 @@ def _chat_policy(endpoint: Endpoint, history: int, seed: int) -> ChatPolicy:
     return ChatPolicy(endpoint, history)
 
 
-def run_llm(args: argparse.Namespace, suite: Suite) -> TextReport:
-    """Play the model and the ``--agent`` reference rows on ``suite`` through the text env."""
+def llm_run(args: argparse.Namespace, suite: Suite, labels: list[str]) -> dict[str, Any]:
+    """What decides the games of a model's evaluation, as its game log's header (a resume must match it): the
+    suite, the players and the options that change a reply (not the URL, the key, the time-out or retries)."""
+    options = {name: getattr(args, name) for name in (*_LLM_OPTIONS, "llm_max_steps") if name != "llm_api_key"}
+    return {"evaluation": "language model", "suite": suite.to_dict(), "agents": labels, **options}
+
+
+def run_llm(args: argparse.Namespace, suite: Suite, log: Path | None = None, resume: bool = False) -> TextReport:
+    """Play the model and the ``--agent`` reference rows on ``suite`` through the text env, every game written
+    to the game log ``log`` as it ends (``resume``: continue that log's run)."""
     endpoint = Endpoint(
         url=args.llm_endpoint, model=args.llm_model, api_key=args.llm_api_key or os.environ.get("OPENAI_API_KEY"),
         tools=args.llm_tools, max_tokens=args.llm_max_tokens, temperature=args.llm_temperature,
@@ -85,5 +96,9 @@ def run_llm(args: argparse.Namespace, suite: Suite) -> TextReport:
     players = [(f"llm:{args.llm_model}", functools.partial(_chat_policy, endpoint, args.llm_history))]
     players += [(name, functools.partial(AgentTextPolicy, name)) for name in dict.fromkeys(args.agent)]
     env_kwargs = {} if args.llm_max_steps is None else {"max_steps": args.llm_max_steps}
-    return evaluate_text(players, suite, concurrency=args.llm_concurrency, progress=args.progress,
-                         env_kwargs=env_kwargs)  # fmt: skip
+    if log is None:
+        return evaluate_text(players, suite, concurrency=args.llm_concurrency, progress=args.progress,
+                             env_kwargs=env_kwargs)  # fmt: skip
+    with open_game_log(log, llm_run(args, suite, [label for label, _ in players]), resume=resume) as game_log:
+        return evaluate_text(players, suite, concurrency=args.llm_concurrency, progress=args.progress,
+                             env_kwargs=env_kwargs, log=game_log)  # fmt: skip

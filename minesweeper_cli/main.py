@@ -44,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; bad input ends with a message and exit status 2, never a traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.command_line = list(sys.argv[1:] if argv is None else argv)  # to print a command that resumes it
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # the reader left early, as `| head` does: stop quietly (before OSError, its base)
