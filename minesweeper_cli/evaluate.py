@@ -25,7 +25,6 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -158,15 +157,27 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def game_log(args: argparse.Namespace) -> tuple[Path, bool]:
     """Where this run logs its games, and whether that log is a working file, deleted once the report is written
-    (the default: beside --json, else in the temporary folder), rather than one the user named with --log."""
+    (the default: beside --json, else a new file in the temporary folder), rather than one named with --log."""
     if args.log:
         return Path(args.log), False
-    working = log_beside(args.json) if args.json else Path(tempfile.gettempdir()) / (
-        f"{TEMPORARY_LOG}{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}{LOG_SUFFIX}")  # fmt: skip
     if args.resume:
         resumed = Path(args.resume)
-        return resumed, resumed == working or resumed.name.startswith(TEMPORARY_LOG)
-    return working, True
+        beside = args.json is not None and resumed == log_beside(args.json)
+        return resumed, beside or resumed.name.startswith(TEMPORARY_LOG)
+    if args.json:
+        return log_beside(args.json), True
+    handle, name = tempfile.mkstemp(LOG_SUFFIX, TEMPORARY_LOG)
+    os.close(handle)
+    return Path(name), True
+
+
+def drop_if_empty(log: Path) -> None:
+    """Delete a working log that holds no game (a run that failed before its first one)."""
+    try:
+        if log.read_text().count("\n") <= 1:
+            log.unlink()
+    except OSError:
+        pass
 
 
 def print_suites() -> None:
@@ -210,6 +221,10 @@ def run(args: argparse.Namespace) -> int:
         print(stop.message(resume_command("minesweeper", command_line, log) if log.exists() else None),
               file=sys.stderr)  # fmt: skip
         return stop.exit_status
+    except BaseException:
+        if working:
+            drop_if_empty(log)
+        raise
     if working:
         log.unlink(missing_ok=True)
     return 0
