@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import tempfile
 import typing
 from collections.abc import Collection
 from pathlib import Path
@@ -25,6 +26,8 @@ RUN_KEY = "run"
 """The key of the header line."""
 LOG_SUFFIX = ".games.jsonl"
 """The ending of a game log's name, ``out.json`` -> ``out.games.jsonl`` (:func:`log_beside`)."""
+WORKING_PREFIX = "minesweeper-eval-"
+"""How the name of a working log in the temporary folder starts (a run given neither a log nor a report file)."""
 
 
 class GameLog:
@@ -135,6 +138,38 @@ def log_beside(report: str | Path) -> Path:
     """The default game log of a report file: ``out.json`` -> ``out.games.jsonl`` in the same folder."""
     report = Path(report)
     return report.with_name(report.stem + LOG_SUFFIX)
+
+
+def choose_log(log: str | None, resume: str | None, report: str | None) -> tuple[Path, bool]:
+    """Where a run logs its games (the options ``--log``, ``--resume`` and the report file ``--json``), and whether
+    that log is a working file, to delete once the report is written (the default: beside the report, else a new
+    file in the temporary folder), rather than one the user named with ``--log``.
+
+    Raises:
+        ValueError: ``--log`` and ``--resume`` name two different files.
+    """
+    if log and resume and Path(log) != Path(resume):
+        raise ValueError("--resume LOG continues that log: drop --log, or give it the same path")
+    if log:
+        return Path(log), False
+    if resume:
+        resumed = Path(resume)
+        beside = report is not None and resumed == log_beside(report)
+        return resumed, beside or resumed.name.startswith(WORKING_PREFIX)
+    if report:
+        return log_beside(report), True
+    handle, name = tempfile.mkstemp(LOG_SUFFIX, WORKING_PREFIX)
+    os.close(handle)
+    return Path(name), True
+
+
+def drop_if_empty(log: Path) -> None:
+    """Delete a working log that holds no game (a run that failed before its first one ended)."""
+    try:
+        if log.read_text().count("\n") <= 1:
+            log.unlink()
+    except OSError:
+        pass
 
 
 def plain(record: Any) -> dict[str, Any]:

@@ -22,9 +22,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,7 +30,7 @@ from agents.registry import AGENTS
 from agents.shipped_models import shipped_names
 from backends import check_backend
 from eval.agent_specs import AgentSpec
-from eval.game_log import LOG_SUFFIX, log_beside
+from eval.game_log import choose_log, drop_if_empty
 from eval.metrics import GameRecord
 from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
 from eval.runner import default_workers, evaluate
@@ -46,8 +44,6 @@ from minesweeper_cli.options import add_backend_options, add_board_options, add_
 
 DEFAULT_GAMES = 1000
 DEFAULT_SEED = 0
-TEMPORARY_LOG = "minesweeper-eval-"
-"""How the name of a working game log in the temporary folder starts (a run without --json or --log)."""
 _AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "boards", "games", "seed")
 
 
@@ -151,33 +147,6 @@ def check_outputs(args: argparse.Namespace) -> None:
         check_plot_output(args.plot)
     if args.log:
         check_output_path(args.log, "--log")
-    if args.log and args.resume and Path(args.log) != Path(args.resume):
-        raise ValueError("--resume LOG continues that log: drop --log, or give it the same path")
-
-
-def game_log(args: argparse.Namespace) -> tuple[Path, bool]:
-    """Where this run logs its games, and whether that log is a working file, deleted once the report is written
-    (the default: beside --json, else a new file in the temporary folder), rather than one named with --log."""
-    if args.log:
-        return Path(args.log), False
-    if args.resume:
-        resumed = Path(args.resume)
-        beside = args.json is not None and resumed == log_beside(args.json)
-        return resumed, beside or resumed.name.startswith(TEMPORARY_LOG)
-    if args.json:
-        return log_beside(args.json), True
-    handle, name = tempfile.mkstemp(LOG_SUFFIX, TEMPORARY_LOG)
-    os.close(handle)
-    return Path(name), True
-
-
-def drop_if_empty(log: Path) -> None:
-    """Delete a working log that holds no game (a run that failed before its first one)."""
-    try:
-        if log.read_text().count("\n") <= 1:
-            log.unlink()
-    except OSError:
-        pass
 
 
 def print_suites() -> None:
@@ -212,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         suite = suite.with_zero_start()
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
-    log, working = game_log(args)
+    log, working = choose_log(args.log, args.resume, args.json)
     try:
         with stop_signals():
             _evaluate(args, suite, log)
