@@ -270,3 +270,18 @@ def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
         args.func(args)
     assert stopped.value.code == 2
     assert refused in capsys.readouterr().err
+
+
+def test_a_resumed_run_s_progress_bar_counts_the_run_s_steps_as_its_log_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    halted = run("ppo", tmp_path, "bar", pause_at=64, steps=128)
+    capsys.readouterr()
+    resume("ppo", halted, "--steps", "128", "--progress-bar")
+    bar = capsys.readouterr().err.replace("\r", "\n")
+    assert " 64/128 " in bar and " 128/128 " in bar and " 0/64 " not in bar  # from the resume point, out of the run
+    assert logged_steps(halted)[-1] == 128
+
+
+def logged_steps(run_dir: Path) -> list[int]:
+    return [int(row["time/total_timesteps"]) for row in curve(run_dir) if row.get("time/total_timesteps")]
