@@ -121,3 +121,35 @@ def test_a_stopped_eval_resumes_to_the_report_of_an_unbroken_run(
     _, games = read_game_log(log)
     assert len(games) == 2 * GAMES == len({(game["agent"], game["game"]) for game in games})  # none played twice
     assert without_times(json.loads(report.read_text())) == unbroken
+
+
+@pytest.mark.slow
+def test_a_stopped_batched_run_resumes_to_the_games_of_an_unbroken_run(tmp_path: Path) -> None:
+    from eval.batched import play_model_batched
+    from eval.suites import get_suite
+
+    log, report = tmp_path / "batched.games.jsonl", tmp_path / "batched.jsonl"
+    command = [sys.executable, "-m", "eval.batched", "--model", "models/distill_beginner_opening.zip", "--suite",
+               "beginner-opening-1k", "--games", "300", "--workers", "2", "--no-progress", "--json", str(report)]
+    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    began = time.monotonic()
+    while logged_games(log) < 1 and run.poll() is None and time.monotonic() - began < STARTED_S:
+        time.sleep(0.2)
+    children = descendants(run.pid)
+    run.send_signal(signal.SIGTERM)
+    _, stderr = run.communicate(timeout=STOPPED_S)
+    assert run.returncode == 143 and "leaked semaphore" not in stderr and "Traceback" not in stderr, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith("interrupted after ") and " of 300 games; resume with: python -m eval.batched " in last
+    began = time.monotonic()
+    while alive(children) and time.monotonic() - began < GONE_S:
+        time.sleep(0.2)
+    assert not alive(children), f"processes left behind: {sorted(alive(children))}"
+    resume = shlex.split(last.split("resume with: ", 1)[1])
+    finished = subprocess.run([sys.executable, *resume[1:]], cwd=ROOT, capture_output=True, text=True,
+                              timeout=STARTED_S)  # fmt: skip
+    assert finished.returncode == 0, finished.stderr
+    assert not log.exists()  # the working log beside --json, deleted with the report written
+    unbroken = play_model_batched("models/distill_beginner_opening.zip", get_suite("beginner-opening-1k"), 300)
+    record = json.loads(report.read_text())
+    assert record["won"] == unbroken.won.astype(int).tolist() and record["first_cell"] == unbroken.first_cell.tolist()
