@@ -25,9 +25,11 @@ from eval.suites import Suite, get_suite
 from mine_env.engine.starts import STARTS
 
 PROG = "python -m eval.batched"
-TIMES = ("On a CPU (2 cores, --workers 2, measured on 400 games and extrapolated): a distilled network plays about "
-         "40 beginner, 12 intermediate or 4 expert games a second, so expert-opening-10k takes some 40 minutes and "
-         "--symmetries 4 up to four times as long; on a GPU (--device cuda) the 10k suites take seconds.")  # fmt: skip
+TIMES = ("Expected times on a CPU, measured with --workers 2 on a shared 2-core machine over 100 to 400 games and "
+         "extrapolated: a distilled network plays some 15 beginner, 2 intermediate or 0.2 expert games a second, so a "
+         "10k suite takes about 11 minutes (beginner), 80 minutes (intermediate) or hours (expert: some 12), and "
+         "--symmetries N up to N times as long; on a GPU (--device cuda) a 10k suite takes seconds. Ctrl-C stops a "
+         "run with its games kept, and prints the command that resumes it.")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
