@@ -131,14 +131,14 @@ device-wheels: install-train
 	rm -rf .whl && $(PIP) download -q --no-deps -d .whl $$($(PYTHON) -c "from importlib.metadata import version; \
 	  print(' '.join(f'{p}=={version(p)}' for p in ('gymnasium', 'farama-notifications', 'stable-baselines3', 'sb3-contrib')))")
 
-# The design card's comparison on one board (train/sb3/comparison.py: its budget and settings): the runs furthest
+# The design card's comparison on one board (studies/rl_comparison.py: its budget and settings): the runs furthest
 # from the budget trained two at a time for MINUTES, each resuming where it stopped; `--status` alone shows them.
 # Intermediate and expert add curriculum runs, started from the board below's models once those exist.
 BOARD ?= beginner
 MINUTES ?= 60
 .PHONY: rl-comparison
 rl-comparison: install-train
-	$(PYTHON) -m train.sb3.comparison --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
+	$(PYTHON) studies/rl_comparison.py --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
 # The expert network's training continued on this machine's CPU, a call at a time (bf16 where the CPU has AMX:
 # train.precision; compiled, about 100 samples a second on 2 such cores, a fifth of that in float32). The first call

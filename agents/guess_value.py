@@ -24,8 +24,9 @@ import numpy as np
 from agents.base import Agent
 from agents.random_agent import valid_reveals
 from agents.shipped_models import shipped_dir
-from agents.solver import certain_cells, first_click_cell
-from mine_env.analysis.lookahead import TIE_TOLERANCE
+from agents.solver import first_click_cell
+from agents.solver.outlook import TIE_TOLERANCE
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 
 WINDOW = 3
@@ -131,7 +132,7 @@ class GuessValueAgent(Agent):
             r, c = self.first_cell or first_click_cell(rows, cols, info.get("first_click", "opening"))
             return r * cols + c
         mines = int(info["mines"])
-        cells, consistent, probability, _ = certain_cells(flat, rows, cols, mines)
+        cells, consistent, probability, _ = certain_moves.py_func(flat, rows, cols, mines)
         if not consistent:
             raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
                              "positions of a real game")  # fmt: skip

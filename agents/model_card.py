@@ -3,17 +3,19 @@
 A saved model is its card (``models/foo.json``) with the files of the same stem beside it: the playing network's
 weights (``models/foo.pt``, the model format of :mod:`agents.networks`, which the evaluation loads with torch alone)
 and, for a run, the stable-baselines3 training zip (``foo.zip``, which only resuming the run reads). The
-training scripts (:mod:`train.sb3.training`) write the card and the evaluation (:mod:`eval.models`) reads it, both
-through :class:`ModelCard`::
+training scripts (:mod:`train.sb3.training`) write the card and the player (:mod:`agents.networks.player`) reads it,
+both through :class:`ModelCard`::
 
-    {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill", "model_class": "module.path:ClassName",
+    {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill" | ..., "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
      "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..},
      "network": {...the architecture and the weights file: agents.networks.spec...}}
 
-``algo``, ``model_class`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is
-the training run's record, and ``network`` what the evaluation plays (a card without it is an older run's, whose
-zip ``python -m train.sb3.export`` converts). The env kwargs themselves are checked by the env that is built from them.
+``algo`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is the training run's
+record, and ``network`` what the player plays (a card without it is an older run's, whose zip
+``python -m train.sb3.export`` converts). The card names the algorithm as a plain word (``algo``); ``model_class`` is
+the library class that loads the run's training zip, which only training reads (resuming, converting): a card with
+no zip beside it, as the shipped models' are, leaves it out, since the player imports no training library.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 from agents.networks.spec import WEIGHTS_SUFFIX, NetworkSpec, checked_fields
 from agents.shipped_models import shipped_model, shipped_names
 
-REQUIRED_KEYS = ("algo", "model_class", "env_kwargs")
+REQUIRED_KEYS = ("algo", "env_kwargs")
 """Keys every card must have."""
 
 
@@ -45,9 +47,10 @@ class ModelCard:
     """What a saved model was trained on, and the record of its training run.
 
     Attributes:
-        algo: The training algorithm (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``, or ``"distill"``: the oracle
-            distilled by :mod:`train.distill`, saved as a MaskablePPO model whose logits are its safety logits).
-        model_class: The class that loads the model, ``"module.path:ClassName"``.
+        algo: The training algorithm as a plain word (``"dqn"``, ``"ppo"``, ``"maskable_ppo"``, ``"rllib_ppo"``, or
+            ``"distill"``: the oracle distilled by :mod:`train.distill`, whose logits are its safety logits).
+        model_class: The class that loads the training zip, ``"module.path:ClassName"``; None for a card with no
+            zip (nothing but training reads it).
         env_kwargs: The :class:`mine_env.env.MinesweeperEnv` keyword arguments of the board it plays
             (``rows`` and ``cols`` at least; ``obs_mode`` defaults to ``"grid"``, ``flags`` to False).
         config: The training run's settings (None when not recorded).
@@ -61,7 +64,7 @@ class ModelCard:
     """
 
     algo: str
-    model_class: str
+    model_class: str | None
     env_kwargs: dict[str, Any]
     config: dict[str, Any] | None = None
     steps: int | None = None
@@ -75,7 +78,9 @@ class ModelCard:
         """ValueError naming the first field that is not what the evaluation relies on."""
         if not isinstance(self.algo, str) or not self.algo:
             raise ValueError(f"algo must be a non-empty string, got {self.algo!r}")
-        if not isinstance(self.model_class, str) or not all(self.model_class.partition(":")[::2]):
+        if self.model_class is not None and (
+            not isinstance(self.model_class, str) or not all(self.model_class.partition(":")[::2])
+        ):
             raise ValueError(f"model_class must look like 'module.path:ClassName', got {self.model_class!r}")
         env_kwargs = self.env_kwargs
         if not isinstance(env_kwargs, dict) or any(key not in env_kwargs for key in ("rows", "cols")):
@@ -122,7 +127,8 @@ class ModelCard:
     @classmethod
     def from_dict(cls, data: Any) -> ModelCard:
         """The card of a parsed JSON object; ValueError for missing, unknown or malformed fields."""
-        return cls(**checked_fields(cls, data, REQUIRED_KEYS, "a model card must be a JSON object", "model card keys"))
+        fields_given = checked_fields(cls, data, REQUIRED_KEYS, "a model card must be a JSON object", "model card keys")
+        return cls(**{"model_class": None, **fields_given})
 
     def write(self, path: str | Path) -> None:
         """Write the card to ``path`` (indented JSON)."""
@@ -164,7 +170,7 @@ class ModelCard:
         if not card.is_file():
             raise FileNotFoundError(
                 f"model {archive} has no metadata file {card} beside it (the training scripts write one; "
-                "it says how the model was trained: algo, model_class, env_kwargs)"
+                "it says how the model was trained: algo, env_kwargs, network)"
             )
         return cls.read(card)
 

@@ -25,7 +25,7 @@ from gymnasium.utils import RecordConstructorArgs
 from agents.base import Agent
 from agents.oracle import OracleView
 from agents.random_agent import valid_reveals
-from agents.solver import certain_cells
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 
 
@@ -120,7 +120,7 @@ class SafeCellsFirst(Agent):
         if (flat == HIDDEN).all():  # the first click is the agent's
             return self.agent.act(obs, info)
         rows, cols = obs.shape
-        cells, _, _, _ = certain_cells(flat, rows, cols, int(info["mines"]))
+        cells, _, _, _ = certain_moves.py_func(flat, rows, cols, int(info["mines"]))
         playable = np.intersect1d(cells, valid_reveals(obs, info))
         return int(playable[0]) if playable.size else self.agent.act(obs, info)
 

@@ -20,9 +20,9 @@ import json
 import sys
 from typing import Any
 
-from agents.battle import make_battle_agent, seat_observation
+from battle.players import make_battle_agent, seat_observation
+from battle.rules import BattleGame, BattleSpec
 from eval.suites import derive_game_seeds
-from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.rng import layout_key
 
 AGENTS = ("random", "greedy", "contest", "lookahead")
@@ -37,7 +37,7 @@ def pairs() -> list[tuple[str, str]]:
 def play_recorded(spec: BattleSpec, key: int, names: tuple[str, str], agent_seed: int, compiled: bool = True
                   ) -> dict[str, Any]:  # fmt: skip
     """One game of layout ``key``: every action in order and the final scores (``compiled``: see
-    :class:`agents.battle.BattleAgent`)."""
+    :class:`battle.players.BattleAgent`)."""
     game = BattleGame(spec, key)
     players = [make_battle_agent(name, agent_seed, compiled=compiled) for name in names]
     actions = []

@@ -1,7 +1,7 @@
 """Battle minesweeper: the time of one AI-vs-AI game on one core, per pair of agents (target: under 50 ms).
 
 Each pair plays the same ``--games`` boards (seed ``--seed``, the tournament's seeding) from both seats, in one
-process, one core, two ways: the default path (the compiled search of :mod:`agents.battle.search`, counting
+process, one core, two ways: the default path (the compiled search of :mod:`battle.players.search`, counting
 through the process's shared component store, emptied at the start of each pair as in a fresh process) and the
 plain path (the Python values, every outcome counted in full: the same games, which is checked). With
 ``--before TREE`` the same games are also played by another checkout of the project (the code before a change,
@@ -30,18 +30,22 @@ import sys
 import time
 from typing import NamedTuple
 
-from agents.battle import BATTLE_AGENTS, make_battle_agent, play_battle, shared_component_store
+from battle.players import BATTLE_AGENTS, make_battle_agent, play_battle, shared_component_store
+from battle.rules import BattleGame, BattleSpec
 from eval.suites import derive_game_seeds
-from mine_env.engine.battle import BattleGame, BattleSpec
 from mine_env.engine.rng import layout_key
 
 TARGET_MS = 50.0
 
 TIMED_GAMES = """
 import hashlib, json, sys, time
-from agents.battle import make_battle_agent, play_battle
+try:
+    from battle.players import make_battle_agent, play_battle
+    from battle.rules import BattleSpec
+except ImportError:  # a checkout from before battle was one package (0.1.0)
+    from agents.battle import make_battle_agent, play_battle
+    from mine_env.engine.battle import BattleSpec
 from eval.suites import derive_game_seeds
-from mine_env.engine.battle import BattleSpec
 from mine_env.engine.rng import layout_key
 a, b, games, seed, bomb = json.loads(sys.argv[1])
 spec = BattleSpec(bomb=bomb)
@@ -57,7 +61,8 @@ for board in range(games):
         ends.update(repr((game.moves, list(game.scores))).encode() + game.grid.tobytes())
 print(json.dumps([1000 * cpu / (2 * games), ends.hexdigest()]))
 """
-"""Played in the other checkout: only what both versions of the code have (make_battle_agent(name, seed), ...)."""
+"""Played in the other checkout: only what both versions of the code have (make_battle_agent(name, seed), ...),
+imported from where that checkout has them."""
 
 
 class PairTime(NamedTuple):

@@ -1,6 +1,6 @@
 """Battle minesweeper: the time of one call of the outcome-counting kernel, replayed alone in a compiled loop.
 
-The contest and look-ahead AIs spend most of a game in :func:`mine_env.analysis.battle.outcomes.reveal_counts_stored`
+The contest and look-ahead AIs spend most of a game in :func:`battle.counting.outcomes.reveal_counts_stored`
 (every outcome of revealing one cell, each counted with a store of components counted before). This records
 every call of seeded games between the public agents (``--agent``, default the look-ahead against itself, on
 ``--games`` boards of 16x16/51, seed ``--seed`` as in benchmarks/bench_battle.py), then replays the calls in one
@@ -8,7 +8,7 @@ compiled loop per component store (each agent's store gets its own calls, in the
 the game), in a child process per checkout, three ways:
 
 - this code, with the store (the agents' path);
-- the plain path, :func:`mine_env.analysis.battle.outcomes.reveal_counts` (every outcome counted in full: the
+- the plain path, :func:`battle.counting.outcomes.reveal_counts` (every outcome counted in full: the
   reference);
 - with ``--before TREE``, the store path of another checkout (the code before a change, say
   ``git archive main | tar -x -C TREE``), on the same calls.
@@ -34,10 +34,10 @@ import tempfile
 
 import numpy as np
 
-import agents.battle.position as battle_position
-from agents.battle import make_battle_agent, play_battle
+import battle.players.position as battle_position
+from battle.players import make_battle_agent, play_battle
+from battle.rules import BattleSpec
 from eval.suites import derive_game_seeds
-from mine_env.engine.battle import BattleSpec
 from mine_env.engine.rng import layout_key
 
 OUTCOME_AGENTS = ("contest", "lookahead")
@@ -74,7 +74,7 @@ def record_calls(agent_names: tuple[str, str], games: int, seed: int) -> dict[st
         battle_position.reveal_counts_stored = kernel
     if not calls:
         raise RuntimeError("no call of reveal_counts_stored was seen: the agents no longer call it through "
-                           "agents.battle.position; record the calls where they are made now")  # fmt: skip
+                           "battle.players.position; record the calls where they are made now")  # fmt: skip
     return {
         "store": np.array([c[0] for c in calls], np.int64),
         "flat": np.stack([c[1] for c in calls]),

@@ -63,7 +63,7 @@ _COMPILED_GAME = (
     "from agents.solver import SolverAgent; SolverAgent(seed=0).play_compiled(9, 9, 10, 'opening', [12345], [0])"
 )
 _BATTLE_MOVE = (
-    "from mine_env.battle import env; from agents.battle import make_battle_agent; "
+    "from mine_env.battle import env; from battle.players import make_battle_agent; "
     "game = env(); game.reset(seed=0); obs, _, _, _, info = game.last(); "
     "game.step(make_battle_agent('contest', 0).act(obs, info))"
 )

@@ -18,8 +18,8 @@ import time
 import numpy as np
 from numba import njit
 
-from mine_env.analysis.battle.component_store import new_component_store
-from mine_env.analysis.battle.outcomes import reveal_counts, reveal_counts_stored
+from battle.counting.outcomes import reveal_counts, reveal_counts_stored
+from mine_env.analysis.component_store import new_component_store
 
 FIELDS = ("flat", "probability", "cell", "with_mine", "with_numbers")
 """The per-call arrays of the recording, in the order the loops take them."""

@@ -6,9 +6,11 @@
   :func:`agents.episode.play_episode`), :mod:`eval.judge` (the oracle metrics of a game) and :mod:`eval.pool`
   (worker processes).
 - :mod:`eval.metrics` / :mod:`eval.stats`: win rates with Wilson intervals, oracle metrics, McNemar's test.
-- :mod:`eval.report`: Markdown, JSON, CSV and PNG reports. :mod:`eval.models`: saved SB3 models as agents.
+- :mod:`eval.report`: Markdown, JSON, CSV and PNG reports. Saved models play as agents through
+  :mod:`agents.networks.player` (:mod:`eval.agent_specs` names them, :mod:`eval.batched` plays them in batches).
 - :mod:`eval.demo`: the README's default comparison.
-- :mod:`eval.battle`: battle minesweeper's tournament and its saved-model players, in one subpackage.
+
+Battle minesweeper's tournament is the battle package's (:mod:`battle.tournament`), on this package.
 
 Import the modules themselves (``from eval.runner import evaluate``): this package name shadows the builtin
 ``eval`` only as a module name.

@@ -52,7 +52,7 @@ def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float,
                        seed: int | None) -> Agent:  # fmt: skip
     """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic), under
     the oracle's safe-cell mask when ``safe_mask``."""
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
 
     agent = load_model_agent(path, spec, symmetries, sure)
     return SafeCellsFirst(agent) if safe_mask else agent
@@ -87,9 +87,9 @@ class AgentSpec:
         """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
         ``symmetries`` > 1 plays it averaged over that many of the board's symmetries
         (:mod:`mine_env.engine.symmetry`), only where it is less sure than ``sure`` when that is not 0
-        (:func:`eval.models.load_model_agent`); ``safe_mask`` plays it under the oracle's safe-cell mask
+        (:func:`agents.networks.player.load_model_agent`); ``safe_mask`` plays it under the oracle's safe-cell mask
         (:class:`agents.wrappers.SafeCellsFirst`: the model chooses only its guesses)."""
-        from eval.models import load_model_agent, model_label
+        from agents.networks.player import load_model_agent, model_label
 
         load_model_agent(path, spec, symmetries, sure)
         build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure, safe_mask)

@@ -13,7 +13,8 @@ over N processes). A model whose card gives a mark threshold (``mark_above``) pl
 (:mod:`agents.marks`); ``--mark-above`` overrides it. ``--reveal-below 0.01`` plays as the published 44.85% expert
 agent's player does: every cell under a 1% mine chance revealed after one call of the network, its safest cell when
 none is. ``--symmetries 4 --sure 1e-5`` plays it mirrored where it is unsure, as ``minesweeper eval`` does
-(:func:`eval.symmetries.gated_batch_scorer`: one more batched pass a move, over the unsure games' other images).
+(:func:`agents.networks.mirrored_play.gated_batch_scorer`: one more batched pass a move, over the unsure games'
+other images).
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from numba import njit
 
 from agents.marks import score_marked
 from agents.model_card import ModelCard, model_paths
+from agents.networks.mirrored_play import gated_batch_scorer
 from backends.base import check_workers
 from backends.local import LocalBackend
 from eval.stats import wilson_interval
 from eval.suites import Suite
-from eval.symmetries import gated_batch_scorer
 from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
@@ -273,8 +274,8 @@ def _play_block(scorer: Scorer, suite: Suite, indices: Sequence[int], rule: Play
 def model_scorer(path: str, device: str, mines: int, passes: int | None = None) -> Scorer:
     """A saved model's scores on ``device``, as ``minesweeper eval --model`` reads them (its action preferences);
     ``passes``: an iterated trunk's passes when it plays (its card's by default)."""
+    from agents.networks.player import load_model_agent, tell_mine_count
     from agents.networks.trunks import set_passes
-    from eval.models import load_model_agent, tell_mine_count
 
     agent = load_model_agent(path)
     agent.network.to(device)
@@ -304,8 +305,8 @@ def check_safety_logits(model: str) -> None:
 
 def check_gate(model: str, symmetries: int, sure: float) -> None:
     """Refuse a ``sure`` gate that cannot work: out of (0, 1), without symmetries, or on scores that are not safety
-    logits (:func:`eval.models.check_sure`)."""
-    from eval.models import check_sure
+    logits (:func:`agents.networks.player.check_sure`)."""
+    from agents.networks.player import check_sure
 
     check_sure(sure, symmetries, ModelCard.of_model(model), model_paths(model)[0])
 

@@ -98,6 +98,12 @@ class ChatPolicy:
         self._exchanges = []
 
     def reply(self, observation: str) -> Turn:
+        """The model's answer to the board; an answer with no move is returned for the env to count as invalid.
+
+        Raises:
+            mine_llm.chat.ReplyFailed: no answer after the retries (the game ends as an endpoint failure).
+            mine_llm.chat.EndpointError: the endpoint cannot be used (the run stops).
+        """
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
         for seen, said in self._exchanges[-self.history :] if self.history else []:
             messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": said}]

@@ -36,6 +36,10 @@ NONSENSE = "nonsense"
 MODELS = (*sorted(AGENTS), NONSENSE)
 
 
+class UnknownModel(ValueError):
+    """The request names a model this server does not play: answered 404, as vLLM and hosted APIs answer it."""
+
+
 class ReferenceServer(ThreadingHTTPServer):
     """The server; ``fail_first`` requests are answered 503 first (to exercise a client's retries)."""
 
@@ -57,7 +61,7 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     """The chat completion a request gets (a ValueError says what is wrong with the request)."""
     model = body.get("model")
     if model not in MODELS:
-        raise ValueError(f"unknown model {model!r}; this server plays {', '.join(MODELS)}")
+        raise UnknownModel(f"unknown model {model!r}; this server plays {', '.join(MODELS)}")
     messages = body.get("messages")
     users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") == "user"]
     if not users:
@@ -109,6 +113,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             self._send(200, answer(json.loads(raw)))
+        except UnknownModel as error:
+            self._send(404, {"error": {"message": str(error)}})
         except (ValueError, AttributeError) as error:
             self._send(400, {"error": {"message": str(error)}})
 

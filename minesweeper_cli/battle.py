@@ -1,4 +1,4 @@
-"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`eval.battle`), and
+"""``minesweeper battle``: ``eval``, the seeded tournament of battle-minesweeper agents (:mod:`battle.tournament`), and
 ``play``, a game in the terminal: a person against an AI, or two AIs watched.
 
 On a terminal ``play`` is full screen (:mod:`minesweeper_cli.apps.battle_tui`, the keys of ``minesweeper play``). With
@@ -15,16 +15,17 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.battle import BATTLE_AGENTS, BattleAgent, make_battle_agent, seat_observation
 from backends import check_backend
-from eval.battle import check_tournament, markdown_table, pair_row, run_tournament
-from mine_env.engine.battle import DEFAULT_COLS, DEFAULT_MINES, DEFAULT_ROWS, DRAW, BattleGame, BattleSpec
-from mine_env.engine.constants import MINE
-from mine_env.engine.rng import layout_key
-from mine_env.rendering import cell_char
+from minesweeper_cli.choices import BATTLE_AGENTS, BATTLE_BOARD
 from minesweeper_cli.options import add_backend_options
+
+if TYPE_CHECKING:
+    from battle.players import BattleAgent
+    from battle.rules import BattleGame, BattleSpec
+
+DEFAULT_ROWS, DEFAULT_COLS, DEFAULT_MINES = BATTLE_BOARD
 
 CLAIM_CHARS = ("A", "B")
 """How a mine claimed by player_0 / player_1 is drawn (as in the env's ansi render)."""
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     tournament.add_argument("--agent", action="append", required=True, metavar="NAME",
                             help=f"an agent ({', '.join(BATTLE_AGENTS)}, or model:PATH for a saved model of "
-                            "train.battle); give at least two")  # fmt: skip
+                            "battle.training); give at least two")  # fmt: skip
     tournament.add_argument("--games", type=int, required=True, help="boards per pair (each played twice)")
     tournament.add_argument("--seed", type=int, required=True, help="base seed of the boards")
     tournament.add_argument("--rows", type=int, default=DEFAULT_ROWS, help=f"board rows (default {DEFAULT_ROWS})")
@@ -77,6 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Check everything first, then play the tournament and print (and save) its table."""
+    from battle.rules import BattleSpec
+    from battle.tournament import check_tournament, markdown_table, pair_row, run_tournament
+
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
     check_tournament(args.agent, args.games, args.seed, args.workers, spec)
     check_backend(args.backend, args.workers, args.address)
@@ -104,6 +108,9 @@ def read_report(path: Path) -> Any:
 
 def board_text(game: BattleGame) -> str:
     """The board with both players' claims, a header of column numbers, then the scores and whose turn it is."""
+    from mine_env.engine.constants import MINE
+    from mine_env.rendering import cell_char
+
     spec = game.spec
     grid, owner = game.grid, game.owner.reshape(spec.rows, spec.cols)
     width, label = len(str(spec.cols - 1)), len(str(spec.rows - 1))
@@ -118,6 +125,8 @@ def board_text(game: BattleGame) -> str:
 
 def status_line(game: BattleGame) -> str:
     """Scores, the mines needed to win, and whose turn it is (or how the game ended)."""
+    from battle.rules import DRAW
+
     a, b = game.scores
     if game.winner == DRAW:
         state = "a draw"
@@ -159,6 +168,8 @@ def play_game(
     read_line: Callable[[], str], write: Callable[[str], None], delay: float = 0.0,
 ) -> BattleGame:  # fmt: skip
     """Play ``game`` to its end (or until the person quits): a None player is the person, who types moves."""
+    from battle.players import seat_observation
+
     write(board_text(game))
     while not game.is_over:
         seat = game.mover
@@ -189,6 +200,10 @@ def play_game(
 
 def run_play(args: argparse.Namespace) -> int:
     """Check the options, then play (or show) one game in the terminal."""
+    from battle.players import make_battle_agent
+    from battle.rules import BattleGame, BattleSpec
+    from mine_env.engine.rng import layout_key
+
     spec = BattleSpec(args.rows, args.cols, args.mines, bomb=args.bomb)
     names = args.watch if args.watch else [args.opponent]
     for name in names:

@@ -13,11 +13,13 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from eval.report import check_output_path, write_json
-from screen_bot.game import GameResult
-from screen_bot.programs import PROGRAMS, board_of, program_named
-from screen_bot.runner import BotConfig, play_games, report
+from minesweeper_cli.choices import BOT_PROGRAMS
+
+if TYPE_CHECKING:
+    from screen_bot.game import GameResult
+    from screen_bot.runner import BotConfig
 
 DEFAULT_PRESET = "expert"
 
@@ -26,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bot", help="play xdemineur or sgt-mines through the screen (an X display, screenshots, XTest clicks)"
     )
-    parser.add_argument("--program", required=True, choices=sorted(PROGRAMS), help="the program to play")
+    parser.add_argument("--program", required=True, choices=BOT_PROGRAMS, help="the program to play")
     parser.add_argument("--preset", default=DEFAULT_PRESET,
                         help="the board: intermediate or expert (default); sgt-mines also beginner, and each with"
                              " -guess for its layouts that may need a guess (expert-guess)")  # fmt: skip
@@ -43,6 +45,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def config_from_args(args: argparse.Namespace) -> BotConfig:
     """The run's settings, every option checked before anything starts."""
+    from eval.report import check_output_path
+    from screen_bot.programs import board_of, program_named
+    from screen_bot.runner import BotConfig
+
     program = program_named(args.program)
     board_of(program, args.preset)
     if args.games < 1:
@@ -59,6 +65,9 @@ def config_from_args(args: argparse.Namespace) -> BotConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    from eval.report import write_json
+    from screen_bot.runner import play_games, report
+
     config = config_from_args(args)
     # A plain kill ends the run through the clean-up (the program and the private Xvfb stop too).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

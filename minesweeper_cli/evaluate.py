@@ -25,22 +25,23 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agents.registry import AGENTS
-from agents.shipped_models import shipped_names
 from backends import check_backend
-from eval.agent_specs import AgentSpec
-from eval.game_log import choose_log, drop_if_empty
-from eval.metrics import GameRecord
-from eval.report import check_output_path, check_plot_output, markdown_report, plot_win_rates, write_csv, write_json
-from eval.runner import default_workers, evaluate
-from eval.stopping import Stopped, resume_command, stop_signals
-from eval.suites import Suite, adhoc_suite, get_suite, list_suites
-from mine_env.engine.constants import DEFAULT_FIRST_CLICK
-from mine_env.engine.starts import STARTS
-from mine_env.engine.symmetry import SYMMETRY_COUNTS
-from minesweeper_cli.evaluate_llm import add_llm_options, check_llm_args, run_llm, text_table
+from minesweeper_cli.choices import (
+    AGENTS,
+    DEFAULT_FIRST_CLICK,
+    SHIPPED_MODELS,
+    STARTS,
+    SYMMETRY_COUNTS,
+    default_workers,
+)
+from minesweeper_cli.evaluate_llm import add_llm_options, check_llm_args, run_llm
 from minesweeper_cli.options import add_backend_options, add_board_options, add_boards_option, board_spec, boards_kind
+
+if TYPE_CHECKING:  # the engine, the runner and the reports load when the command runs, not for its parser
+    from eval.metrics import GameRecord
+    from eval.suites import Suite
 
 EXPECTED_TIMES = (
     "Expected times with --workers 2 on a shared 2-core machine (measured on 10 to 200 games and extrapolated): the "
@@ -64,10 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "McNemar tests. The games are either a named suite (--suite) or built from the board options.",
         epilog=EXPECTED_TIMES,
     )
-    parser.add_argument("--agent", action="append", default=[], choices=sorted(AGENTS), help="a baseline (repeat)")
+    parser.add_argument("--agent", action="append", default=[], choices=AGENTS, help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
                         help="a saved model (its .zip or .pt, with its .json card beside it), or a shipped model by "
-                        f"name ({shipped_names()}) (repeat)")  # fmt: skip
+                        f"name ({', '.join(SHIPPED_MODELS)}) (repeat)")  # fmt: skip
     parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
                         help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "
                              "images, 8 with the quarter turns of a square board, in one batched pass a move; "
@@ -122,6 +123,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def suite_from_args(args: argparse.Namespace) -> Suite:
     """The named suite of --suite, or an ad-hoc suite from the board options, --games and --seed."""
+    from eval.suites import adhoc_suite, get_suite
+
     if args.suite is not None:
         given = [f"--{name.replace('_', '-')}" for name in _AD_HOC_OPTIONS if getattr(args, name) is not None]
         if given:
@@ -149,6 +152,8 @@ def parse_cell(text: str) -> tuple[int, int]:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Every output path writable (and matplotlib there for --plot) before a game is played."""
+    from eval.report import check_output_path, check_plot_output
+
     for option in ("json", "csv"):
         if getattr(args, option):
             check_output_path(getattr(args, option), f"--{option}")
@@ -160,6 +165,8 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def print_suites() -> None:
     """The named suites as a Markdown table."""
+    from eval.suites import list_suites
+
     print("| suite | version | board | mines | first click | games | base seed | boards |")
     print("|---|---|---|---:|---|---:|---:|---|")
     for suite in list_suites():
@@ -169,6 +176,9 @@ def print_suites() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check every option, then play the games, stopping cleanly on SIGINT or SIGTERM (the log kept)."""
+    from eval.game_log import choose_log, drop_if_empty
+    from eval.stopping import Stopped, resume_command, stop_signals
+
     if args.list_suites:
         print_suites()
         return 0
@@ -211,12 +221,20 @@ def run(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
     """Play the games of the run (a language model's, or the grid agents' and models'), print the report and
     write its files."""
+    from eval.agent_specs import AgentSpec
+    from eval.report import markdown_report
+    from eval.runner import evaluate
+
     resume = args.resume is not None
     if args.llm_endpoint is not None:
+        from mine_llm.evaluate import text_table
+
         text_report = run_llm(args, suite, log, resume)
         print(markdown_report(text_report.summary) + "\nThrough the text env, graded move by move by the oracle:\n\n"
               + text_table(text_report.summary), end="")  # fmt: skip
         _write_outputs(args, text_report.summary, text_report.records, suite)
+        if text_report.stopped:  # the games played are reported and written: now the one line of why it stopped
+            raise ValueError(text_report.stopped)
         return
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
@@ -235,6 +253,8 @@ def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
 
 def _write_outputs(args: argparse.Namespace, summary: dict, records: Sequence[GameRecord], suite: Suite) -> None:
     """The --json, --csv and --plot files of a report."""
+    from eval.report import plot_win_rates, write_csv, write_json
+
     if args.json:
         write_json(summary, args.json)
     if args.csv:

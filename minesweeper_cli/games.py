@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from agents.episode import play_episode
-from agents.registry import AGENTS, make_agent
-from mine_env.env import MinesweeperEnv
+from minesweeper_cli.choices import AGENTS
 from minesweeper_cli.options import add_board_options, board_spec
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("games", help="play seeded games with a baseline agent and print them")
-    parser.add_argument("--agent", choices=sorted(AGENTS), default="solver", help="the baseline that plays")
+    parser.add_argument("--agent", choices=AGENTS, default="solver", help="the baseline that plays")
     parser.add_argument("--games", type=int, default=5, help="number of games")
     parser.add_argument("--seed", type=int, default=0, help="game i is played with seed + i")
     add_board_options(parser)
@@ -20,6 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agents.episode import play_episode
+    from agents.registry import make_agent
+    from mine_env.env import MinesweeperEnv
+
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, got {args.games}")
     if args.seed < 0:

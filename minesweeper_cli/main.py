@@ -1,18 +1,21 @@
 """Entry point of the ``minesweeper`` command: builds the parser from the subcommand modules.
 
 Each module named in :data:`COMMANDS` exposes ``register(subparsers)``, which adds its parser and sets
-``func(args) -> int`` as the handler.
+``func(args) -> int`` as the handler. Building the parser loads none of the engine, numba, torch or the OpenAI
+SDK (the choices come from :mod:`minesweeper_cli.choices`; each handler imports what it runs), so ``--help``,
+``--version`` and a mistyped option are answered at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
-
-from mine_env import __version__
+from pathlib import Path
 
 COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "battle", "bot")
 
@@ -20,12 +23,22 @@ COMMANDS: tuple[str, ...] = ("games", "play", "solve", "evaluate", "train", "bat
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="minesweeper", description="Minesweeper for reinforcement learning.")
-    parser.add_argument("--version", action="version", version=f"minesweeper-rl {__version__}")
+    parser.add_argument("--version", action="version", version=f"minesweeper-rl {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"minesweeper_cli.{name}").register(subparsers)
     _describe(subparsers)
     return parser
+
+
+def package_version() -> str:
+    """``mine_env.__version__``, read from its source as setuptools reads it, without importing the engine."""
+    spec = importlib.util.find_spec("mine_env")
+    assert spec is not None and spec.origin is not None, "mine_env is part of this distribution"
+    for node in ast.parse(Path(spec.origin).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["__version__"]:
+            return str(ast.literal_eval(node.value))
+    raise LookupError(f"{spec.origin} sets no __version__")
 
 
 def _describe(subparsers: argparse._SubParsersAction) -> None:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from backends import BACKENDS
-from mine_env.engine.constants import BOARD_KINDS, DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
-from mine_env.engine.spec import BoardSpec
+from minesweeper_cli.choices import BOARD_KINDS, DEFAULT_BOARDS, DEFAULT_FIRST_CLICK, FIRST_CLICK_RULES, PRESETS
+
+if TYPE_CHECKING:
+    from mine_env.engine.spec import BoardSpec
 
 
 def add_board_options(parser: argparse.ArgumentParser, default_preset: str | None = "beginner") -> None:
     """--preset / --rows / --cols / --mines / --first-click."""
-    parser.add_argument("--preset", choices=sorted(PRESETS), default=default_preset, help="a classic board")
+    parser.add_argument("--preset", choices=PRESETS, default=default_preset, help="a classic board")
     parser.add_argument("--rows", type=int, help="rows (overrides the preset)")
     parser.add_argument("--cols", type=int, help="columns (overrides the preset)")
     parser.add_argument("--mines", type=int, help="mines (overrides the preset)")
@@ -39,6 +42,8 @@ def boards_kind(args: argparse.Namespace) -> str:
 
 def board_spec(args: argparse.Namespace) -> BoardSpec:
     """The BoardSpec the board options describe (ValueError with a message if impossible)."""
+    from mine_env.engine.spec import BoardSpec
+
     return BoardSpec.from_options(args.preset, args.rows, args.cols, args.mines, args.first_click)
 
 

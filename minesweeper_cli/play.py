@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from agents.registry import AGENTS
-from minesweeper_cli.apps.session import MODES, GameSession
-from minesweeper_cli.apps.solver_warm_up import SolverWarmUp
+from minesweeper_cli.choices import AGENTS, PLAY_MODES
 from minesweeper_cli.options import add_board_options, board_spec
+
+if TYPE_CHECKING:
+    from minesweeper_cli.apps.session import GameSession
+    from minesweeper_cli.apps.solver_warm_up import SolverWarmUp
 
 INTERACTIVE_DELAY = 0.5
 """Seconds between an agent's moves on screen when ``--delay`` is not given (plain text: no pause)."""
@@ -28,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "play", help="play in the terminal or a window, get the solver's help, or watch an agent play"
     )
-    parser.add_argument("--mode", choices=MODES, help="manual (default), assist, or auto (an agent plays)")
-    parser.add_argument("--agent", choices=sorted(AGENTS), help="the agent for AI moves and auto play (solver)")
+    parser.add_argument("--mode", choices=PLAY_MODES, help="manual (default), assist, or auto (an agent plays)")
+    parser.add_argument("--agent", choices=AGENTS, help="the agent for AI moves and auto play (solver)")
     parser.add_argument("--delay", type=float, help=f"seconds between auto moves ({INTERACTIVE_DELAY} on screen, "
                         "0 in plain text)")  # fmt: skip
     parser.add_argument("--seed", type=int, help="seeds the layouts: the same seed gives the env's boards")
@@ -42,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from minesweeper_cli.apps.session import GameSession
+    from minesweeper_cli.apps.solver_warm_up import SolverWarmUp
+
     spec = board_spec(args)
     mode = args.mode or ("auto" if args.agent else "manual")
     if args.delay is not None and args.delay < 0:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from agents.solver import SolverAgent
-from mine_env.analysis.probability import BoardAnalysis, InconsistentBoard, analyse
-from mine_env.engine.constants import HIDDEN, MINE
-from mine_env.engine.textformat import TextBoard, parse_board
+    from mine_env.analysis.probability import BoardAnalysis
+    from mine_env.engine.textformat import TextBoard
 
 EXAMPLE = "examples/beginner-position.txt"
 """A position shipped with the project, named in the errors as one to start from."""
@@ -30,6 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def read_position(path: str) -> TextBoard:
     """The board in the file ``path``; a ValueError that names the file says what is wrong with it."""
+    from mine_env.engine.textformat import parse_board
+
     file = Path(path)
     if file.is_dir():
         raise ValueError(f"{path} is a folder, not a board file; e.g. minesweeper solve {EXAMPLE}")
@@ -47,6 +49,8 @@ def read_position(path: str) -> TextBoard:
 
 def analyse_position(board: TextBoard, path: str, trust_flags: bool) -> BoardAnalysis:
     """The exact analysis of a position; a ValueError naming the file when no layout fits it."""
+    from mine_env.analysis.probability import InconsistentBoard, analyse
+
     try:
         return analyse(board.grid, board.mines, trust_flags=trust_flags)
     except InconsistentBoard as error:
@@ -55,6 +59,11 @@ def analyse_position(board: TextBoard, path: str, trust_flags: bool) -> BoardAna
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from agents.solver import SolverAgent
+    from mine_env.engine.constants import HIDDEN
+
     board = read_position(args.file)
     grid = board.grid
     analysis = analyse_position(board, args.file, args.trust_flags)
@@ -81,16 +90,18 @@ def run(args: argparse.Namespace) -> int:
 
 def format_probabilities(grid: np.ndarray, probabilities: np.ndarray) -> str:
     """Mine chances in percent on hidden and flagged cells; revealed cells show their number, shown mines X."""
+    from mine_env.engine.constants import MINE
+
     rows, cols = grid.shape
     lines = ["     " + " ".join(f"{c:>4}" for c in range(cols))]
     for r in range(rows):
-        cells = " ".join(f"{_cell_text(int(grid[r, c]), probabilities[r, c]):>4}" for c in range(cols))
+        cells = " ".join(f"{_cell_text(int(grid[r, c]), probabilities[r, c], MINE):>4}" for c in range(cols))
         lines.append(f"{r:>4} {cells}")
     return "\n".join(lines)
 
 
-def _cell_text(code: int, probability: float) -> str:
-    if code == MINE:
+def _cell_text(code: int, probability: float, mine: int) -> str:
+    if code == mine:
         return "X"
     if code >= 0:
         return str(code)

@@ -42,8 +42,8 @@ def exercise() -> None:
     import numpy as np
 
     import mine_env  # noqa: F401  (registers Minesweeper-v0)
-    from agents.battle.warm_up import warm_up_battle
     from agents.warm_up import PATHS, warm_up
+    from battle.players.warm_up import warm_up_battle
     from eval.demo import DEMO_AGENTS
     from eval.runner import evaluate
     from eval.suites import get_suite

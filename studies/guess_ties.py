@@ -12,7 +12,7 @@ parts, each printed as a table:
   ``pooled`` (no oracle): its safest cell once the cells that touch no number share the mean of its chances over
   them (:func:`pooled_pick`).
   ``window-exact``: among its cells within ``--window`` (relative) of its safest, the highest exact blended score
-  (:func:`mine_env.analysis.lookahead.look_ahead`). ``ties-plain``: its safest cell among the exact ties.
+  (:func:`agents.solver.outlook.look_ahead`). ``ties-plain``: its safest cell among the exact ties.
   ``ties-exact``: the exact ties ranked by the exact blended score (the solver's ``strong`` setting without its
   margin or endgame search). ``ties-net``: the exact ties ranked by the network's own look-ahead: each number a
   cell may show weighted by the chance of that many mines among its hidden neighbours taken one by one from the
@@ -39,14 +39,14 @@ from first_click import parse_cell
 from solver_ablation import SETTINGS
 
 from agents.base import Agent
+from agents.networks.player import ModelAgent, load_model_agent
 from agents.solver import SolverAgent
+from agents.solver.outlook import TIE_TOLERANCE, look_ahead
 from agents.wrappers import SafeCellsFirst
 from eval.agent_specs import AgentSpec
-from eval.models import ModelAgent, load_model_agent
 from eval.runner import evaluate
 from eval.suites import Suite, get_suite
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.lookahead import TIE_TOLERANCE, look_ahead
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import neighbours
 from mine_env.engine.layout import neighbour_counts

@@ -22,8 +22,8 @@ import numpy as np
 import torch as th
 
 from agents.model_card import ModelCard
+from agents.networks.player import load_model_agent
 from agents.networks.trunks import IteratedTrunk
-from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill.data import PositionCollector

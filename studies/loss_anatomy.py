@@ -36,9 +36,9 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.episode import Move, play_episode
+from agents.networks.player import load_model_agent
 from agents.oracle import OracleView
 from agents.rules import deduction_rounds
-from eval.models import load_model_agent
 from eval.suites import Suite, get_suite
 from mine_env.engine.constants import HIDDEN
 from mine_env.env import MinesweeperEnv

@@ -7,7 +7,7 @@ For each preset, the first ``--games`` games of ``{preset}-no-guess-10k`` (the l
 * **solver**: the default solver plays every game in compiled code (:meth:`SolverAgent.play_compiled`);
   every game must be won;
 * **guesses**: each game replayed from the first click with the solver's certain moves only
-  (:func:`mine_env.analysis.guess.certain_moves`, as :func:`mine_env.analysis.guess.decide` takes them before
+  (:func:`mine_env.analysis.deduction.certain_moves`, as :func:`agents.solver.guess.decide` takes them before
   any guess): a position before the end where it finds no safe cell is a guess the solver would have to
   make; there must be none;
 * **oracle**: the first ``--oracle-games`` games played through the env by ``minesweeper eval``'s runner
@@ -43,7 +43,7 @@ from numba import njit
 from agents.solver import SolverAgent, first_click_cell
 from eval.runner import evaluate
 from eval.suites import get_suite
-from mine_env.analysis.guess import certain_moves
+from mine_env.analysis.deduction import certain_moves
 from mine_env.analysis.no_guess import (
     ATTEMPTS,
     REPAIRS_PER_ATTEMPT,

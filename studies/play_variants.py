@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.episode import play_episode
-from eval.models import ModelAgent, load_model_agent
+from agents.networks.player import ModelAgent, load_model_agent
 from eval.suites import get_suite
 from mine_env.analysis.frontier import find_frontier
 from mine_env.engine.constants import HIDDEN

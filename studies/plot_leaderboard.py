@@ -1,8 +1,8 @@
 """Draw the leaderboard plot of docs/RESULTS.md from its own tables, so a new row needs no other edit.
 
 The board tables (a heading starting with ``## Beginner``, ``## Intermediate``, ``## Expert``) are read as
-markdown: the first column is the agent, the second the win rate, the third its 95% interval. Each board gets
-one panel of win rates with their intervals, best first.
+markdown: the first column is the agent (a link kept as its text), the second the win rate, the third its 95%
+interval. Each board gets one panel of win rates with their intervals, best first.
 
     python studies/plot_leaderboard.py [--results docs/RESULTS.md] [--out docs/results/leaderboard.png]
 """
@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BOARDS = ("Beginner", "Intermediate", "Expert")
 PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%$")
 INTERVAL = re.compile(r"^(\d+(?:\.\d+)?)% - (\d+(?:\.\d+)?)%$")
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def read_tables(text: str) -> dict[str, list[Row]]:
             continue
         rate, interval = PERCENT.match(cells[1]), INTERVAL.match(cells[2])
         if rate and interval:
-            agent = cells[0].replace("`", "")
+            agent = LINK.sub(r"\1", cells[0]).replace("`", "")
             row = Row(agent, float(rate[1]), float(interval[1]), float(interval[2]))
             tables.setdefault(board, []).append(row)
     return tables

@@ -1,6 +1,6 @@
 """What each idea of the solver's guess adds: every setting on the very same seeded games.
 
-Each row adds one idea to the row above (see mine_env/analysis/guess.py), up to the last, ``solver``: the
+Each row adds one idea to the row above (see agents/solver/guess.py), up to the last, ``solver``: the
 default ``strong`` setting. Games are those of the suite ``minesweeper eval --preset P --first-click R
 --games N --seed S`` plays, so the last row equals that command's ``solver`` result. The paired column
 compares each row with the one above on the same games (McNemar's exact test on the games only one of the

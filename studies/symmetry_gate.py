@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch as th
 
-from eval.symmetries import is_sure
+from agents.networks.mirrored_play import is_sure
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.symmetry import SYMMETRY_COUNTS, board_symmetries
 from train.distill.data import Dataset

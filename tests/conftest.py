@@ -1,11 +1,13 @@
-"""Fixtures shared by every test: the hand board (see :mod:`support`) on its own and in an env; the slow tests of
-``tests/slow_tests.txt`` marked ``slow`` (``make test-fast`` leaves them out)."""
+"""Fixtures shared by every test: the hand board (see :mod:`support`) on its own and in an env, a private Ray
+instance for the RLlib tests (tests/train and tests/battle); the slow tests of ``tests/slow_tests.txt`` marked
+``slow`` (``make test-fast`` leaves them out)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import pytest
@@ -47,3 +49,14 @@ def hand_env() -> Iterator[gym.Env]:
     env = make_hand_env(flags=True)
     yield env
     env.close()
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[Any]:
+    """A one-CPU local Ray instance for one test module, shut down after it."""
+    import ray
+
+    ray.init(address="local", num_cpus=1, include_dashboard=False, object_store_memory=100 * 1024**2,
+             configure_logging=False, log_to_driver=False)  # fmt: skip
+    yield ray
+    ray.shutdown()

@@ -21,9 +21,9 @@ import pytest
 
 import mine_env  # registers the env ids
 from agents.base import Agent
-from agents.battle import make_battle_agent, seat_observation
 from agents.episode import play_episode
-from mine_env.engine.battle import BattleGame, BattleSpec
+from battle.players import make_battle_agent, seat_observation
+from battle.rules import BattleGame, BattleSpec
 from mine_env.engine.board import Board
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.rules import neighbour_counts

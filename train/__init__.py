@@ -6,15 +6,10 @@
 - :mod:`train.distill`: the oracle distilled into a network, in rounds (:mod:`train.distill.rounds`, run as
   ``python -m train.distill``) or streamed (:mod:`train.distill.stream`), grown, and taught to prefer guesses.
 - :mod:`train.rllib`: the env and the network under RLlib, and its PPO script (:mod:`train.rllib.ppo`).
-- :mod:`train.battle`: battle minesweeper's self-play, with SB3 (:mod:`train.battle.sb3`) and under RLlib
-  (:mod:`train.battle.rllib`); no single-player module imports it.
+
+Battle minesweeper's self-play is the battle package's (:mod:`battle.training`), on this package.
 
 The shared helpers stay here: :mod:`train.options` (the settings' fields and board options),
 :mod:`train.command_line` (the options from the command line), :mod:`train.progress_log` (the progress CSV and
-line), :mod:`train.plot_curves` (its figure). The flat paths of before (``train.dqn``, ``train.distill_labels``,
-...) still import, with a DeprecationWarning (:mod:`train.moved`).
+line), :mod:`train.plot_curves` (its figure).
 """
-
-from train import moved
-
-moved.install()

@@ -168,7 +168,7 @@ class GuessPreference(nn.Module):
 
     A distilled network ranks cells by their chance of a mine alone, so among the safest cells of a true guess
     (where several cells often tie) it picks by noise. The default solver picks the
-    one whose number tells most (:mod:`mine_env.analysis.guess`). This head learns that choice from the features
+    one whose number tells most (:mod:`agents.solver.guess`). This head learns that choice from the features
     and from each cell's gap to the board's safest logit, and adds at most ``bound`` to a cell's logit: enough
     to reorder near-ties, never to put a risky cell above a certainly safe one (logits tens apart). Its last
     layer starts at zero, so a network given the head plays as it did until the head is trained

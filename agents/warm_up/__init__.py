@@ -10,8 +10,9 @@ move, and a move asked for earlier waits only for the rest of the compile (numba
 compile twice).
 
 ``python -m agents.warm_up`` does it from the command line (for an install step, say), for the battle
-AIs' kernels too (:func:`agents.battle.warm_up.warm_up_battle`, run by this package's ``__main__``, the one
-place where it meets battle: single-player code never imports battle).
+AIs' kernels too (:func:`battle.players.warm_up.warm_up_battle`, run by this package's ``__main__``:
+single-player code never imports battle, and this install step is one of the two imports that the contracts
+of pyproject.toml name as exceptions).
 """
 
 from __future__ import annotations

@@ -223,7 +223,7 @@ class ComponentCounts(NamedTuple):
     weight_start: np.ndarray
     """Components + 1 entries: where each component's ``span`` weights start in ``weights`` (one after the
     other, the last entry their end; a count taken from a component store has the store's arrays here instead:
-    see :func:`~mine_env.analysis.battle.stored_counting.resolved_counts`)."""
+    see :func:`~mine_env.analysis.stored_components.resolved_counts`)."""
     weights: np.ndarray
     box_row_start: np.ndarray
     """Per box: where its ``span`` mine (and safe) sums start in ``mine_sums`` (and ``safe_sums``)."""

@@ -15,6 +15,9 @@ over totals with the ``C(unconstrained cells, mines left)`` weights of the cells
 1. :func:`~mine_env.analysis.frontier.find_frontier`: numbers as constraints, boxes, components;
 2. :func:`~mine_env.analysis.component.count_components`: each component over a narrow order of its boxes
    (:mod:`mine_env.analysis.forward_pass`, :mod:`mine_env.analysis.state_table`, :mod:`mine_env.analysis.component`);
+   given a store of counted components (:mod:`mine_env.analysis.component_store`), the same stage takes each
+   component the store holds from it and counts only the others
+   (:func:`~mine_env.analysis.stored_components.count_components_stored`): the same floats;
 3. :func:`~mine_env.analysis.combine.combine`: the components against the unconstrained cells, per box;
 4. :func:`~mine_env.analysis.combine.spread_to_cells`: per cell.
 
@@ -48,8 +51,10 @@ from numba import njit
 
 from mine_env.analysis.combine import Cells, Combined, combine, spread_to_cells
 from mine_env.analysis.component import ComponentCounts, count_components
+from mine_env.analysis.component_store import ComponentStore
 from mine_env.analysis.counting_base import STATUS_BAD_TOTAL, STATUS_OK
 from mine_env.analysis.frontier import Frontier, find_frontier
+from mine_env.analysis.stored_components import count_components_stored
 
 
 class BoardCount(NamedTuple):
@@ -85,24 +90,29 @@ _UNTRUSTED = np.zeros(1, np.bool_)
 
 
 @njit(cache=True)
-def count_board(flat: np.ndarray, rows: int, cols: int, trust_flags: bool, mines: int) -> BoardCount:
+def count_board(flat: np.ndarray, rows: int, cols: int, trust_flags: bool, mines: int,
+                store: ComponentStore | None = None) -> BoardCount:  # fmt: skip
     """Count an observation (flat int8, rows x cols) with ``mines`` mines in all: the one counting pipeline.
 
-    Stops at the first stage that finds no layout fits; the later stages' results are then empty.
+    With a ``store``, the components it holds are taken from it and the others counted and added to it (the
+    same floats; its counts lie in the store's arrays, so read them before the store changes). Without one
+    (the argument left out), numba compiles the plain stage alone. Stops at the first stage that finds no
+    layout fits; the later stages' results are then empty.
     """
     frontier = find_frontier(flat, rows, cols, trust_flags)
     if frontier.status != STATUS_OK:
         return BoardCount(frontier.status, frontier.bad_cell, frontier, _no_counts(), no_combination(), no_cells())
-    return counted_board(flat, trust_flags, mines, frontier, count_components(frontier))
+    if store is None:
+        return counted_board(flat, trust_flags, mines, frontier, count_components(frontier))
+    return counted_board(flat, trust_flags, mines, frontier, count_components_stored(frontier, store))
 
 
 @njit(cache=True, inline="always")
 def counted_board(flat: np.ndarray, trust_flags: bool, mines: int, frontier: Frontier, counts: ComponentCounts
                   ) -> BoardCount:  # fmt: skip
     """The stages after the components' count (a frontier whose numbers fit): the components against the
-    unconstrained cells, then per cell. Shared by :func:`count_board` and the count through a store of
-    components (:func:`mine_env.analysis.battle.stored_counting.count_board_stored`), which differ only in how
-    the components are counted; inlined into both."""
+    unconstrained cells, then per cell, whether the components were counted with a store or without;
+    inlined."""
     if counts.status != STATUS_OK:
         return BoardCount(counts.status, counts.bad_cell, frontier, counts, no_combination(), no_cells())
     combined = combine(frontier, counts, mines)

@@ -1,8 +1,8 @@
-"""Deduction without counting: the hidden cells that one number, or else two numbers together, prove safe.
+"""Deduction: the hidden cells a position proves safe, from one number, two numbers, else the exact count.
 
-The solver tries :func:`local_safe` before any exact count (:func:`mine_env.analysis.guess.decide`): safe
-cells revealed in any order lead to the same position before the next guess, so the shortcut changes no
-game, and it spares most counts that would only find safe cells. Two stages, each one pass:
+:func:`local_safe` needs no count: safe cells revealed in any order lead to the same position before the
+next guess, so trying it first changes no game, and it spares most counts that would only find safe cells.
+Two stages, each one pass:
 
 1. **one number** (:func:`one_number_safe`): a number with as many covered neighbours as its value marks
    them all as mines (:func:`number_facts`); a number with that many marked mines around it clears its
@@ -11,7 +11,15 @@ game, and it spares most counts that would only find safe cells. Two stages, eac
    puts at least its missing mines minus its unknown cells outside ``b`` into the cells it shares with a
    nearby number ``b``; when that uses up all of ``b``'s missing mines, ``b``'s other hidden cells are safe.
 
-Flags are not trusted; shown mines count as mines. Nothing here checks that the position fits.
+Flags are not trusted; shown mines count as mines. Nothing in these stages checks that the position fits.
+
+:func:`certain_moves` is every caller's one function for the certain moves: :func:`local_safe`, else the
+exact count's certainly safe cells, with what a guess needs when there are none. Compiled code (the solver's
+:func:`agents.solver.guess.decide`, the no-guess generator :mod:`mine_env.analysis.no_guess`) inlines it;
+Python code (the solver agent, the oracle wrappers) runs the same body as Python, ``certain_moves.py_func``,
+whose two calls (:func:`local_safe`, :func:`~mine_env.analysis.counting.count_board`) are kernels compiled
+anyway: the kernel itself called from Python would compile, and link the count into, a library of its own
+on a cold start (docs/COLD_START.md).
 
 :class:`agents.rules.RuleAgent` states the classic rules in plain Python and is the tested reference of this
 kernel, with this exact relation (tests/agents/test_solver.py):
@@ -32,11 +40,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from mine_env.analysis.counting import count_board
+from mine_env.analysis.counting_base import STATUS_OK
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import adjacent, block, is_covered, is_known_mine, is_revealed, shared_block
 
 _PAIR_REACH = 2
 """Two numbers share neighbours only when they lie at most two cells apart."""
+_UNTRUSTED = np.zeros(1, np.bool_)
+"""``_UNTRUSTED[0]`` is False typed as a plain bool: a literal False would compile the count once more."""
 
 
 class NumberFacts(NamedTuple):
@@ -178,3 +190,24 @@ def local_safe(flat, rows, cols):
     if not safe.any():
         safe = two_number_safe(flat, rows, cols, facts)
     return np.flatnonzero(safe)
+
+
+@njit(cache=True, inline="always")
+def certain_moves(flat, rows, cols, mines):  # type: ignore[no-untyped-def]
+    """The hidden cells a position (flat int8 observation) proves safe, and the count a guess needs when none.
+
+    Returns (cells, consistent, probability, log_layouts): the hidden cells one number, or two together,
+    prove safe when there are any (:func:`local_safe`, no count needed: then
+    ``probability`` is empty), else every certainly safe hidden cell of the exact count, in increasing order;
+    ``consistent`` is False (and ``cells`` empty) when no layout fits. When ``cells`` is empty and the
+    position fits, a guess is made from ``probability`` and ``log_layouts`` (the natural log of the number
+    of layouts).
+    """
+    cells = local_safe(flat, rows, cols)
+    if cells.shape[0]:
+        return cells, True, np.empty(0, np.float64), 0.0
+    board = count_board(flat, rows, cols, _UNTRUSTED[0], mines)
+    probability, log_layouts = board.cells.probability, board.combined.log_layouts
+    if board.status != STATUS_OK:
+        return np.empty(0, np.int64), False, probability, log_layouts
+    return np.flatnonzero(board.cells.safe & (flat == HIDDEN)), True, probability, log_layouts

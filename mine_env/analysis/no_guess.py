@@ -4,7 +4,7 @@ A layout is *no-guess* for a first cell when, from the ``opening`` rule's first 
 position until the board is cleared has a hidden cell that is certainly safe given the revealed numbers and
 the total mine count (what a perfect player knows). This module makes such layouts as a pure function of a
 layout key and the first cell, in compiled code, with the deduction rules of the analysis and nothing of its
-own: the solver's certain moves (:func:`mine_env.analysis.guess.certain_moves`: one or two numbers first,
+own: the solver's certain moves (:func:`mine_env.analysis.deduction.certain_moves`: one or two numbers first,
 :mod:`mine_env.analysis.deduction`, then the exact count with the global mine count,
 :mod:`mine_env.analysis.counting`), so a board is no-guess exactly when the solver needs no guess on it.
 
@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from mine_env.analysis.guess import certain_moves
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_OPENING, block, is_revealed, protected_cells, touches_revealed
 from mine_env.engine.layout import count_mines, place_mines
@@ -94,7 +94,7 @@ def check_no_guess_board(rows: int, cols: int, mines: int, first_click: str) -> 
 # ----------------------------------------------------------------------------- play by deduction
 @njit(cache=True)
 def _certain_safe(obs, rows, cols, n_mines):
-    """The solver's certain moves (:func:`mine_env.analysis.guess.certain_moves`: the hidden cells one number,
+    """The solver's certain moves (:func:`mine_env.analysis.deduction.certain_moves`: the hidden cells one number,
     or two, prove safe, else those the exact count proves safe) and the certain mines (bool per cell; all
     False when the moves came without a count)."""
     safe, _, probability, _ = certain_moves(obs, rows, cols, n_mines)

@@ -85,6 +85,13 @@ def count_around(flat, rows: int, cols: int, r: int, c: int, code: int) -> int: 
 
 
 @njit(cache=True, inline="always")
+def hidden_neighbours(flat, rows: int, cols: int, cell: int) -> int:  # type: ignore[no-untyped-def]
+    """Hidden cells around ``cell``, the cell itself not counted: the bound on the number a reveal may show that
+    the solver's look-ahead and the battle AIs' outcomes count up to."""
+    return count_around(flat, rows, cols, cell // cols, cell % cols, HIDDEN) - (flat[cell] == HIDDEN)
+
+
+@njit(cache=True, inline="always")
 def touches_revealed(flat, rows: int, cols: int, cell: int) -> bool:  # type: ignore[no-untyped-def]
     """Whether a revealed number lies in the 3x3 block around ``cell`` (the cell itself included)."""
     r0, r1, c0, c1 = block(cell // cols, cell % cols, rows, cols)

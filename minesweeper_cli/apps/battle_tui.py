@@ -2,7 +2,7 @@
 ``minesweeper play``.
 
 :class:`BattleSession` is the battle counterpart of :class:`~minesweeper_cli.apps.session.GameSession`: one battle game
-(:class:`~mine_env.engine.battle.BattleGame`), who plays each seat (a person or an AI of :mod:`agents.battle`),
+(:class:`~battle.rules.BattleGame`), who plays each seat (a person or an AI of :mod:`battle.players`),
 the AI that plays for the person on request, and the message line. :class:`BattleTerminalGame` is a
 :class:`~minesweeper_cli.apps.tui.TerminalGame` over it, so the cursor, the keys, the mouse, auto play and its pace,
 the board's geometry and the curses drawing (:mod:`minesweeper_cli.apps.curses_screen`) are the single-player game's.
@@ -18,9 +18,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.battle import make_battle_agent, seat_observation
-from agents.battle.position import Position
-from mine_env.engine.battle import DRAW, BattleGame, BattleSpec, analysis_grid
+from battle.players import make_battle_agent, seat_observation
+from battle.players.position import Position
+from battle.rules import DRAW, BattleGame, BattleSpec, analysis_grid
 from mine_env.engine.constants import MINE
 from mine_env.engine.rng import layout_key
 from mine_env.rendering import cell_char

@@ -10,7 +10,7 @@ import mine_env  # noqa: F401  (registers the env ids)
 from agents import Agent, RandomAgent, RuleAgent, SolverAgent
 from agents.probability import analyse
 from agents.solver import first_click_cell
-from agents.solver_reference import progress_chance
+from agents.solver.reference import progress_chance
 from mine_env.engine.constants import HIDDEN
 from support import info_for, play, random_position
 

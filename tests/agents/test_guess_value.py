@@ -22,8 +22,8 @@ from agents.guess_value import (
     tied_safest,
 )
 from agents.shipped_models import shipped_dir
-from agents.solver import certain_cells
 from mine_env.analysis.counting import count_position
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 
 GRID = np.array(
@@ -118,7 +118,7 @@ def test_the_shipped_agent_plays_safe_cells_first_and_guesses_among_the_ties() -
             action = agent.act(obs, info)
             flat = obs.ravel()
             if not (flat == HIDDEN).all():
-                safe, _, probability, _ = certain_cells(flat.astype(np.int8), 9, 9, 10)
+                safe, _, probability, _ = certain_moves.py_func(flat.astype(np.int8), 9, 9, 10)
                 if safe.size:
                     assert action in safe
                 else:

@@ -40,6 +40,27 @@ def test_a_card_keeps_what_it_was_given_and_leaves_out_what_was_not(tmp_path: Pa
     assert ModelCard.from_dict({**CARD, "env_kwargs": {"rows": 2, "cols": 3}}).obs_mode == "grid"
 
 
+def test_a_card_without_model_class_loads_and_writes_without_it(tmp_path: Path) -> None:
+    """model_class is the training zip's loader: a card with no zip leaves it out, and an older card keeps it."""
+    bare = {key: value for key, value in CARD.items() if key != "model_class"}
+    card = ModelCard.from_dict(bare)
+    assert card.model_class is None and card.to_dict() == bare
+    card.write(tmp_path / "m.json")
+    assert "model_class" not in (tmp_path / "m.json").read_text()
+    assert ModelCard.from_dict(CARD).model_class == CARD["model_class"]
+
+
+@pytest.mark.parametrize(
+    "path", [path for path in sorted(MODELS.glob("*.json")) if not path.stem.startswith("distill_")],
+    ids=lambda path: path.stem,
+)
+def test_the_shipped_cards_name_their_algorithm_and_no_library_class(path: Path) -> None:
+    """No zip is shipped, so nothing would load a model_class: the card says the algorithm as a plain word."""
+    card = ModelCard.read(path)
+    assert card.model_class is None
+    assert card.algo.replace("_", "").isalpha() and card.network is not None
+
+
 @pytest.mark.parametrize(
     ("change", "match"),
     [
@@ -58,7 +79,7 @@ def test_a_malformed_card_is_refused_saying_why(change: dict[str, Any], match: s
 
 
 def test_a_card_without_its_required_keys_or_not_json_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="keys algo, model_class, env_kwargs"):
+    with pytest.raises(ValueError, match="keys algo, env_kwargs"):
         ModelCard.from_dict({"algo": "ppo"})
     path = tmp_path / "bad.json"
     path.write_text("{not json")

@@ -8,8 +8,8 @@ import pytest
 from agents.probability import InconsistentBoard, analyse
 from agents.seeding import numpy_first_draws
 from agents.solver import STRENGTHS, SolverAgent, initial_state, initial_states
+from agents.solver.guess import PRESETS
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.guess import PRESETS
 from mine_env.engine.board import layout_key
 from mine_env.engine.constants import HIDDEN
 from support import grid_from_rows, info_for, random_position

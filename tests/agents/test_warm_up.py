@@ -8,13 +8,14 @@ import gymnasium as gym
 import pytest
 from numba import typeof, types
 
-import agents.solver as solver_module
+import agents.solver.agent as agent_module
 import mine_env  # noqa: F401  (registers the env ids)
+import mine_env.analysis.deduction as deduction_module
 import mine_env.analysis.probability as probability_module
 from agents.probability import mine_probabilities
 from agents.solver import SolverAgent
+from agents.solver.guess import PRESETS
 from agents.warm_up import warm_up, warm_up_in_background
-from mine_env.analysis.guess import PRESETS
 
 FLAT = types.Array(types.int8, 1, "C")
 SETTINGS = typeof(PRESETS["strong"])
@@ -42,11 +43,11 @@ def test_the_env_path_and_the_probabilities_call_the_kernels_with_the_compiled_g
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: dict[str, set[tuple[types.Type, ...]]] = {name: set() for name in CALLEE_TYPES}
-    for name in ("local_safe", "choose_guess", "count_board"):
-        monkeypatch.setattr(solver_module, name, _recording(getattr(solver_module, name), seen[name]))
-    monkeypatch.setattr(
-        probability_module, "count_board", _recording(probability_module.count_board, seen["count_board"])
-    )
+    for module, name in (
+        (deduction_module, "local_safe"), (deduction_module, "count_board"), (agent_module, "choose_guess"),
+        (agent_module, "count_board"), (probability_module, "count_board"),
+    ):  # fmt: skip
+        monkeypatch.setattr(module, name, _recording(getattr(module, name), seen[name]))
     env, agent = gym.make("Minesweeper-v0", preset="expert"), SolverAgent(seed=1)
     obs, info = env.reset(seed=3)
     done = False
@@ -63,8 +64,8 @@ def test_the_warm_up_names_the_paths_it_knows() -> None:
 
 
 def test_the_battle_path_compiles_the_battle_ais_counting() -> None:
-    from agents.battle.search import contest_scores, lookahead_scores
-    from agents.battle.warm_up import warm_up_battle
+    from battle.players.search import contest_scores, lookahead_scores
+    from battle.players.warm_up import warm_up_battle
 
     assert warm_up_battle() >= 0.0
     # what the contest and look-ahead agents call on every move, the stored count linked in: compiled here, or

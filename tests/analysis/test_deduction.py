@@ -6,7 +6,7 @@ import numpy as np
 
 from agents.rules import deduce
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.deduction import local_safe, number_facts, one_number_safe, two_number_safe
+from mine_env.analysis.deduction import certain_moves, local_safe, number_facts, one_number_safe, two_number_safe
 from mine_env.engine.constants import FLAG, HIDDEN
 from support import grid_from_rows, random_position
 
@@ -78,3 +78,16 @@ def test_one_number_marks_a_mine_and_another_clears_beside_it() -> None:
     assert np.flatnonzero(one_number_safe(flat, 1, 4, facts)).tolist() == [3]
     assert local_safe(flat, 1, 4).tolist() == [3]
     assert deduce(grid) == ({3}, {1})
+
+
+def test_the_certain_moves_are_deduction_first_else_the_counts_safe_cells() -> None:
+    certain = certain_moves.py_func  # the body Python callers run; compiled callers inline the same
+    flat = grid_from_rows(". . . .", "1 1 1 1", "0 0 0 0").ravel()
+    cells, consistent, probability, _ = certain(flat, 3, 4, 2)
+    assert (cells.tolist(), consistent, probability.size) == ([1, 2], True, 0)  # two numbers settle it: no count
+    flat = grid_from_rows("1 . . .").ravel()  # the 1's cell is a mine; only the mine count clears the other two
+    assert local_safe(flat, 1, 4).size == 0
+    cells, consistent, probability, log_layouts = certain(flat, 1, 4, 1)
+    assert (cells.tolist(), consistent, probability.tolist(), log_layouts) == ([2, 3], True, [0, 1, 0, 0], 0.0)
+    cells, consistent, _, _ = certain(flat, 1, 4, 0)  # no mine in all: nothing fits the 1
+    assert (cells.size, consistent) == (0, False)

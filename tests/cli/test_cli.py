@@ -89,7 +89,7 @@ EVAL = [
     (["eval", *EVAL_QUICK, "--model", "{dir}/bad-card.zip"], "model card {dir}/bad-card.json is not valid JSON"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/bad-card.json"], "the model beside it is {dir}/bad-card"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/flags.zip"], "was trained with flag actions"),
-    (["eval", *EVAL_QUICK, "--model", "{dir}/pixels.zip"], "unknown obs_mode 'pixels'"),
+    (["eval", *EVAL_QUICK, "--model", "{dir}/pixels.zip"], "obs_mode 'pixels', but the networks of the model"),
     (["eval", *EVAL_QUICK, "--model", "{dir}/not-a-zip.zip"],
      "has no network section (a run saved before the model format): convert it with `python -m train.sb3.export "
      "{dir}/not-a-zip.zip`"),

@@ -32,6 +32,7 @@ PAGES = {
     "lab/index.html": ["Lab notebook"],
     "api/mine_env/index.html": ["doc-object", "MinesweeperEnv"],
     "api/agents/index.html": ["doc-object", "SolverAgent"],
+    "api/mine_llm/index.html": ["doc-object", "TextReport"],
 }  # fmt: skip
 
 pytestmark = pytest.mark.docs

@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GROUPS = {
     "mine_env.analysis": KernelGroup("the solver's kernels", "a few seconds"),
     "mine_env.analysis.counting": KernelGroup("the exact-probability kernels", "about 10 s"),
-    "mine_env.analysis.guess.choose_guess": KernelGroup("the solver's guess kernels", "about 15 s"),
+    "agents.solver.guess.choose_guess": KernelGroup("the solver's guess kernels", "about 15 s"),
     "mine_env.engine": KernelGroup("the game engine's kernels", "a few seconds"),
+    "agents": KernelGroup("the solver's kernels", "a few seconds"),
 }
 
 
@@ -43,9 +44,9 @@ class _Terminal(io.StringIO):
     ("name", "group"),
     [
         ("mine_env.analysis.counting.count_board", "mine_env.analysis.counting"),
-        ("mine_env.analysis.guess.certain_moves", "mine_env.analysis"),
-        ("mine_env.analysis.guess.choose_guess", "mine_env.analysis.guess.choose_guess"),
-        ("mine_env.analysis.guess.choose_guesses", "mine_env.analysis"),  # a sibling name, not below the prefix
+        ("mine_env.analysis.deduction.certain_moves", "mine_env.analysis"),
+        ("agents.solver.guess.choose_guess", "agents.solver.guess.choose_guess"),
+        ("agents.solver.guess.choose_guesses", "agents"),  # a sibling name, not below the prefix
         ("mine_env.analysis.counting_base.grown", "mine_env.analysis"),
         ("mine_env.analysis", "mine_env.analysis"),
         ("mine_env.engine.rules.new_game_spread", "mine_env.engine"),
@@ -60,19 +61,19 @@ def test_a_kernel_belongs_to_its_longest_prefix(name: str, group: str | None) ->
 
 def test_a_compile_started_from_python_is_announced_once_per_group() -> None:
     shown: set[KernelGroup] = set()
-    assert notice_for("mine_env.analysis.guess.certain_moves", 0, GROUPS, shown) == GROUPS["mine_env.analysis"]
+    assert notice_for("mine_env.analysis.deduction.certain_moves", 0, GROUPS, shown) == GROUPS["mine_env.analysis"]
     shown.add(GROUPS["mine_env.analysis"])
     assert notice_for("mine_env.analysis.deduction.local_safe", 0, GROUPS, shown) is None  # said already
-    guess, count = GROUPS["mine_env.analysis.guess.choose_guess"], GROUPS["mine_env.analysis.counting"]
-    assert notice_for("mine_env.analysis.guess.choose_guess", 0, GROUPS, shown) == guess
+    guess, count = GROUPS["agents.solver.guess.choose_guess"], GROUPS["mine_env.analysis.counting"]
+    assert notice_for("agents.solver.guess.choose_guess", 0, GROUPS, shown) == guess
     assert notice_for("mine_env.analysis.counting.count_board", 0, GROUPS, shown) == count
 
 
 def test_two_prefixes_that_name_one_group_are_announced_once() -> None:
     games = KernelGroup("the solver's whole-game kernels", "up to about 40 s")
-    groups = {"agents.seeding": games, "agents.solver_games": games}
+    groups = {"agents.seeding": games, "agents.solver.games": games}
     assert notice_for("agents.seeding.numpy_first_draws", 0, groups, {games}) is None
-    assert notice_for("agents.solver_games.play_games", 0, groups, set()) == games
+    assert notice_for("agents.solver.games.play_games", 0, groups, set()) == games
 
 
 def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced() -> None:
@@ -82,7 +83,7 @@ def test_kernels_compiled_inside_another_compile_or_not_ours_are_not_announced()
 
 
 def test_the_notice_says_what_compiles_how_long_and_that_it_happens_once() -> None:
-    line = notice_line(GROUPS["mine_env.analysis.guess.choose_guess"])
+    line = notice_line(GROUPS["agents.solver.guess.choose_guess"])
     assert line == (
         "minesweeper-rl: compiling the solver's guess kernels once (about 15 s; later runs load them from the "
         "cache)"

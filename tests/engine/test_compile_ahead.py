@@ -1,5 +1,5 @@
 """Compiling ahead in a second process: when a job starts, how this process waits for its kernels, how a job
-compiles and reports them (the solver's job: tests/analysis/test_guess_ahead.py)."""
+compiles and reports them (the solver's job: tests/agents/solver/test_guess_ahead.py)."""
 
 from __future__ import annotations
 

@@ -107,8 +107,8 @@ def test_the_solver_studies_win_the_same_games_on_ray(ray_backend) -> None:
 
 @pytest.mark.slow
 def test_a_battle_tournament_on_ray_reports_what_the_local_one_does() -> None:
-    from eval.battle import run_tournament
-    from mine_env.engine.battle import BattleSpec
+    from battle.rules import BattleSpec
+    from battle.tournament import run_tournament
 
     pytest.importorskip("ray")
     spec = BattleSpec(6, 6, 9)

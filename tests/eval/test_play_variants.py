@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv

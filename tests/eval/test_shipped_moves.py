@@ -1,7 +1,9 @@
 """Every shipped model plays the moves it played before the model format: the fixture of
-``scripts/record_shipped_moves.py`` was recorded through the stable-baselines3 zips, and the format's loader must
-reproduce it, the chosen cell of every position and a distilled network's mine chances to 1e-6. And the loader plays
-with torch alone: with ``train``, ``stable_baselines3`` and ``sb3_contrib`` blocked, eval and the CLI still play."""
+``tests/eval/record_shipped_moves.py`` was recorded through the stable-baselines3 zips (``rllib-ppo-beginner``'s
+moves through the pickled RLlib module, by :class:`train.rllib.RLlibAgent`, before ``train.rllib.export`` converted
+it), and the format's loader must reproduce it, the chosen cell of every position and a distilled network's mine
+chances to 1e-6. And the loader plays with torch alone: with ``train``, ``stable_baselines3`` and ``sb3_contrib``
+blocked, eval and the CLI still play."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ import pytest
 
 pytest.importorskip("torch")
 
+from agents.networks.player import load_model_agent
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
 from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from support import command_env
@@ -60,7 +62,7 @@ for name in ("train", "stable_baselines3", "sb3_contrib"):
     sys.modules[name] = None  # any import of them now fails
 import numpy as np
 from agents.shipped_models import SHIPPED_MODELS
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from minesweeper_cli.main import main
 with np.load(sys.argv[1]) as data:
     grid = data["expert/grids"][0]

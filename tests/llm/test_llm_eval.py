@@ -86,13 +86,14 @@ def test_failed_requests_are_retried_and_counted() -> None:
 
 
 def test_answers_in_content_parts_or_without_choices() -> None:
-    from mine_llm.chat import _read_answer
+    from mine_llm.chat import _read_answer, _Retryable
 
-    endpoint = Endpoint("http://127.0.0.1:1/v1", "m")
     parts = {"choices": [{"message": {"content": [{"type": "text", "text": "reveal "}, {"text": "1 2"}]}}]}
-    assert _read_answer(parts, endpoint) == ("reveal 1 2", {})
-    with pytest.raises(EndpointError, match="did not answer as a chat completion"):
-        _read_answer({"error": "overloaded"}, endpoint)
+    assert _read_answer(parts) == ("reveal 1 2", {})
+    refusal = {"choices": [{"message": {"content": None, "refusal": "I cannot help with that."}}], "usage": 3}
+    assert _read_answer(refusal) == ("I cannot help with that.", {})
+    with pytest.raises(_Retryable, match="not a chat completion"):
+        _read_answer({"error": "overloaded"})
 
 
 def _board() -> str:
@@ -132,7 +133,8 @@ def _closed_port() -> int:
         (["--llm-endpoint", "URL", "--llm-model", "m", "--no-oracle"], "drop --no-oracle"),
         (["--llm-endpoint", "URL", "--llm-model", "m", "--backend", "ray"], "drop --backend"),
         (["--llm-endpoint", "URL", "--llm-model", "m", "--llm-concurrency", "0"], "--llm-concurrency must be at"),
-        (["--llm-endpoint", "URL", "--llm-model", "gpt-9"], "HTTP 400 Bad Request: unknown model 'gpt-9'"),
+        (["--llm-endpoint", "URL", "--llm-model", "m", "--llm-failure-streak", "0"], "--llm-failure-streak must be at"),
+        (["--llm-endpoint", "URL", "--llm-model", "gpt-9"], "HTTP 404 Not Found: unknown model 'gpt-9'"),
         (["--llm-endpoint", "CLOSED", "--llm-model", "m"], "connection refused (is the server running?)"),
         (["--llm-endpoint", "NOPATH", "--llm-model", "solver"], "HTTP 404"),
     ],

@@ -1,5 +1,5 @@
-"""The comparison's driver: which runs a call trains, their command lines, and a stretch that starts a run and a
-later one that resumes it to a larger budget."""
+"""studies/rl_comparison.py, the comparison's driver: which runs a call trains, their command lines, and a stretch
+that starts a run and a later one that resumes it to a larger budget."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ pytest.importorskip("stable_baselines3")
 
 from stable_baselines3 import PPO
 
-from train.sb3 import comparison
-from train.sb3.comparison import Board, RunState, command, read_state, status_table, to_train, try_lock
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "studies"))
+import rl_comparison as comparison  # noqa: E402
+from rl_comparison import Board, RunState, command, read_state, status_table, to_train, try_lock  # noqa: E402
 
 pytestmark = pytest.mark.train
 

@@ -195,7 +195,7 @@ def test_distill_script_end_to_end(tmp_path: Path) -> None:
     assert (run_dir / "best_model.json").is_file()
     assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) == 3
     assert len(Dataset.load(tmp_path / "data.npz")) == 600
-    from eval.models import load_model_agent
+    from agents.networks.player import load_model_agent
 
     agent = load_model_agent(run_dir / "final_model.zip", BoardSpec(9, 9, 10, "opening"))
     grid = np.full((9, 9), HIDDEN, dtype=np.int8)

@@ -16,7 +16,8 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from agents.solver import initial_state
-from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide, guess_with_options
+from agents.solver.guess import PRESETS, choose_guess, decide, guess_with_options
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from train.distill import rounds as distill

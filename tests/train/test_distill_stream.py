@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch as th
 
+from agents.networks.player import load_model_agent
 from agents.networks.trunks import TaperedTrunk, set_passes
-from eval.models import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from train.distill.held_out import HELD_OUT, HELD_OUT_FILE
 from train.distill.iterated_trunk import IteratedFeatures

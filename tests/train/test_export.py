@@ -16,7 +16,7 @@ import torch as th
 from stable_baselines3 import PPO
 
 from agents.model_card import ModelCard
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.env import MinesweeperEnv
 from support import random_position
@@ -53,6 +53,9 @@ def test_what_the_format_cannot_save_is_told_in_one_line(tmp_path: Path, capsys:
     ModelCard("ppo", "stable_baselines3.ppo.ppo:PPO", env_kwargs).write(tmp_path / "mlp.json")
     assert main([str(tmp_path / "mlp.zip")]) == 2
     assert "is not a policy of train.sb3.networks" in capsys.readouterr().err
+    ModelCard("ppo", None, env_kwargs).write(tmp_path / "mlp.json")  # a shipped card's: no class loads a zip
+    assert main([str(tmp_path / "mlp.zip")]) == 2
+    assert "names no model_class, the class that loads its zip" in capsys.readouterr().err
     (tmp_path / "mlp.zip").unlink()
     assert main([str(tmp_path / "mlp.zip")]) == 2
     assert "converting reads the training zip" in capsys.readouterr().err

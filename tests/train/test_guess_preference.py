@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import SYMMETRIES

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from agents.solver import first_click_cell, initial_state
-from mine_env.analysis.guess import certain_moves, choose_guess
-from mine_env.analysis.lookahead import look_ahead
+from agents.solver.guess import choose_guess
+from agents.solver.outlook import look_ahead
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
 from mine_env.engine.rules import PLAYING, game_status, new_game_arrays, open_game_on, reveal_cell

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch as th
 
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from mine_env.engine.constants import HIDDEN
 from train import precision
 from train.distill.stream import StreamConfig, StreamRun

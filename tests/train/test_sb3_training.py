@@ -18,7 +18,7 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from agents.model_card import ModelCard
-from eval.models import load_model_agent
+from agents.networks.player import load_model_agent
 from minesweeper_cli import train as train_cli
 from support import random_position
 from train.progress_log import logged, read_log

@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
-from eval.models import load_model_agent, tell_mine_count
+from agents.networks.player import load_model_agent, tell_mine_count
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from support import random_play_grids

@@ -7,11 +7,4 @@ on :mod:`train.distill.stream_config` and :mod:`train.distill.stream_data`); a n
 (:mod:`train.distill.grow`), the iterated trunk (:mod:`train.distill.iterated_trunk`) and the guess-preference head
 (:mod:`train.distill.guess_preference`, taught the solver's guesses or, by reinforcement, the Monte-Carlo returns
 of :mod:`train.distill.guess_returns`). The networks are MaskablePPO models of :mod:`train.sb3`.
-
-This package was the module of the rounds before: its names (``train.distill.main``, ...) still come from there,
-with a DeprecationWarning.
 """
-
-from train.moved import forward_names
-
-__getattr__ = forward_names(__name__, "train.distill.rounds")

@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 from agents.solver import initial_state
-from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, decide
+from agents.solver.guess import PRESETS, choose_guess, decide
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import LOST, PLAYING, WON, Game, game_status, reveal_cell
 from mine_env.engine.spec import BoardSpec
@@ -100,7 +101,7 @@ def _play_out(game: Game, rows: int, cols: int, n_mines: int, cell: int, state: 
 @njit(cache=True)
 def _progress(game: Game, rows: int, cols: int, n_mines: int, cell: int) -> bool:
     """Whether revealing ``cell`` on a copy of ``game`` is safe and wins, shows a zero (its neighbours open) or
-    leaves a certainly safe cell: the ``standard`` solver's progress (:func:`mine_env.analysis.lookahead.look_ahead`),
+    leaves a certainly safe cell: the ``standard`` solver's progress (:func:`agents.solver.outlook.look_ahead`),
     a win included."""
     copy = _copy(game)
     reveal_cell(copy, rows, cols, cell)

@@ -39,7 +39,7 @@ import torch as th
 import torch.nn.functional as F
 
 from agents.guess_value import FEATURES, ValueHead, candidate_features
-from mine_env.analysis.lookahead import TIE_TOLERANCE
+from agents.solver.outlook import TIE_TOLERANCE
 from mine_env.engine.spec import BoardSpec
 from train.command_line import config_script
 from train.distill.guess_returns import NO_CANDIDATE, GuessReturns, rollout_guesses

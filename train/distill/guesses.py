@@ -21,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from agents.solver import first_click_cell, initial_state
-from mine_env.analysis.guess import PRESETS, certain_moves, choose_guess, guess_with_options
+from agents.solver.guess import PRESETS, choose_guess, guess_with_options
+from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
 from mine_env.engine.rules import PLAYING, Game, game_status, new_game_arrays, open_game_on, reveal_cell
@@ -113,7 +114,7 @@ def harvest_guesses(spec: BoardSpec, games: int, seed: int) -> GuessPositions:
 
     The layouts and the solver's tie-breaks are drawn from ``seed``; the solver opens on its own first cell.
     Returns the positions (before each guess), the solver's guesses and its options there (every cell it rates
-    as good as its guess, :func:`mine_env.analysis.guess.guess_with_options`), without labels.
+    as good as its guess, :func:`agents.solver.guess.guess_with_options`), without labels.
     """
     if games < 0:
         raise ValueError(f"games must be 0 or more, got {games}")

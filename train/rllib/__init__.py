@@ -1,5 +1,5 @@
 """The single-player env under RLlib: registration, an action-masking network, a PPO configuration, a trained
-policy as an agent (the battle env's: :mod:`train.battle.rllib`, on the same network).
+policy as an agent (the battle env's: :mod:`battle.training.rllib`, on the same network).
 
 RLlib (Ray's RL library, the optional ``ray`` extra with ``train``) builds envs from a name and a config
 dict on its env runners. :func:`register_envs` registers ``"minesweeper"`` (:data:`ENV_NAME`) with
@@ -13,7 +13,8 @@ well, without registering: ``config.environment("mine_env:Minesweeper-v0", env_c
 ``FLOAT_MIN`` so that neither sampling nor the greedy action ever picks a revealed cell, and a value from mean-
 and max-pooled features. Its weights fit any board. :func:`ppo_config` puts it into an RLlib ``PPOConfig`` (the
 new API stack). :class:`RLlibAgent` plays a trained module as an :class:`agents.base.Agent`, so ``eval`` judges
-it on the same suites as every agent.
+it on the same suites as every agent; :mod:`train.rllib.export` saves it in the model format, which plays with torch
+alone (the shipped ``rllib-ppo-beginner``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ Ray instance, the PPO algorithm, iterations until the time or step budget is spe
 iterations and a CSV line per iteration), then the greedy policy's win rate on a fixed set of seeded games.
 The run directory (``runs/<run_name>/``) holds ``config.json``, ``progress.csv``, ``checkpoints/`` and
 ``final/`` (an RLlib algorithm checkpoint: :meth:`train.rllib.RLlibAgent.from_checkpoint` plays it, and
-``python studies/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite).
+``python studies/eval_rllib.py runs/<run_name>/final --suite beginner-opening-1k`` judges it on a suite;
+``python -m train.rllib.export runs/<run_name>/final --out MODEL.json`` saves it in the model format, which
+``minesweeper eval --model MODEL`` plays with torch alone).
 
 Usage (any board: a preset, or ``--rows/--cols/--mines`` as for the stable-baselines3 scripts)::
 
@@ -29,6 +31,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from agents.base import Agent
 from agents.episode import play_episode
 from train.command_line import add_config_arguments, config_from_args
 from train.options import BoardOptions, at_least, check_device, option
@@ -205,7 +208,7 @@ def keep_rows_up_to(path: Path, iteration: int) -> None:
         csv.writer(handle).writerows(kept)
 
 
-def greedy_win_rate(agent: RLlibAgent, config: RLlibPPOConfig) -> float:
+def greedy_win_rate(agent: Agent, config: RLlibPPOConfig) -> float:
     """Share of ``eval_games`` games (env seeds ``eval_seed + i``) the greedy policy wins."""
     env = gym.make("Minesweeper-v0", **config.board_kwargs())
     won = [play_episode(env, agent, config.eval_seed + game).won for game in range(config.eval_games)]

@@ -106,6 +106,9 @@ def convert(path: str | Path) -> Path:
     card = ModelCard.of_model(path)
     if not archive.is_file():
         raise FileNotFoundError(f"model {archive} does not exist: converting reads the training zip")
+    if card.model_class is None:
+        raise ValueError(f"model card {card_path} names no model_class, the class that loads its zip: add it "
+                         "(e.g. \"model_class\": \"train.sb3.dqn:MaskedDQN\")")  # fmt: skip
     module, _, name = card.model_class.partition(":")
     try:
         model = getattr(importlib.import_module(module), name).load(archive, device="cpu")

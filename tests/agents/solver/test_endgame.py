@@ -1,0 +1,98 @@
+"""The exact endgame search against a plain-Python search of the same game tree."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cache
+
+import numpy as np
+import pytest
+
+from agents.probability import analyse
+from agents.solver.endgame import best_endgame_guess, enumerate_layouts
+from mine_env.engine.constants import HIDDEN
+from mine_env.engine.rules import neighbour_counts
+
+
+def brute_layouts(grid: np.ndarray, mines: int) -> list[frozenset[int]]:
+    """Every mine set over the hidden cells that reproduces the shown numbers, by trying them all."""
+    flat = grid.ravel()
+    hidden = np.flatnonzero(flat == HIDDEN)
+    found = []
+    for mined in itertools.combinations(hidden.tolist(), mines):
+        layout = np.zeros(flat.size, bool)
+        layout[list(mined)] = True
+        counts = neighbour_counts(layout.reshape(grid.shape)).ravel()
+        shown = flat >= 0
+        if np.array_equal(counts[shown], flat[shown]):
+            found.append(frozenset(mined))
+    return found
+
+
+def reference_win_chance(grid: np.ndarray, layouts: list[frozenset[int]]) -> dict[int, float]:
+    """Win chance of revealing each hidden cell first and playing on perfectly (the docstring's recursion)."""
+    rows, cols = grid.shape
+    hidden = np.flatnonzero(grid.ravel() == HIDDEN).tolist()
+
+    def shows(layout: frozenset[int], cell: int) -> int:
+        r, c = divmod(cell, cols)
+        around = [(rr, cc) for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2) if (rr, cc) != (r, c)]
+        return sum(rr * cols + cc in layout for rr, cc in around if 0 <= rr < rows and 0 <= cc < cols)
+
+    @cache
+    def win(subset: frozenset[frozenset[int]]) -> float:
+        if len(subset) == 1:
+            return 1.0
+        free = [cell for cell in hidden if all(cell not in layout for layout in subset)]
+        parts: dict[tuple, set] = {}
+        for layout in subset:
+            parts.setdefault(tuple(shows(layout, cell) for cell in free), set()).add(layout)
+        if len(parts) > 1:
+            return sum(len(part) * win(frozenset(part)) for part in parts.values()) / len(subset)
+        return max((reveal(subset, cell) for cell in hidden if cell not in free), default=0.0)
+
+    def reveal(subset: frozenset[frozenset[int]], cell: int) -> float:
+        parts: dict[int, set] = {}
+        for layout in subset:
+            if cell not in layout:
+                parts.setdefault(shows(layout, cell), set()).add(layout)
+        return sum(len(part) * win(frozenset(part)) for part in parts.values()) / len(subset)
+
+    everything = frozenset(layouts)
+    return {cell: reveal(everything, cell) for cell in hidden}
+
+
+def small_positions() -> list[tuple[np.ndarray, int]]:
+    """Partly revealed 4x5 positions with a handful of layouts left."""
+    rng = np.random.default_rng(8)
+    positions = []
+    while len(positions) < 12:
+        layout = np.zeros(20, bool)
+        layout[rng.choice(20, 4, replace=False)] = True
+        layout = layout.reshape(4, 5)
+        shown = (rng.random((4, 5)) < 0.45) & ~layout
+        grid = np.where(shown, neighbour_counts(layout), HIDDEN).astype(np.int8)
+        if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= 60:
+            positions.append((grid, 4))
+    return positions
+
+
+@pytest.mark.parametrize(("grid", "mines"), small_positions())
+def test_the_endgame_move_has_the_best_win_chance(grid: np.ndarray, mines: int) -> None:
+    layouts = brute_layouts(grid, mines)
+    unknown, found, complete = enumerate_layouts(grid.ravel(), *grid.shape, mines, limit=100)
+    assert complete
+    assert {frozenset(unknown[row.astype(bool)].tolist()) for row in found} == set(layouts)
+    assert len(found) == round(math.exp(analyse(grid, mines).log_layouts))
+    chances = reference_win_chance(grid, layouts)
+    cell, chance = best_endgame_guess(grid.ravel(), *grid.shape, mines, limit=100, work_budget=100_000)
+    assert chance == pytest.approx(max(chances.values()), abs=1e-12)
+    assert chances[cell] == pytest.approx(chance, abs=1e-12)
+
+
+def test_too_many_layouts_or_too_little_budget_give_up() -> None:
+    empty = np.full((5, 5), HIDDEN, np.int8).ravel()
+    assert enumerate_layouts(empty, 5, 5, mines=3, limit=100)[2] is False  # C(25, 3) = 2300 layouts
+    assert best_endgame_guess(empty, 5, 5, mines=3, limit=100, work_budget=10_000) == (-1, -1.0)
+    assert best_endgame_guess(empty, 5, 5, mines=1, limit=100, work_budget=1)[0] == -1  # 25 layouts, little work
