@@ -81,6 +81,22 @@ def stop_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+@contextmanager
+def threads_deaf_to_stops() -> Iterator[None]:
+    """Threads started within it never receive SIGINT or SIGTERM (they start with both blocked, where the platform
+    allows it), so that the kernel hands a stop to the main thread, which wakes at once from its wait and stops the
+    run; a signal handed to another thread would wait, unheard, until the main thread next woke (a game's end,
+    minutes later for a language model)."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def resume_command(program: str, arguments: Sequence[str], log: str | Path) -> str:
     """The command line that resumes a run: its ``arguments`` less an earlier ``--resume``, then ``--resume LOG``,
     quoted for a POSIX shell (a ``--log`` stays: it says the log is to be kept once the run ends)."""

@@ -32,7 +32,7 @@ from tqdm import tqdm
 
 from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord, paired_comparison, summarise
-from eval.stopping import count_games
+from eval.stopping import count_games, threads_deaf_to_stops
 from eval.suites import Suite
 from mine_llm.chat import EndpointError, ReplyFailed
 from mine_llm.policies import TextPolicy, Turn
@@ -276,11 +276,14 @@ def evaluate_text(
             raise
 
     bar = tqdm(total=total, initial=len(results), desc=suite.name, unit="game", disable=not progress, leave=False)
-    pool = ThreadPoolExecutor(max_workers=concurrency)
+    prefix = f"text-game-{id(stopping):x}"
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=prefix)
     stopped: str | None = None
     try:
         with bar:
-            for future in as_completed([pool.submit(play, *job) for job in jobs]):
+            with threads_deaf_to_stops():  # a stop reaches the main thread, never a game's
+                futures = [pool.submit(play, *job) for job in jobs]
+            for future in as_completed(futures):
                 future.result()  # an endpoint that cannot be used stops the evaluation here
                 bar.update(1)
     except EndpointError as error:
@@ -288,6 +291,9 @@ def evaluate_text(
     except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
         stopping.set()  # the games in flight end at their next move, unlogged
         pool.shutdown(wait=True, cancel_futures=True)
+        for thread in threading.enumerate():  # one the stop caught while it started is the pool's, yet not joined
+            if thread.name.startswith(prefix):
+                thread.join()
         count_games(stop, len(results), total)
         raise
     finally:
