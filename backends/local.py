@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -79,7 +80,10 @@ def _main_needed(work: Any) -> list[str]:
 
 
 def _start_local_worker(warm_up: Callable[[], None] | None) -> None:
-    """Pool initializer: torch kept to one thread so that workers do not compete, then the warm-up."""
+    """Pool initializer: Ctrl-C left to the parent (which stops the pool: a terminal sends it to every process of
+    the job, and a worker's own KeyboardInterrupt traceback would only hide the parent's one line), torch kept to
+    one thread so that workers do not compete, then the warm-up."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if warm_up is not None:
         warm_up()

@@ -11,9 +11,12 @@ already connected to Ray it uses that connection. Ray is the optional ``ray`` ex
 from __future__ import annotations
 
 import importlib.util
+import signal
 import socket
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
 
@@ -66,14 +69,16 @@ class RayBackend(Backend):
         elif address is None:
             # address="local": a new private instance even when `ray start` runs a cluster on this machine
             # (plain ray.init() would join that one, and refuse num_cpus)
-            self.ray.init(address="local", num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
-                          object_store_memory=LOCAL_OBJECT_STORE_BYTES, configure_logging=False,
-                          log_to_driver=False)  # fmt: skip
+            with signal_handlers_kept():
+                self.ray.init(address="local", num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
+                              object_store_memory=LOCAL_OBJECT_STORE_BYTES, configure_logging=False,
+                              log_to_driver=False)  # fmt: skip
             self.workers = workers
         else:
             check_reachable(address)
             try:
-                self.ray.init(address=address, runtime_env=runtime_env, configure_logging=False)
+                with signal_handlers_kept():
+                    self.ray.init(address=address, runtime_env=runtime_env, configure_logging=False)
             except ConnectionError as error:
                 raise ValueError(f"cannot join the Ray cluster at {address!r}: {first_line(error)}") from None
             self.workers = max(1, int(self.ray.cluster_resources().get("CPU", 1)))
@@ -113,6 +118,22 @@ def _ray_chunk(job: Job, shared: Any, index: int, chunk: Any, warm_up: Callable[
         warm_up()
         _WARMED_UP.add(warm_up)
     return index, job(shared, chunk)
+
+
+@contextmanager
+def signal_handlers_kept() -> Iterator[None]:
+    """This process's SIGINT and SIGTERM handlers as they were before Ray starts: its driver replaces SIGTERM's
+    with one that aborts the process, which leaves no chance to stop the workers and keep the work done."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            if handler is not None:
+                signal.signal(signum, handler)
 
 
 def ray_installed() -> bool:

@@ -19,14 +19,10 @@ other images).
 
 from __future__ import annotations
 
-import argparse
-import itertools
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,15 +34,20 @@ from agents.networks.mirrored_play import gated_batch_scorer
 from backends.base import check_workers
 from backends.local import LocalBackend
 from eval.stats import wilson_interval
-from eval.suites import Suite, get_suite
+from eval.suites import Suite
 from mine_env.engine import rules as k
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.geometry import RULE_CODES
-from mine_env.engine.starts import STARTS, zero_start_cell
+from mine_env.engine.starts import zero_start_cell
 from mine_env.engine.symmetry import check_symmetries
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 """Scores (N, cells) of a batch of grids (N, rows, cols) int8; the highest hidden cell is played."""
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""A block of games' won, first cell, moves and calls: :class:`BatchedResult`'s columns."""
+Finished = Callable[[np.ndarray, Columns], None]
+"""``finished(games, columns)``: told of games as they end (their indices in the suite, and their columns), to
+log them and show progress."""
 
 
 @dataclass(frozen=True)
@@ -121,27 +122,31 @@ def _play(obs, mines, counts, meta, stack, rules, which, cells, moves):  # type:
 
 
 def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000,
-                 mark_above: float | None = None, reveal_below: float | None = None) -> BatchedResult:  # fmt: skip
+                 mark_above: float | None = None, reveal_below: float | None = None,
+                 only: Sequence[int] | None = None, finished: Finished | None = None) -> BatchedResult:  # fmt: skip
     """Play the first ``games`` games of ``suite`` (all by default), ``batch`` games at a time, each started as
     the suite says (:attr:`Suite.start`); with ``mark_above``, the scorer's safety logits mark its sure mines
     (:mod:`agents.marks`); with ``reveal_below``, a call reveals every cell below that mine chance
-    (:class:`PlayRule`).
+    (:class:`PlayRule`). ``only``: play just these of those games (a resumed run's), in this order; ``finished``
+    is told of every game as it ends.
 
     Raises:
         ValueError: a suite with a fixed first cell or no-guess boards (not played here), or a rule out of range.
     """
     rule = PlayRule(mark_above, reveal_below)
-    total = _games_played(suite, games)
+    played = _games_left(suite, games, only)
     began = time.perf_counter()
-    return BatchedResult(*_play_range(scorer, suite, 0, total, batch, rule), time.perf_counter() - began)
+    return BatchedResult(*_play_games(scorer, suite, played, batch, rule, finished), time.perf_counter() - began)
 
 
 def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
                        mark_above: float | None = None, workers: int = 1, passes: int | None = None,
-                       reveal_below: float | None = None, symmetries: int = 1,
-                       sure: float = 0.0) -> BatchedResult:  # fmt: skip
-    """:func:`play_batched` of the saved ``model`` on ``device``, its games split into ``workers`` contiguous blocks
-    played by as many CPU processes (each loads the model; the games and their outcomes are those of one process).
+                       reveal_below: float | None = None, symmetries: int = 1, sure: float = 0.0,
+                       only: Sequence[int] | None = None,
+                       finished: Finished | None = None) -> BatchedResult:  # fmt: skip
+    """:func:`play_batched` of the saved ``model`` on ``device``, its games split into chunks of consecutive games
+    played by ``workers`` CPU processes (each loads the model; the games and their outcomes are those of one
+    process).
     On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
     way to use the cores. ``symmetries`` and ``sure``: the network's scores averaged over that many of the board's
     images where it is less sure than ``sure`` (everywhere when 0), as ``minesweeper eval`` plays them.
@@ -162,43 +167,56 @@ def play_model_batched(model: str, suite: Suite, games: int | None = None, batch
     if workers > 1 and device != "cpu":
         raise ValueError(f"--workers splits the games over CPU processes; on {device} one process plays them all: "
                          "drop --workers")  # fmt: skip
-    total = _games_played(suite, games)
+    played = _games_left(suite, games, only)
     if workers == 1:
         scorer = gated_batch_scorer(model_scorer(model, device, suite.mines, passes), symmetries, sure)
-        return play_batched(scorer, suite, total, batch, mark_above, reveal_below)
-    bounds = np.linspace(0, total, workers + 1).astype(int)
-    blocks = [(int(first), int(last)) for first, last in itertools.pairwise(bounds) if last > first]
+        return play_batched(scorer, suite, games, batch, mark_above, reveal_below, played, finished)
+    size = max(1, min(batch, -(-len(played) // (4 * workers))))  # a few chunks a worker: progress, even shares
+    chunks = [played[start : start + size] for start in range(0, len(played), size)]
     began = time.perf_counter()
+    parts: dict[int, Columns] = {}
     with LocalBackend(workers) as backend:
         shared = (model, suite, batch, rule, passes, symmetries, sure)
-        parts = dict(backend.run(_play_model_block, shared, blocks))
-    columns = _joined([parts[i] for i in range(len(blocks))])
+        for index, columns in backend.run(_play_model_chunk, shared, chunks):
+            parts[index] = columns
+            if finished is not None:
+                finished(np.asarray(chunks[index], dtype=np.int64), columns)
+    columns = _joined([parts[i] for i in range(len(chunks))])
     return BatchedResult(*columns, time.perf_counter() - began)
 
 
-def _games_played(suite: Suite, games: int | None) -> int:
-    """How many of the suite's games are played (its first ``games``, or all), once the suite is one played here."""
+def _games_left(suite: Suite, games: int | None, only: Sequence[int] | None) -> list[int]:
+    """The games played: the suite's first ``games`` (or all), or ``only`` those of them, once the suite is one
+    played here."""
     if suite.first_cell is not None or suite.boards != "random":
         raise ValueError("batched play covers random boards opened by the agent (no --first-cell, no no-guess)")
-    return suite.games if games is None else min(games, suite.games)
+    total = suite.games if games is None else min(games, suite.games)
+    if only is None:
+        return list(range(total))
+    if any(not 0 <= game < total for game in only):
+        raise ValueError(f"games to play must lie in 0..{total - 1}")
+    return [int(game) for game in only]
 
 
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-"""A block of games' won, first cell, moves and calls: :class:`BatchedResult`'s columns."""
+_SCORER: tuple[tuple[Any, ...], Scorer] | None = None
+"""A worker process's scorer of the latest shared model: loaded once per process, not once per chunk."""
 
 
-def _play_model_block(shared: tuple[str, Suite, int, PlayRule, int | None, int, float],
-                      block: tuple[int, int]) -> Columns:  # fmt: skip
-    """A worker's part of :func:`play_model_batched`: the games ``block`` (first, last) of the shared model."""
+def _play_model_chunk(shared: tuple[str, Suite, int, PlayRule, int | None, int, float], chunk: list[int]) -> Columns:
+    """A worker's part of :func:`play_model_batched`: the games ``chunk`` of the shared model."""
+    global _SCORER
     model, suite, batch, rule, passes, symmetries, sure = shared
-    scorer = gated_batch_scorer(model_scorer(model, "cpu", suite.mines, passes), symmetries, sure)
-    return _play_range(scorer, suite, *block, batch, rule)
+    key = (model, suite.mines, passes, symmetries, sure)
+    if _SCORER is None or _SCORER[0] != key:
+        _SCORER = (key, gated_batch_scorer(model_scorer(model, "cpu", suite.mines, passes), symmetries, sure))
+    return _play_games(_SCORER[1], suite, chunk, batch, rule)
 
 
-def _play_range(scorer: Scorer, suite: Suite, first: int, last: int, batch: int, rule: PlayRule) -> Columns:
-    """Games ``first`` to ``last`` (excluded), ``batch`` at a time: the columns of each."""
-    return _joined([_play_block(scorer, suite, range(start, min(start + batch, last)), rule)
-                    for start in range(first, last, batch)])  # fmt: skip
+def _play_games(scorer: Scorer, suite: Suite, games: list[int], batch: int, rule: PlayRule,
+                finished: Finished | None = None) -> Columns:  # fmt: skip
+    """The games ``games``, ``batch`` at a time: the columns of each."""
+    return _joined([_play_block(scorer, suite, games[start : start + batch], rule, finished)
+                    for start in range(0, len(games), batch)])  # fmt: skip
 
 
 def _joined(parts: list[Columns]) -> Columns:
@@ -209,7 +227,8 @@ def _joined(parts: list[Columns]) -> Columns:
     return won, first_cell, moves, calls
 
 
-def _play_block(scorer: Scorer, suite: Suite, indices: range, rule: PlayRule) -> Columns:
+def _play_block(scorer: Scorer, suite: Suite, indices: Sequence[int], rule: PlayRule,
+                finished: Finished | None = None) -> Columns:  # fmt: skip
     rows, cols, cells = suite.rows, suite.cols, suite.rows * suite.cols
     rules = k.Rules(rows, cols, suite.mines, RULE_CODES[suite.first_click])
     n = len(indices)
@@ -245,6 +264,10 @@ def _play_block(scorer: Scorer, suite: Suite, indices: range, rule: PlayRule) ->
         first_cell[playing[untouched]] = reveals[untouched, 0]
         calls[playing] += 1
         _play(obs, mines, counts, meta, stack, rules, playing, reveals, moves)
+        ended = playing[meta[playing, k.META_STATUS] > k.PLAYING]
+        if finished is not None and ended.size:
+            won = meta[ended, k.META_STATUS] == k.WON
+            finished(np.asarray(indices, dtype=np.int64)[ended], (won, first_cell[ended], moves[ended], calls[ended]))
     return meta[:, k.META_STATUS] == k.WON, first_cell, moves, calls
 
 
@@ -294,67 +317,10 @@ def card_mark_above(model: str) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.batched", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, action="append", help="A saved model (its card and weights, or a "
-                        "shipped model's name); repeat for several.")  # fmt: skip
-    parser.add_argument("--suite", required=True, help="A named suite (minesweeper eval --list-suites).")
-    parser.add_argument("--start", action="append", choices=STARTS, help="How each game starts (see STARTS); "
-                        "repeat for several (default: agent).")  # fmt: skip
-    parser.add_argument("--games", type=int, default=None, help="Play only the suite's first N games.")
-    parser.add_argument("--batch", type=int, default=10_000, help="Games played together.")
-    parser.add_argument("--device", default="cpu", help="Torch device of the network: cpu, cuda.")
-    parser.add_argument("--workers", type=int, default=1, help="CPU processes the games are split over (on a CPU "
-                        "more processes, not more threads, use the cores).")  # fmt: skip
-    parser.add_argument("--mark-above", type=float, default=None, help="Play with marks at this mine chance "
-                        "(agents.marks; 0: without); default: the model card's mark_above, else without.")  # fmt: skip
-    parser.add_argument("--passes", type=int, default=None, help="An iterated trunk's passes when it plays (more: "
-                        "longer chains of constraints read); default: its card's.")  # fmt: skip
-    parser.add_argument("--reveal-below", type=float, default=None, help="Reveal, after each call of the network, "
-                        "every cell it gives a mine chance below this (0.01: the published 44.85%% expert agent's "
-                        "player); default: its safest cell alone.")  # fmt: skip
-    parser.add_argument("--symmetries", type=int, default=1, help="Average the network's scores over this many of "
-                        "the board's symmetries (1, 2, 4; 8 on a square board).")  # fmt: skip
-    parser.add_argument("--sure", type=float, default=0.0, help="With --symmetries: average only where the network "
-                        "gives its pick a mine chance of at least this (1e-5); 0: at every move.")  # fmt: skip
-    parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
-                        "every game's outcome.")  # fmt: skip
-    args = parser.parse_args(argv)
-    for model in args.model:
-        for start in args.start or ["agent"]:
-            try:
-                summary, record = _evaluate(model, args.suite, start, args.games, args.batch, args.device,
-                                            args.mark_above, args.workers, args.passes, args.reveal_below,
-                                            args.symmetries, args.sure)  # fmt: skip
-            except (ValueError, FileNotFoundError) as error:
-                print(f"python -m eval.batched: error: {error}", file=sys.stderr)
-                return 2
-            print(json.dumps(summary), flush=True)
-            if args.json:
-                path = Path(args.json)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with path.open("a") as handle:
-                    handle.write(json.dumps(record) + "\n")
-    return 0
+    """``python -m eval.batched``: see :mod:`eval.batched_command`."""
+    from eval.batched_command import main as command
 
-
-def _evaluate(model: str, suite_name: str, start: str, games: int | None, batch: int, device: str,
-              mark_above: float | None, workers: int, passes: int | None = None, reveal_below: float | None = None,
-              symmetries: int = 1, sure: float = 0.0) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
-    """One model on one suite and start: the summary and the record with every game's outcome."""
-    suite = get_suite(suite_name)
-    if start == "zero":
-        suite = suite.with_zero_start()
-    if mark_above is None:
-        mark_above = card_mark_above(model)
-    result = play_model_batched(model, suite, games, batch, device, mark_above or None, workers, passes,
-                                reveal_below, symmetries, sure)  # fmt: skip
-    summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
-               **({"passes": passes} if passes is not None else {}),
-               **({"reveal_below": reveal_below} if reveal_below is not None else {}),
-               **({"symmetries": symmetries, "sure": sure} if symmetries > 1 else {}), **result.summary()}  # fmt: skip
-    record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
-              "first_cell": result.first_cell.tolist()}  # fmt: skip
-    return summary, record
+    return command(argv)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,8 @@ Local workers are separate processes started with the ``spawn`` method (safe wit
 agents are sent to them by pickling, so a function used with ``workers > 1`` must be defined at module level.
 Each game's record depends only on the suite, the agent and the game's index (:mod:`eval.player`), so the
 records are the same for any backend, any number of workers and any order of play (their ``time_s`` aside).
+That is also why a run can stop and resume: with a game log (:mod:`eval.game_log`) every record is written as
+its chunk comes back, and a resumed run plays only the games the log lacks.
 """
 
 from __future__ import annotations
@@ -12,15 +14,17 @@ from __future__ import annotations
 import os
 import pickle
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from tqdm import tqdm
 
 from backends import Backend, check_workers, open_backend
 from eval.agent_specs import AgentSpec
+from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord
 from eval.player import GamePlayer
+from eval.stopping import count_games
 from eval.suites import Suite
 
 MAX_CHUNK = 50
@@ -59,6 +63,7 @@ def play_suite(
     backend: str = "local",
     address: str | None = None,
     chunk_games: int | None = None,
+    log: GameLog | None = None,
 ) -> list[GameRecord]:
     """Every game of the suite for every agent, sorted by (agent, game).
 
@@ -72,6 +77,7 @@ def play_suite(
         address: The Ray cluster to join (``host:port``); without it ``"ray"`` starts a private instance.
         chunk_games: Games of one agent per chunk (default: up to :data:`MAX_CHUNK`, fewer on a small suite);
             larger chunks cost less per game in scheduling, smaller ones show progress sooner.
+        log: Write every record there as its chunk finishes, and play only the games it does not hold yet.
     """
     check_workers(workers)
     check_chunk_games(chunk_games)
@@ -79,7 +85,7 @@ def play_suite(
         _check_picklable(agents)
         compile_here(suite, agents, oracle)
     with open_backend(backend, workers, address) as runner:
-        return play_on(runner, suite, agents, oracle=oracle, progress=progress, chunk_games=chunk_games)
+        return play_on(runner, suite, agents, oracle=oracle, progress=progress, chunk_games=chunk_games, log=log)
 
 
 def play_on(
@@ -90,18 +96,27 @@ def play_on(
     oracle: bool = True,
     progress: bool = True,
     chunk_games: int | None = None,
+    log: GameLog | None = None,
 ) -> list[GameRecord]:
     """:func:`play_suite` on a backend already open (to play several suites on the same workers)."""
     global _PLAYER
     context = PlayContext(suite, tuple(agents), oracle, uuid.uuid4().hex)
-    tasks = _tasks(len(agents), suite.games, runner.workers, chunk_games)
-    bar = tqdm(total=suite.games * len(agents), desc=suite.name, unit="game", disable=not progress, leave=False)
-    records: list[GameRecord] = []
+    records = logged_records(log, suite, agents) if log is not None else []
+    done = {(record.agent, record.game) for record in records}
+    left = [[game for game in range(suite.games) if (spec.label, game) not in done] for spec in agents]
+    tasks = _tasks(len(agents), suite.games, runner.workers, chunk_games, left)
+    total = suite.games * len(agents)
+    bar = tqdm(total=total, initial=len(records), desc=suite.name, unit="game", disable=not progress, leave=False)
     try:
         with bar:
             for _, chunk in runner.run(play_task, context, tasks):
+                if log is not None:
+                    log.append([{"suite": suite.name, **plain(record)} for record in chunk])
                 records.extend(chunk)
                 bar.update(len(chunk))
+    except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
+        count_games(stop, len(records), total)
+        raise
     finally:
         _PLAYER = None  # the player of this process (workers=1), not kept after the evaluation
     order = {spec.label: i for i, spec in enumerate(agents)}
@@ -127,10 +142,37 @@ def check_chunk_games(chunk_games: int | None) -> None:
         raise ValueError(f"chunk_games must be at least 1 (or None for the default), got {chunk_games!r}")
 
 
-def _tasks(n_agents: int, games: int, workers: int, chunk_games: int | None = None) -> list[Task]:
-    """(agent, first game, stop) chunks, agents interleaved so they all progress together."""
+def logged_records(log: GameLog, suite: Suite, agents: Sequence[AgentSpec]) -> list[GameRecord]:
+    """The records of ``log`` that belong to this suite and these agents, each game once."""
+    records: dict[tuple[str, int], GameRecord] = {}
+    for entry in log.games_of(suite.name, {spec.label for spec in agents}, suite.games):
+        record = from_plain(GameRecord, entry)
+        records.setdefault((record.agent, record.game), record)
+    return list(records.values())
+
+
+def _tasks(n_agents: int, games: int, workers: int, chunk_games: int | None = None,
+           left: Sequence[Collection[int]] | None = None) -> list[Task]:  # fmt: skip
+    """(agent, first game, stop) chunks, agents interleaved so they all progress together; ``left``: each agent's
+    games still to play (default: all), cut into chunks that never span a game already played."""
     chunk = chunk_games or max(1, min(MAX_CHUNK, games // (4 * workers)))
-    return [(agent, first, min(first + chunk, games)) for first in range(0, games, chunk) for agent in range(n_agents)]
+    tasks = []
+    for agent in range(n_agents):
+        wanted = range(games) if left is None else sorted(left[agent])
+        for start, stop in _runs(wanted):
+            tasks += [(agent, first, min(first + chunk, stop)) for first in range(start, stop, chunk)]
+    return sorted(tasks, key=lambda task: (task[1], task[0]))
+
+
+def _runs(games: Sequence[int]) -> list[tuple[int, int]]:
+    """Consecutive games as (first, stop) runs: [0, 1, 2, 5, 6] -> [(0, 3), (5, 7)]."""
+    runs: list[tuple[int, int]] = []
+    for game in games:
+        if runs and runs[-1][1] == game:
+            runs[-1] = (runs[-1][0], game + 1)
+        else:
+            runs.append((game, game + 1))
+    return runs
 
 
 def play_task(context: PlayContext, task: Task) -> list[GameRecord]:

@@ -13,11 +13,14 @@ have always found them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from eval.agent_specs import AgentLike, AgentSpec, Policy, PolicyAgent, resolve_agent, resolve_agents
+from eval.game_log import open_game_log
 from eval.metrics import GameRecord, paired_comparison, summarise
 from eval.player import GamePlayer
 from eval.pool import default_workers, play_suite
@@ -84,6 +87,8 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     chunk_games: int | None = None,
+    log: str | Path | None = None,
+    resume: bool = False,
 ) -> EvalReport:
     """Play every agent on every game of ``suite``.
 
@@ -98,6 +103,9 @@ def evaluate(
             ``workers`` CPUs, or the cluster at ``address``); see :mod:`backends`. Same records.
         address: ``host:port`` of a Ray head to join (``backend="ray"`` only).
         chunk_games: Games per chunk (default: up to 50); the records do not depend on it.
+        log: A game log (:mod:`eval.game_log`) that every game is written to as it finishes.
+        resume: Continue the run of ``log``: its games are read back, not played again (the same agents, suite
+            and oracle setting are required; workers, backend and chunks may differ).
 
     Examples:
         >>> from eval.suites import Suite
@@ -109,8 +117,18 @@ def evaluate(
     """
     resolved = resolve_agents(agents, suite.spec())
     workers = default_workers() if workers is None else workers
-    records = play_suite(
-        suite, resolved, workers=workers, oracle=oracle, progress=progress, backend=backend, address=address,
-        chunk_games=chunk_games,
-    )
-    return EvalReport(suite, tuple(spec.label for spec in resolved), tuple(records), oracle)
+    if resume and log is None:
+        raise ValueError("resume continues a game log: give its path as log")
+    labels = tuple(spec.label for spec in resolved)
+    opened = nullcontext() if log is None else open_game_log(log, eval_run(suite, labels, oracle), resume=resume)
+    with opened as game_log:
+        records = play_suite(
+            suite, resolved, workers=workers, oracle=oracle, progress=progress, backend=backend, address=address,
+            chunk_games=chunk_games, log=game_log,
+        )
+    return EvalReport(suite, labels, tuple(records), oracle)
+
+
+def eval_run(suite: Suite, labels: Sequence[str], oracle: bool) -> dict[str, Any]:
+    """What decides the records of an evaluation, as its game log's header: a resume must match it."""
+    return {"evaluation": "grid agents", "suite": suite.to_dict(), "agents": list(labels), "oracle": oracle}

@@ -12,6 +12,10 @@ invalid reply and the game goes on; a request that fails after its retries ends 
 failure** (not won, counted apart as ``endpoint_failures``), and the next game is played. The run stops early,
 with the games played so far (:class:`RunStopped`), when the endpoint cannot be used at all (connection refused,
 HTTP 401, 403, 404) or when ``failure_streak`` games of one player in a row ended by endpoint failures.
+
+With a game log (:mod:`eval.game_log`) every game is written as it ends (its :class:`TextGame`, field by field) and
+a resumed run plays only the others; a stop signal (:mod:`eval.stopping`) ends the games in flight at their next
+move, unlogged, and keeps the rest.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord, paired_comparison, summarise
+from eval.stopping import count_games, threads_deaf_to_stops
 from eval.suites import Suite
 from mine_llm.chat import EndpointError, ReplyFailed
 from mine_llm.policies import TextPolicy, Turn
@@ -66,8 +72,14 @@ class TextGame:
     endpoint_failure: str | None = None
 
 
-def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, game: int, label: str) -> TextGame:
-    """Play game ``game`` of ``suite`` with ``policy`` to its end (the suite's first cell played on its behalf).
+class GameAbandoned(Exception):
+    """A game left unfinished because the evaluation is stopping."""
+
+
+def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, game: int, label: str,
+                   stop: threading.Event | None = None) -> TextGame:  # fmt: skip
+    """Play game ``game`` of ``suite`` with ``policy`` to its end (the suite's first cell played on its behalf);
+    :class:`GameAbandoned` before the next move once ``stop`` is set.
 
     A request of the policy that fails after its retries (:class:`mine_llm.chat.ReplyFailed`) ends the game there,
     not won, with the failure in :attr:`TextGame.endpoint_failure`.
@@ -82,6 +94,8 @@ def play_text_game(env: MinesweeperTextEnv, policy: TextPolicy, suite: Suite, ga
     opening = suite.first_cell
     failure: ReplyFailed | None = None
     while True:
+        if stop is not None and stop.is_set():
+            raise GameAbandoned(f"game {game} of {label}")
         if opening is not None:
             turn, opening = Turn(f"reveal {opening[0]} {opening[1]}"), None
         else:
@@ -209,6 +223,7 @@ def evaluate_text(
     progress: bool = True,
     env_kwargs: dict[str, Any] | None = None,
     failure_streak: int = 5,
+    log: GameLog | None = None,
 ) -> TextReport:
     """Play every game of ``suite`` with every player through the text env.
 
@@ -219,10 +234,13 @@ def evaluate_text(
         progress: Show a progress bar.
         env_kwargs: More arguments of :class:`MinesweeperTextEnv` (``reward``, ``max_steps``).
         failure_streak: Games of one player in a row ended by endpoint failures that stop the run.
+        log: Write every game there as it ends, and play only the games it does not hold yet.
 
     Raises:
         RunStopped: a model's endpoint cannot be used (refused, no key, unknown model), or failed
             ``failure_streak`` games in a row; it holds the report of the games played before.
+        eval.stopping.Stopped: a stop signal (under :func:`eval.stopping.stop_signals`); the games in flight end
+            at their next move and the finished ones stay in the log.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
@@ -233,10 +251,13 @@ def evaluate_text(
               "boards": suite.boards, "start": suite.start, **(env_kwargs or {})}  # fmt: skip
     MinesweeperTextEnv(**kwargs)  # bad options fail here, before a request is sent
     streak = FailureStreak(failure_streak)
-    jobs = [(index, game) for game in range(suite.games) for index in range(len(players))]
-    results: dict[tuple[int, int], TextGame] = {}
+    results = {} if log is None else logged_games(log, suite, labels)
+    total = suite.games * len(players)
+    jobs = [(index, game) for game in range(suite.games) for index in range(len(players))
+            if (index, game) not in results]  # fmt: skip
     lock = threading.Lock()
     halted = threading.Event()
+    stopping = threading.Event()
 
     def play(index: int, game: int) -> None:
         if halted.is_set():  # the run is stopping: the games in flight finish, no other starts
@@ -244,31 +265,45 @@ def evaluate_text(
         label, factory = players[index]
         env = MinesweeperTextEnv(**kwargs)
         try:
-            outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label)
+            outcome = play_text_game(env, factory(suite.game_seeds(game).agent), suite, game, label, stopping)
             with lock:
+                if log is not None:
+                    log.append([{"suite": suite.name, "agent": label, "game": game, "text_game": plain(outcome)}])
                 results[index, game] = outcome
                 streak.observe(label, outcome)
         except EndpointError:
             halted.set()
             raise
 
-    bar = tqdm(total=len(jobs), desc=suite.name, unit="game", disable=not progress, leave=False)
-    pool = ThreadPoolExecutor(max_workers=concurrency)
+    bar = tqdm(total=total, initial=len(results), desc=suite.name, unit="game", disable=not progress, leave=False)
+    prefix = f"text-game-{id(stopping):x}"
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix=prefix)
     stopped: str | None = None
     try:
         with bar:
-            for future in as_completed([pool.submit(play, *job) for job in jobs]):
+            with threads_deaf_to_stops():  # a stop reaches the main thread, never a game's
+                futures = [pool.submit(play, *job) for job in jobs]
+            for future in as_completed(futures):
                 future.result()  # an endpoint that cannot be used stops the evaluation here
                 bar.update(1)
     except EndpointError as error:
         stopped = str(error)
+    except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
+        stopping.set()  # the games in flight end at their next move, unlogged
+        pool.shutdown(wait=True, cancel_futures=True)
+        for thread in threading.enumerate():  # one the stop caught while it started is the pool's, yet not joined
+            if thread.name.startswith(prefix):
+                thread.join()
+        count_games(stop, len(results), total)
+        raise
     finally:
+        halted.set()
         pool.shutdown(wait=True, cancel_futures=True)
     if stopped is None:
         return text_report(suite, len(players), results)
     if not results:
         raise RunStopped(stopped, None)
-    line = f"{stopped}; stopped after {len(results)} of {len(jobs)} games, the report holds them"
+    line = f"{stopped}; stopped after {len(results)} of {total} games, the report holds them"
     raise RunStopped(line, text_report(suite, len(players), results, line))
 
 
@@ -299,6 +334,14 @@ def _paired_on_common_games(
     if not common:
         return None
     return paired_comparison([r for r in first if r.game in common], [r for r in second if r.game in common], follows)
+
+
+def logged_games(log: GameLog, suite: Suite, labels: Sequence[str]) -> dict[tuple[int, int], TextGame]:
+    """The games of ``log`` that belong to this suite and these players, by (player index, game)."""
+    games: dict[tuple[int, int], TextGame] = {}
+    for entry in log.games_of(suite.name, labels, suite.games):
+        games.setdefault((labels.index(entry["agent"]), entry["game"]), from_plain(TextGame, entry["text_game"]))
+    return games
 
 
 TEXT_COLUMNS = (

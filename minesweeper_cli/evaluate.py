@@ -13,6 +13,8 @@ Examples::
         --suite intermediate-opening-1k
     minesweeper eval --model models/distill_expert_opening.zip --symmetries 4 --sure 1e-5 --suite expert-opening-1k
     minesweeper eval --list-suites
+    minesweeper eval --agent solver --suite expert-opening-10k --log expert.games.jsonl   # Ctrl-C, then:
+    minesweeper eval --agent solver --suite expert-opening-10k --resume expert.games.jsonl
     minesweeper eval --llm-endpoint http://127.0.0.1:8000/v1 --llm-model qwen3-8b --agent solver --agent random \\
         --preset beginner --games 100 --json llm.json
 """
@@ -20,7 +22,9 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from backends import check_backend
@@ -39,6 +43,14 @@ if TYPE_CHECKING:  # the engine, the runner and the reports load when the comman
     from eval.metrics import GameRecord
     from eval.suites import Suite
 
+EXPECTED_TIMES = (
+    "Expected times with --workers 2 on a shared 2-core machine (measured on 10 to 200 games and extrapolated): the "
+    "solver, rules and random agents on 1,000 beginner games with the oracle, under a minute; the solver and a DQN "
+    "model on beginner-opening-10k, about 15 minutes; the solver on expert-opening-10k, about 20 minutes; a "
+    "distilled network on intermediate-opening-1k, about 15 minutes (an hour with --symmetries 1 --symmetries 8), "
+    "and on expert-opening-1k with --symmetries 4, about 2 hours. Ctrl-C or SIGTERM stops a run with its games "
+    "kept (--log), and prints the command that resumes it (--resume)."
+)
 DEFAULT_GAMES = 1000
 DEFAULT_SEED = 0
 _AD_HOC_OPTIONS = ("preset", "rows", "cols", "mines", "first_click", "boards", "games", "seed")
@@ -51,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Play every agent on the same seeded games and print a table of win rates (Wilson 95% "
         "intervals), safe cells revealed, guesses, avoidable losses, excess risk and time, with paired "
         "McNemar tests. The games are either a named suite (--suite) or built from the board options.",
+        epilog=EXPECTED_TIMES,
     )
     parser.add_argument("--agent", action="append", default=[], choices=AGENTS, help="a baseline (repeat)")
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
@@ -94,6 +107,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON")
     parser.add_argument("--csv", metavar="PATH", help="write one row per game as CSV")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the win rates with their intervals")
+    parser.add_argument("--log", metavar="PATH",
+                        help="write every game to this file as it finishes, one JSON line each, and keep it (default: "
+                             "a working log beside --json, OUT.games.jsonl, or in the temporary folder, deleted "
+                             "once the report is written). Ctrl-C or SIGTERM stops the run, keeps the log and "
+                             "prints the command that resumes it")  # fmt: skip
+    parser.add_argument("--resume", metavar="LOG",
+                        help="continue the run of this game log: the games in it are not played again, and the "
+                             "report is the one an unbroken run gives; the same agents, suite and options are "
+                             "required (--workers, --backend and --chunk-games may change)")  # fmt: skip
     add_llm_options(parser)
     # None marks "not given", so --suite can refuse board options that would be silently ignored.
     parser.set_defaults(func=run, first_click=None)
@@ -137,6 +159,8 @@ def check_outputs(args: argparse.Namespace) -> None:
             check_output_path(getattr(args, option), f"--{option}")
     if args.plot:
         check_plot_output(args.plot)
+    if args.log:
+        check_output_path(args.log, "--log")
 
 
 def print_suites() -> None:
@@ -151,9 +175,9 @@ def print_suites() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from eval.agent_specs import AgentSpec
-    from eval.report import markdown_report
-    from eval.runner import evaluate
+    """Check every option, then play the games, stopping cleanly on SIGINT or SIGTERM (the log kept)."""
+    from eval.game_log import choose_log, drop_if_empty
+    from eval.stopping import Stopped, resume_command, stop_signals
 
     if args.list_suites:
         print_suites()
@@ -176,16 +200,42 @@ def run(args: argparse.Namespace) -> int:
         suite = suite.with_zero_start()
     if args.symmetries and not args.model:
         raise ValueError("--symmetries applies to --model; give a model to evaluate")
+    log, working = choose_log(args.log, args.resume, args.json)
+    try:
+        with stop_signals():
+            _evaluate(args, suite, log)
+    except Stopped as stop:
+        command_line = getattr(args, "command_line", sys.argv[1:])
+        print(stop.message(resume_command("minesweeper", command_line, log) if log.exists() else None),
+              file=sys.stderr)  # fmt: skip
+        return stop.exit_status
+    except BaseException:
+        if working:
+            drop_if_empty(log)
+        raise
+    if working:
+        log.unlink(missing_ok=True)
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
+    """Play the games of the run (a language model's, or the grid agents' and models'), print the report and
+    write its files."""
+    from eval.agent_specs import AgentSpec
+    from eval.report import markdown_report
+    from eval.runner import evaluate
+
+    resume = args.resume is not None
     if args.llm_endpoint is not None:
         from mine_llm.evaluate import text_table
 
-        text_report = run_llm(args, suite)
+        text_report = run_llm(args, suite, log, resume)
         print(markdown_report(text_report.summary) + "\nThrough the text env, graded move by move by the oracle:\n\n"
               + text_table(text_report.summary), end="")  # fmt: skip
         _write_outputs(args, text_report.summary, text_report.records, suite)
         if text_report.stopped:  # the games played are reported and written: now the one line of why it stopped
             raise ValueError(text_report.stopped)
-        return 0
+        return
     counts = args.symmetries or [1]
     if args.sure and max(counts) == 1:
         raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
@@ -195,11 +245,10 @@ def run(args: argparse.Namespace) -> int:
               for path in args.model for count in counts]  # fmt: skip
     report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
-                      chunk_games=args.chunk_games)  # fmt: skip
+                      chunk_games=args.chunk_games, log=log, resume=resume)  # fmt: skip
     summary = report.to_dict()
     print(markdown_report(summary), end="")
     _write_outputs(args, summary, report.records, suite)
-    return 0
 
 
 def _write_outputs(args: argparse.Namespace, summary: dict, records: Sequence[GameRecord], suite: Suite) -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the text path loads when a run asks for it, not for the parser
     from eval.suites import Suite
@@ -85,12 +86,21 @@ def _chat_policy(endpoint: Endpoint, history: int, seed: int) -> ChatPolicy:
     return ChatPolicy(endpoint, history)
 
 
-def run_llm(args: argparse.Namespace, suite: Suite) -> TextReport:
-    """Play the model and the ``--agent`` reference rows on ``suite`` through the text env.
+def llm_run(args: argparse.Namespace, suite: Suite, labels: list[str]) -> dict[str, Any]:
+    """What decides the games of a model's evaluation, as its game log's header (a resume must match it): the
+    suite, the players and the options that change a reply (not the URL, the key, the time-out or retries)."""
+    options = {name: getattr(args, name) for name in (*_LLM_OPTIONS, "llm_max_steps") if name != "llm_api_key"}
+    return {"evaluation": "language model", "suite": suite.to_dict(), "agents": labels, **options}
+
+
+def run_llm(args: argparse.Namespace, suite: Suite, log: Path | None = None, resume: bool = False) -> TextReport:
+    """Play the model and the ``--agent`` reference rows on ``suite`` through the text env, every game written
+    to the game log ``log`` as it ends (``resume``: continue that log's run).
 
     A run its endpoint stopped comes back with the games it played and :attr:`TextReport.stopped` set (the
     caller reports them, then fails with that line); with no game played, :class:`RunStopped` is raised.
     """
+    from eval.game_log import open_game_log
     from mine_llm.chat import Endpoint
     from mine_llm.evaluate import RunStopped, evaluate_text
     from mine_llm.policies import AgentTextPolicy
@@ -103,9 +113,13 @@ def run_llm(args: argparse.Namespace, suite: Suite) -> TextReport:
     players = [(f"llm:{args.llm_model}", functools.partial(_chat_policy, endpoint, args.llm_history))]
     players += [(name, functools.partial(AgentTextPolicy, name)) for name in dict.fromkeys(args.agent)]
     env_kwargs = {} if args.llm_max_steps is None else {"max_steps": args.llm_max_steps}
+    options = {"concurrency": args.llm_concurrency, "progress": args.progress, "env_kwargs": env_kwargs,
+               "failure_streak": args.llm_failure_streak}
     try:
-        return evaluate_text(players, suite, concurrency=args.llm_concurrency, progress=args.progress,
-                             env_kwargs=env_kwargs, failure_streak=args.llm_failure_streak)  # fmt: skip
+        if log is None:
+            return evaluate_text(players, suite, **options)
+        with open_game_log(log, llm_run(args, suite, [label for label, _ in players]), resume=resume) as game_log:
+            return evaluate_text(players, suite, **options, log=game_log)
     except RunStopped as stop:
         if stop.report is None:
             raise

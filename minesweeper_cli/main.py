@@ -72,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.command_line = list(sys.argv[1:] if argv is None else argv)  # to print a command that resumes it
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # the reader left early, as `| head` does: stop quietly (before OSError, its base)

@@ -41,6 +41,12 @@ def who_played(moves: Sequence[Move], agent_name: str) -> tuple[str, str]:
     return owner_name, f"{share} of {len(moves)} moves"
 
 
+def duration(seconds: float) -> str:
+    """A game's time in whole seconds, ``under 1 s`` for a game cleared at once (the assist can win on the first
+    click) rather than ``0 s``."""
+    return "under 1 s" if seconds < 0.5 else f"{seconds:.0f} s"
+
+
 def game_outcome(
     moves: Sequence[Move], agent_name: str, status: str, elapsed: float, lost_cell: tuple[int, int] | None
 ) -> str:
@@ -56,7 +62,7 @@ def game_outcome(
         lost_cell: The mine that ended a lost game.
     """
     owner, share = who_played(moves, agent_name)
-    how = f"won in {elapsed:.0f} s" if status == "won" else f"lost: a mine at {lost_cell}"
+    how = f"won in {duration(elapsed)}" if status == "won" else f"lost: a mine at {lost_cell}"
     return f"{owner} {how}" + (f"; {share}" if share else "")
 
 
@@ -64,7 +70,7 @@ def move_message(move: Move, status: str, elapsed: float) -> str:
     """The status line after a move: the move, and the end of the game when the move ended it."""
     text = move.describe()
     if status == "won":
-        return text + f" -- won in {elapsed:.0f} s"
+        return text + f" -- won in {duration(elapsed)}"
     if status == "lost":
         return text + " -- hit a mine"
     return text

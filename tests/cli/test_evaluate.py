@@ -93,3 +93,59 @@ def test_cli_plays_no_guess_boards(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_refuses_bad_no_guess_options(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run_cli(["eval", "--agent", "solver", "--workers", "1", "--no-progress", *extra], capsys)
     assert status == 2 and message in err and "Traceback" not in err
+
+
+RUN = ["eval", "--agent", "solver", "--agent", "random", "--rows", "5", "--cols", "5", "--mines", "3", "--games", "6",
+       "--workers", "1", "--no-progress"]  # fmt: skip
+
+
+def test_a_named_log_is_kept_and_a_working_log_beside_the_report_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log, report = tmp_path / "games.jsonl", tmp_path / "out.json"
+    status, first, _ = run_cli([*RUN, "--log", str(log)], capsys)
+    assert status == 0 and log.read_text().count("\n") == 1 + 12
+    status, _, _ = run_cli([*RUN, "--json", str(report)], capsys)
+    assert status == 0 and report.is_file() and not (tmp_path / "out.games.jsonl").exists()
+    before = log.read_text()
+    status, again, _ = run_cli([*RUN, "--resume", str(log)], capsys)
+    assert status == 0 and log.read_text() == before and again == first  # every game read back, none played
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (["--games", "7"], "is the log of another run (suite: "),
+        (["--no-oracle"], "is the log of another run (oracle: true in the log, false now)"),
+        (["--agent", "rules"], "is the log of another run (agents: "),
+    ],
+)
+def test_a_resume_with_other_options_is_refused_in_one_line(
+    change: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "games.jsonl"
+    assert run_cli([*RUN, "--games", "2", "--log", str(log)], capsys)[0] == 0
+    status, _, err = run_cli([*RUN, "--games", "2", *change, "--resume", str(log)], capsys)
+    assert status == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--resume", "nowhere.jsonl"], "--resume nowhere.jsonl: no such game log"),
+        (["--log", "a.jsonl", "--resume", "b.jsonl"], "--resume LOG continues that log: drop --log"),
+        (["--log", "no/such/folder/a.jsonl"], "--log no/such/folder/a.jsonl: the folder no/such/folder does not exist"),
+    ],
+)
+def test_bad_log_options_are_one_line(extra: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run_cli([*RUN, *extra], capsys)
+    assert status == 2 and message in err and "Traceback" not in err
+
+
+def test_a_run_over_a_log_of_games_is_refused_rather_than_losing_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "games.jsonl"
+    assert run_cli([*RUN, "--games", "2", "--log", str(log)], capsys)[0] == 0
+    status, _, err = run_cli([*RUN, "--games", "2", "--log", str(log)], capsys)
+    assert status == 2 and f"already holds a run: continue it with --resume {log}" in err

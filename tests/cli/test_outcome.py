@@ -41,6 +41,11 @@ def test_the_outcome_says_who_won_or_lost_and_how():
     assert game_outcome(moves[:1], "solver", "lost", 1.0, (2, 3)) == "You lost: a mine at (2, 3)"
 
 
+def test_a_game_won_at_once_is_won_in_under_a_second_not_in_0_s():
+    assert game_outcome(moves_by(PLAYER), "solver", "won", 0.2, None) == "You won in under 1 s"
+    assert move_message(Move("reveal", 0, 1, PLAYER, None, 3), "won", 0.0) == "you reveal (0, 1) -- won in under 1 s"
+
+
 def test_move_descriptions():
     assert Move("reveal", 3, 4, "solver", 0.0, 1).describe() == "solver reveals (3, 4): certain"
     assert Move("reveal", 3, 4, "solver", 0.25, 0).describe() == "solver reveals (3, 4): guess, 25% risk"

@@ -11,6 +11,7 @@ from mine_env.engine.constants import FLAG, HIDDEN, MINE
 from mine_env.engine.spec import BoardSpec
 from mine_env.env import MinesweeperEnv
 from minesweeper_cli.apps.moves import Move
+from minesweeper_cli.apps.outcome import duration
 from minesweeper_cli.apps.session import GameSession
 
 SPEC = BoardSpec(6, 6, 5, "safe")
@@ -176,7 +177,7 @@ def test_the_outcome_says_who_won_or_lost_and_how():
         session.agent_move()
     agents = sum(move.by == "solver" for move in session.moves)
     yours = len(session.moves) - agents
-    how = f"won in {session.elapsed:.0f} s" if session.status == "won" else f"lost: a mine at {session.lost_cell}"
+    how = f"won in {duration(session.elapsed)}" if session.status == "won" else f"lost: a mine at {session.lost_cell}"
     assert session.outcome() == f"The solver {how}; you made {yours} of {len(session.moves)} moves"
 
 

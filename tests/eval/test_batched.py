@@ -188,3 +188,47 @@ def test_a_mirrored_play_that_cannot_work_is_one_clear_line(flags: list[str], me
     assert main(["--model", BEGINNER_MODEL, "--games", "2", *suite, *flags]) == 2
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--device", "quantum"], "--device 'quantum' is not a torch device; expected cpu, cuda or cuda:N"),
+        (["--games", "-3"], "--games must be at least 1, got -3"),
+        (["--batch", "0"], "--batch must be at least 1, got 0"),
+        (["--workers", "0"], "--workers must be at least 1, got 0"),
+        (["--mark-above", "1.5"], "--mark-above is a mine chance from 0 to below 1, got 1.5"),
+        (["--log", "a.jsonl", "--resume", "b.jsonl"], "--resume LOG continues that log: drop --log"),
+        (["--resume", "nowhere.jsonl"], "--resume nowhere.jsonl: no such game log"),
+    ],
+)
+def test_bad_options_are_one_line_each(flags: list[str], message: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cuda_where_there_is_none_is_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    assert main(["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", "--device", "cuda"]) == 2
+    assert "--device cuda: CUDA is not available here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_resumed_run_plays_only_the_games_its_log_lacks_and_reports_the_same(tmp_path, workers) -> None:  # type: ignore[no-untyped-def]
+    options = ["--model", BEGINNER_MODEL, "--suite", "beginner-opening-1k", "--games", "30", "--batch", "7",
+               "--workers", str(workers), "--no-progress"]  # fmt: skip
+    log, whole, resumed = tmp_path / "run.games.jsonl", tmp_path / "whole.jsonl", tmp_path / "resumed.jsonl"
+    assert main([*options, "--log", str(log), "--json", str(whole)]) == 0
+    lines = log.read_text().splitlines(keepends=True)
+    assert len(lines) == 1 + 30 and not (tmp_path / "whole.games.jsonl").exists()
+    log.write_text("".join(lines[:12]) + lines[12][:20])  # eleven games kept, and a line torn in mid-write
+    assert main([*options, "--resume", str(log), "--json", str(resumed)]) == 0
+    assert sorted(json.loads(line)["game"] for line in log.read_text().splitlines()[1:]) == list(range(30))
+    first, again = json.loads(whole.read_text()), json.loads(resumed.read_text())
+    for key in ("won", "first_cell", "wins", "moves", "calls"):
+        assert first[key] == again[key]
+    assert main([*options, "--passes", "2", "--resume", str(log)]) == 2  # another run's options: refused

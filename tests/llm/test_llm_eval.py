@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import signal
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from eval.game_log import open_game_log, read_game_log
 from eval.runner import evaluate
+from eval.stopping import Stopped, stop_signals
 from eval.suites import Suite
 from mine_llm.chat import Endpoint, EndpointError, complete
 from mine_llm.evaluate import evaluate_text
-from mine_llm.policies import AgentTextPolicy, ChatPolicy
+from mine_llm.policies import AgentTextPolicy, ChatPolicy, Turn
 from mine_llm.reference_server import ReferenceServer, running_server
 from support import run_cli
 
@@ -142,3 +146,47 @@ def test_bad_input_is_one_line(
     argv = ["eval", *(urls.get(option, option) for option in options), *BOARD]
     status, _, err = run_cli(argv, capsys)
     assert status == 2 and error in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+class StopOnMove(AgentTextPolicy):
+    """The solver, sending this process SIGINT on its ``stop_at``-th reply of the game."""
+
+    def __init__(self, stop_at: int, seed: int | None = None) -> None:
+        super().__init__("solver", seed)
+        self.stop_at, self.replies = stop_at, 0
+
+    def reply(self, observation: str) -> Turn:
+        self.replies += 1
+        if self.replies == self.stop_at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().reply(observation)
+
+
+def test_a_stopped_text_eval_keeps_its_games_and_resumes_to_the_same_report(tmp_path: Path) -> None:
+    path = tmp_path / "text.games.jsonl"
+    run = {"evaluation": "test"}
+    stopping = [("solver", functools.partial(StopOnMove, 3)), ("random", functools.partial(AgentTextPolicy, "random"))]
+    with open_game_log(path, run, resume=False) as log, pytest.raises(Stopped) as stopped, stop_signals():
+        evaluate_text(stopping, SUITE, concurrency=2, progress=False, log=log)
+    assert stopped.value.total == 2 * SUITE.games and stopped.value.done == len(read_game_log(path)[1]) < 12
+    players = [(name, functools.partial(AgentTextPolicy, name)) for name in ("solver", "random")]
+    with open_game_log(path, run, resume=True) as log:
+        resumed = evaluate_text(players, SUITE, concurrency=2, progress=False, log=log)
+    assert len(read_game_log(path)[1]) == 2 * SUITE.games  # the games kept were not played again
+    unbroken = evaluate_text(players, SUITE, concurrency=2, progress=False)
+    assert [r.outcome() for r in resumed.records] == [r.outcome() for r in unbroken.records]
+
+
+def test_the_command_resumes_a_model_s_run_from_its_log(
+    server: ReferenceServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "llm.games.jsonl"
+    argv = ["eval", "--llm-endpoint", server.url, "--llm-model", "solver", "--agent", "random", *BOARD]
+    status, first, err = run_cli([*argv, "--log", str(log)], capsys)
+    assert status == 0, err
+    lines = log.read_text()
+    assert lines.count("\n") == 1 + 8 and '"prompt_tokens"' in lines
+    status, again, _ = run_cli([*argv, "--resume", str(log)], capsys)
+    assert status == 0 and again == first and log.read_text() == lines
+    status, _, err = run_cli([*argv, "--llm-tools", "--resume", str(log)], capsys)
+    assert status == 2 and "another run (llm_tools: false in the log, true now)" in err

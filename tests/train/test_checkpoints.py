@@ -26,7 +26,7 @@ from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
 from train.options import check_device
 from train.sb3 import dqn, maskable_ppo, ppo
-from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file, logged_wall_seconds
+from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file, logged_wall_seconds, time_up
 from train.sb3.training import train
 
 pytestmark = pytest.mark.train
@@ -96,6 +96,10 @@ def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: 
         assert models[0].replay_buffer.size() == models[1].replay_buffer.size() == 100 // 4  # rows of 4 boards
         np.testing.assert_array_equal(models[0].replay_buffer.observations, models[1].replay_buffer.observations)
         assert models[0].exploration_rate == models[1].exploration_rate
+
+
+def test_the_time_limit_says_minute_in_the_singular_for_one() -> None:
+    assert [time_up(1), time_up(30), time_up(0.5)] == ["1 minute is up", "30 minutes are up", "0.5 minutes are up"]
 
 
 def test_the_time_limit_stops_a_run_with_a_checkpoint_that_resumes(
@@ -266,3 +270,18 @@ def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
         args.func(args)
     assert stopped.value.code == 2
     assert refused in capsys.readouterr().err
+
+
+def test_a_resumed_run_s_progress_bar_counts_the_run_s_steps_as_its_log_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    halted = run("ppo", tmp_path, "bar", pause_at=64, steps=128)
+    capsys.readouterr()
+    resume("ppo", halted, "--steps", "128", "--progress-bar")
+    bar = capsys.readouterr().err.replace("\r", "\n")
+    assert " 64/128 " in bar and " 128/128 " in bar and " 0/64 " not in bar  # from the resume point, out of the run
+    assert logged_steps(halted)[-1] == 128
+
+
+def logged_steps(run_dir: Path) -> list[int]:
+    return [int(row["time/total_timesteps"]) for row in curve(run_dir) if row.get("time/total_timesteps")]

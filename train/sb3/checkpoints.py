@@ -154,6 +154,11 @@ def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) ->
     return path
 
 
+def time_up(minutes: float) -> str:
+    """Why a run with a time limit stops: ``1 minute is up``, ``30 minutes are up``."""
+    return f"{minutes:g} minute is up" if minutes == 1 else f"{minutes:g} minutes are up"
+
+
 class RunKeeper(BaseCallback):
     """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time in this
     stretch of ``clock`` (the run's :class:`RunClock`), once ``pause_at`` steps are reached (0 turns each off), or on
@@ -185,7 +190,7 @@ class RunKeeper(BaseCallback):
     def _on_rollout_start(self) -> None:
         steps = self.num_timesteps
         if self.minutes and time.monotonic() - self.clock.started >= 60 * self.minutes:
-            self.stopping = f"{self.minutes:g} minutes are up"
+            self.stopping = time_up(self.minutes)
         elif self.pause_at and steps >= self.pause_at:
             self.stopping = f"paused at {self.pause_at:,} steps"
         elif self.signal.received:

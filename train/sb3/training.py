@@ -39,6 +39,7 @@ from train.sb3.checkpoints import (
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
+from train.sb3.progress_bar import RunProgressBar
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
@@ -211,12 +212,14 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     callbacks: list[BaseCallback] = [drops, keeper, WinRateCallback(algo, config, run_dir, clock)]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
+    if config.progress_bar:  # the run's steps, as the log counts them (SB3's own bar restarts at 0 on a resume)
+        callbacks.append(RunProgressBar())
     steps = planned_steps(model, config.steps)
     if steps != config.steps:
         print(f"--steps {config.steps:,} rounded up to {steps:,}: {algo} collects {steps_per_round(model):,} steps "
               f"at a time ({round_description(model)})", flush=True)  # fmt: skip
     remaining = steps - model.num_timesteps
-    model.learn(remaining, callback=callbacks, progress_bar=config.progress_bar, reset_num_timesteps=resume is None)
+    model.learn(remaining, callback=callbacks, reset_num_timesteps=resume is None)
     save_model(model, run_dir / "final_model.zip", algo, config)
     return run_dir
 
