@@ -105,10 +105,12 @@ def clash_message(name: str) -> str:
         return (f"the package {named} also installs a top-level '{name}' that hides ours: pip uninstall "
                 f"{' '.join(owners)}, or use a separate virtual environment")  # fmt: skip
     found = importlib.util.find_spec(name)
-    where = found.origin if found is not None else "nowhere"
-    return (f"'{name}' imports from {where}, not from minesweeper-rl at {_ROOT}: remove what puts it first on the "
-            "import path (PYTHONPATH, a folder of that name in the current directory), or use a separate virtual "
-            "environment")  # fmt: skip
+    if found is None:  # ours is on disk but no finder knows it: an install older than the package (editable ones)
+        return (f"'{name}' of minesweeper-rl at {_ROOT} is not installed (an install from before it was added): "
+                f"install again, pip install -e {_ROOT} for a checkout")  # fmt: skip
+    return (f"'{name}' imports from {found.origin}, not from minesweeper-rl at {_ROOT}: remove what puts it first "
+            "on the import path (PYTHONPATH, a folder of that name in the current directory), or use a separate "
+            "virtual environment")  # fmt: skip
 
 
 def warn_once() -> list[str]:

@@ -88,3 +88,16 @@ def test_a_package_another_wheel_wrote_over_is_found_by_its_record(
         (tmp_path / package / "__init__.py").write_bytes(text)
     monkeypatch.setattr(name_clash, "_ROOT", tmp_path)
     assert name_clash._overwritten(["agents", "eval"]) == ["agents"]
+
+
+def test_a_package_of_ours_no_finder_knows_is_said_to_need_a_new_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editable install made before a package was added knows nothing of it: the line says to install again."""
+    import importlib.util
+
+    from mine_env import name_clash
+
+    known = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "battle" else known(name))
+    assert name_clash.shadowed_packages() == ["battle"]
+    message = name_clash.clash_message("battle")
+    assert "is not installed" in message and "pip install -e" in message
