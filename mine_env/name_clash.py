@@ -36,8 +36,14 @@ _reported: list[str] = []
 def shadowed_packages() -> list[str]:
     """Our top-level packages that an import would not take from this installation."""
     ours = [name for name in OUR_PACKAGES if (_ROOT / name / "__init__.py").is_file()]
-    shadowed = [name for name in ours if not _resolves_here(name)]
+    shadowed = [name for name in ours if not _blocked_here(name) and not _resolves_here(name)]
     return shadowed + [name for name in _overwritten(ours) if name not in shadowed]
+
+
+def _blocked_here(name: str) -> bool:
+    """Whether this process blocked ``import name`` itself (``sys.modules[name] = None``, as a check that something
+    runs without ``train`` does): then nothing installed hides it."""
+    return name in sys.modules and sys.modules[name] is None
 
 
 def _resolves_here(name: str) -> bool:

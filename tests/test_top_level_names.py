@@ -101,3 +101,10 @@ def test_a_package_of_ours_no_finder_knows_is_said_to_need_a_new_install(monkeyp
     assert name_clash.shadowed_packages() == ["battle"]
     message = name_clash.clash_message("battle")
     assert "is not installed" in message and "pip install -e" in message
+
+
+def test_a_package_this_process_blocked_itself_is_not_called_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mine_env import name_clash
+
+    monkeypatch.setitem(sys.modules, "train", None)  # as a check that plays without train blocks it
+    assert "train" not in name_clash.shadowed_packages()
