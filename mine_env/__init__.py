@@ -20,7 +20,7 @@ warn_once()
 
 register_envs()
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 """The version of the distribution minesweeper-rl, said here only (pyproject.toml reads it; CHANGELOG.md)."""
 
 __all__ = [
