@@ -74,6 +74,8 @@ class Rollout:
     """Win rate of each candidate on the first layouts."""
     best: int
     """The candidate with the best rate there (the cell played on a tie)."""
+    first_se: float
+    """Standard error of the best rate minus the played cell's there (paired)."""
     played_again: float
     """The cell played, on the fresh layouts."""
     best_again: float
@@ -105,6 +107,8 @@ class RolloutStudy:
         return {
             "positions": n, "skipped": self.skipped,
             "another_better_first": sum(r.best != r.played for r in self.positions),
+            "another_better_first_over_two_se": sum(gain > 2 * r.first_se for gain, r in zip(first, self.positions,
+                                                                                              strict=True)),
             "mean_gain_first": float(np.mean(first)) if n else None,
             "mean_played_rate": float(np.mean([r.played_again for r in self.positions])) if n else None,
             "mean_gain": float(gains.mean()) if n else None,
@@ -126,7 +130,8 @@ class RolloutStudy:
         where = "fatal guesses" if self.target == "fatal" else "true guesses"
         return (f"Rollouts at {s['positions']} {where} ({s['skipped']} skipped), {self.layouts} layouts per "
                 f"candidate, played on by solver-{self.strength}: another candidate won more often than the cell "
-                f"played at {s['another_better_first']} of them on the first layouts (mean gain "
+                f"played at {s['another_better_first']} of them on the first layouts "
+                f"({s['another_better_first_over_two_se']} by over two paired SE; mean gain "
                 f"{s['mean_gain_first']:+.4f}, a maximum over noisy rates); on fresh layouts the cell played won "
                 f"{s['mean_played_rate']:.4f} and the best candidate {s['mean_gain']:+.4f} more (SE {se}); "
                 f"better by over two paired SE at {s['gain_over_two_se']}, worse at {s['loss_over_two_se']}.")
@@ -143,15 +148,22 @@ def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: in
     settings = PRESETS[strength]
     state = np.uint64(rng.integers(2**63))
     first = sampler.samples(rng, layouts)
-    rates = [float(play_out(grid, mines, first, cell, settings, state)[0].mean()) for cell in candidates]
+    wins = [play_out(grid, mines, first, cell, settings, state)[0] for cell in candidates]
+    rates = [float(won.mean()) for won in wins]
     top = max(rates)
     best = position.cell if rates[candidates.index(position.cell)] == top else candidates[rates.index(top)]
+    first_se = paired_se(wins[candidates.index(best)], wins[candidates.index(position.cell)])
     fresh = sampler.samples(rng, layouts)
     played, _ = play_out(grid, mines, fresh, position.cell, settings, state)
     again, _ = play_out(grid, mines, fresh, best, settings, state)
-    difference = again.astype(float) - played
-    return Rollout(position.game, position.lost, position.cell, candidates, rates, best, float(played.mean()),
-                   float(again.mean()), float(difference.std(ddof=1) / math.sqrt(layouts)) if layouts > 1 else 0.0)
+    return Rollout(position.game, position.lost, position.cell, candidates, rates, best, first_se,
+                   float(played.mean()), float(again.mean()), paired_se(again, played))  # fmt: skip
+
+
+def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
+    """Standard error of the difference of two win rates measured on the same layouts."""
+    difference = wins.astype(float) - others
+    return float(difference.std(ddof=1) / math.sqrt(difference.size)) if difference.size > 1 else 0.0
 
 
 def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,

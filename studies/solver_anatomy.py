@@ -18,8 +18,12 @@ candidate would have won more often.
 
 Usage::
 
-    python studies/solver_anatomy.py --suite intermediate-opening-10k --games 2000 \\
-        --rollout-positions 40 --rollouts 200 --json docs/results/solver-anatomy-intermediate-2000.json
+    python studies/solver_anatomy.py --suite intermediate-opening-10k --games 2000 --rollout-positions 40 \\
+        --rollouts 200 --rollout-at fatal --rollout-at guesses --json docs/results/solver-anatomy-intermediate-2000.json
+
+``--rollout-at guesses`` draws its positions uniformly among all true guesses, so its mean gain times the true
+guesses a game estimates the games a search at every guess could win back (to first order); the fatal guesses
+alone are a sample chosen by the outcome, which says where losses sit but not what a search gains per game.
 """
 
 from __future__ import annotations
@@ -194,7 +198,7 @@ def loss_summary(records: list[GameRecord]) -> dict[str, Any]:
             "true_guesses": int(guesses.sum()), "by_true_guesses": by_guesses}  # fmt: skip
 
 
-def markdown(summary: dict[str, Any], rollouts: RolloutStudy | None) -> str:
+def markdown(summary: dict[str, Any], rollouts: Sequence[RolloutStudy] = ()) -> str:
     """The losses by kind as a Markdown table, the games by their number of true guesses, and the rollouts."""
     games = summary["games"]
     lines = [f"{summary['wins']:,} of {games:,} games won ({share(summary['wins'], games)}); "
@@ -216,9 +220,9 @@ def markdown(summary: dict[str, Any], rollouts: RolloutStudy | None) -> str:
     for n, row in summary["by_true_guesses"].items():
         label = f"{n}+" if n == "3" else n
         lines.append(f"| {label} | {row['games']:,} | {share(row['wins'], row['games'])} |")
-    if rollouts is not None:
-        lines += ["", rollouts.markdown()]
-        back = won_back(summary, rollouts)
+    for study in rollouts:
+        lines += ["", study.markdown()]
+        back = won_back(summary, study)
         if back is not None:
             lines.append(f"Times {summary['true_guesses'] / games:.2f} true guesses a game: at most "
                          f"{100 * back[0]:+.2f} ± {100 * back[1]:.2f} points of games won back by the best "
@@ -237,6 +241,14 @@ def won_back(summary: dict[str, Any], rollouts: RolloutStudy) -> tuple[float, fl
     return measured["mean_gain"] * per_game, measured["mean_gain_se"] * per_game
 
 
+def report_json(report: dict[str, Any]) -> str:
+    """The report as indented JSON, its ``records`` (:class:`GameRecord`) one game a line, without empty fields."""
+    lines = [json.dumps({key: value for key, value in asdict(record).items() if value is not None},
+                        separators=(",", ":")) for record in report["records"]]  # fmt: skip
+    head = json.dumps({**report, "records": "RECORDS"}, indent=1)
+    return head.replace('"RECORDS"', "[\n" + ",\n".join(lines) + "\n]") + "\n"
+
+
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -249,8 +261,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rollout-positions", type=int, default=0, help="guess positions to play out (default 0)")
     parser.add_argument("--rollouts", type=int, default=100, help="layouts per candidate, and again to check the best")
     parser.add_argument("--rollout-strength", default="fast", choices=STRENGTHS, help="who plays the rollouts on")
-    parser.add_argument("--rollout-at", default="fatal", choices=ROLLOUT_TARGETS,
-                        help="fatal: the lost games' fatal guesses; guesses: any true guess (for a per-game figure)")
+    parser.add_argument("--rollout-at", action="append", choices=ROLLOUT_TARGETS,
+                        help="fatal (default): the lost games' fatal guesses; guesses: any true guess (for a per-game "
+                             "figure); repeat for both, --rollout-positions at each")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts' positions and layouts")
     parser.add_argument("--json", type=Path, help="write the records and the summary here as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -268,11 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.rollout_positions < 0 or args.rollouts < 1:
             raise ValueError("--rollout-positions must be >= 0 and --rollouts >= 1")
         played = play_suite(suite, args.games, args.strength, not args.no_progress)
-        rollouts = None
-        if args.rollout_positions:
-            rollouts = rollout_study(played.positions, suite.mines, args.rollout_at, args.rollout_positions,
-                                     args.rollouts, args.strength, args.rollout_strength, args.seed,
-                                     progress=not args.no_progress)  # fmt: skip
+        targets = list(dict.fromkeys(args.rollout_at or ["fatal"])) if args.rollout_positions else []
+        rollouts = [rollout_study(played.positions, suite.mines, target, args.rollout_positions, args.rollouts,
+                                  args.strength, args.rollout_strength, args.seed, progress=not args.no_progress)
+                    for target in targets]  # fmt: skip
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -280,10 +292,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(markdown(summary, rollouts))
     if args.json:
         report = {"suite": suite.name, "games": args.games, "strength": args.strength, "summary": summary,
-                  "rollouts": None if rollouts is None else rollouts.to_dict(),
-                  "won_back_per_game": None if rollouts is None else won_back(summary, rollouts),
-                  "records": [asdict(record) for record in played.records]}  # fmt: skip
-        args.json.write_text(json.dumps(report, indent=1) + "\n")
+                  "rollout_seed": args.seed, "rollouts": [study.to_dict() for study in rollouts],
+                  "won_back_per_game": [won_back(summary, study) for study in rollouts],
+                  "records": played.records}  # fmt: skip
+        args.json.write_text(report_json(report))
     return 0
 
 

@@ -86,9 +86,12 @@ def test_rollouts_repeat_from_their_seed(tmp_path: Path) -> None:
 def test_the_command_writes_its_records_and_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     out = tmp_path / "anatomy.json"
     assert solver_anatomy.main(["--preset", "beginner", "--games", "30", "--rollout-positions", "1", "--rollouts",
-                                "8", "--no-progress", "--json", str(out)]) == 0  # fmt: skip
+                                "8", "--rollout-at", "fatal", "--rollout-at", "guesses", "--no-progress",
+                                "--json", str(out)]) == 0  # fmt: skip
     report = json.loads(out.read_text())
     assert report["suite"] == "beginner-opening-10k" and len(report["records"]) == 30
+    assert [study["target"] for study in report["rollouts"]] == ["fatal", "guesses"]
+    assert report["won_back_per_game"][0] is None  # a per-game figure needs uniformly drawn guesses
     assert report["summary"]["losses"] == sum(not record["won"] for record in report["records"])
     assert "| fatal guess |" in capsys.readouterr().out
     assert solver_anatomy.main(["--suite", "beginner-opening-1k", "--games", "0"]) == 2
