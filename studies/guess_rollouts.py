@@ -68,6 +68,8 @@ class Rollout:
 
     game: int
     lost: bool
+    kind: str
+    """The kind of guess (forced 50/50, endgame, ordinary)."""
     played: int
     candidates: list[int]
     rates: list[float]
@@ -117,9 +119,20 @@ class RolloutStudy:
             "loss_over_two_se": sum(r.gain < -2 * r.gain_se for r in self.positions),
         }  # fmt: skip
 
+    def by_kind(self) -> dict[str, dict[str, Any]]:
+        """Per kind of guess: positions, the played cell's mean rate and the mean gain on fresh layouts, with SEs."""
+        kinds: dict[str, dict[str, Any]] = {}
+        for kind in dict.fromkeys(r.kind for r in self.positions):
+            gains = np.array([r.gain for r in self.positions if r.kind == kind])
+            played = np.array([r.played_again for r in self.positions if r.kind == kind])
+            kinds[kind] = {"positions": int(gains.size), "played_rate": float(played.mean()),
+                           "mean_gain": float(gains.mean()),
+                           "mean_gain_se": float(gains.std(ddof=1) / math.sqrt(gains.size)) if gains.size > 1 else None}
+        return kinds
+
     def to_dict(self) -> dict[str, Any]:
-        return {"target": self.target, "layouts": self.layouts, "strength": self.strength,
-                "summary": self.summary(), "positions": [vars(r) for r in self.positions]}  # fmt: skip
+        return {"target": self.target, "layouts": self.layouts, "strength": self.strength, "summary": self.summary(),
+                "by_kind": self.by_kind(), "positions": [vars(r) for r in self.positions]}  # fmt: skip
 
     def markdown(self) -> str:
         """The summary as a few lines of Markdown."""
@@ -128,18 +141,25 @@ class RolloutStudy:
             return f"No rollouts made ({s['skipped']} positions skipped: too many layouts to list)."
         se = "-" if s["mean_gain_se"] is None else f"{s['mean_gain_se']:.4f}"
         where = "fatal guesses" if self.target == "fatal" else "true guesses"
+        table = ["", "", f"| {where[:-2]} | positions | cell played won (fresh layouts) | best candidate's gain | SE |",
+                 "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        for kind, row in self.by_kind().items():
+            row_se = "-" if row["mean_gain_se"] is None else f"{row['mean_gain_se']:.4f}"
+            table.append(f"| {kind} | {row['positions']} | {row['played_rate']:.4f} | {row['mean_gain']:+.4f} "
+                         f"| {row_se} |")  # fmt: skip
         return (f"Rollouts at {s['positions']} {where} ({s['skipped']} skipped), {self.layouts} layouts per "
                 f"candidate, played on by solver-{self.strength}: another candidate won more often than the cell "
                 f"played at {s['another_better_first']} of them on the first layouts "
                 f"({s['another_better_first_over_two_se']} by over two paired SE; mean gain "
                 f"{s['mean_gain_first']:+.4f}, a maximum over noisy rates); on fresh layouts the cell played won "
                 f"{s['mean_played_rate']:.4f} and the best candidate {s['mean_gain']:+.4f} more (SE {se}); "
-                f"better by over two paired SE at {s['gain_over_two_se']}, worse at {s['loss_over_two_se']}.")
+                f"better by over two paired SE at {s['gain_over_two_se']}, worse at {s['loss_over_two_se']}."
+                + "\n".join(table))  # fmt: skip
 
 
 def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: int, strength: str,
                rng: np.random.Generator) -> Rollout:  # fmt: skip
-    """The rollouts at one guess position (a ``GuessPosition``: ``game``, ``grid``, ``cell``, ``lost``)."""
+    """The rollouts at one guess position (a ``GuessPosition``: ``game``, ``grid``, ``cell``, ``lost``, ``kind``)."""
     grid = position.grid
     sampler = PosteriorSampler(grid, mines)
     candidates = shortlist(grid, analyse(grid, mines).probabilities, margin, limit)
@@ -156,7 +176,7 @@ def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: in
     fresh = sampler.samples(rng, layouts)
     played, _ = play_out(grid, mines, fresh, position.cell, settings, state)
     again, _ = play_out(grid, mines, fresh, best, settings, state)
-    return Rollout(position.game, position.lost, position.cell, candidates, rates, best, first_se,
+    return Rollout(position.game, position.lost, position.kind, position.cell, candidates, rates, best, first_se,
                    float(played.mean()), float(again.mean()), paired_se(again, played))  # fmt: skip
 
 

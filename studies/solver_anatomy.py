@@ -65,6 +65,7 @@ class GuessPosition:
     grid: np.ndarray
     cell: int
     lost: bool
+    kind: str
 
 
 @dataclass
@@ -107,20 +108,26 @@ def stage_name(share: float) -> str:
     return next(name for bound, name in STAGE_BOUNDS if share >= bound)
 
 
+def kind_of(grid: np.ndarray, probability: np.ndarray, log_layouts: float, settings: SolverSettings) -> str:
+    """The kind of a true guess in ``grid`` (probability flat, from the exact count; see the module docstring)."""
+    rows, cols = grid.shape
+    flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
+    if forced_fifty_fifty(flat, rows, cols, np.ascontiguousarray(probability)) >= 0:
+        return "forced 50/50"
+    return "endgame" if log_layouts <= math.log(settings.endgame_layouts + 0.5) else "ordinary"
+
+
 def classify(grid: np.ndarray, mines: int, cell: int, settings: SolverSettings, n_safe: int) -> FatalGuess:
     """File the guess ``cell`` in position ``grid`` (see the module docstring)."""
     rows, cols = grid.shape
-    flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
     analysis = analyse(grid, mines)
-    probability = np.ascontiguousarray(analysis.probabilities.ravel())
-    hidden = flat == HIDDEN
+    probability = analysis.probabilities.ravel()
+    hidden = grid.ravel() == HIDDEN
     stage = (int(hidden.sum()) - mines) / n_safe
-    fatal = FatalGuess("ordinary", stage, float(probability[cell]), float(probability[hidden].min()),
-                       analysis.log_layouts)  # fmt: skip
-    if forced_fifty_fifty(flat, rows, cols, probability) >= 0:
-        fatal.kind = "forced 50/50"
-    elif analysis.log_layouts <= math.log(settings.endgame_layouts + 0.5):
-        fatal.kind = "endgame"
+    kind = kind_of(grid, probability, analysis.log_layouts, settings)
+    fatal = FatalGuess(kind, stage, float(probability[cell]), float(probability[hidden].min()), analysis.log_layouts)
+    if kind == "endgame":
+        flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
         found, chance = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, np.int64(ENDGAME_WORK))
         fatal.endgame_chance = float(chance) if found >= 0 else None
     return fatal
@@ -140,10 +147,12 @@ class GuessRecorder:
         if not move.valid or move.info["revealed"] == 0:  # the first click is safe by the rule
             return
         grid = np.asarray(move.obs)
-        if analyse(grid, self.mines).certain_safe.any():
+        analysis = analyse(grid, self.mines)
+        if analysis.certain_safe.any():
             return
         self.record.guesses += 1
-        self.played.positions.append(GuessPosition(self.record.game, grid.copy(), int(move.action), move.lost))
+        kind = kind_of(grid, analysis.probabilities.ravel(), analysis.log_layouts, self.settings)
+        self.played.positions.append(GuessPosition(self.record.game, grid.copy(), int(move.action), move.lost, kind))
         if move.lost:
             self.record.fatal = classify(grid, self.mines, int(move.action), self.settings, self.n_safe)
 
@@ -172,8 +181,9 @@ def share(count: int, total: int) -> str:
     return f"{100 * p:.2f}% ± {100 * math.sqrt(p * (1 - p) / total):.2f}"
 
 
-def loss_summary(records: list[GameRecord]) -> dict[str, Any]:
-    """The losses by kind: how many, their share of games, and the means of their stages and risks."""
+def loss_summary(records: list[GameRecord], positions: Sequence[GuessPosition]) -> dict[str, Any]:
+    """The losses by kind: how many, their share of games, the means of their stages and risks, and the true
+    guesses of each kind with how many of them lost."""
     games = len(records)
     fatal = [record.fatal for record in records if record.fatal is not None]
     kinds: dict[str, Any] = {}
@@ -194,6 +204,8 @@ def loss_summary(records: list[GameRecord]) -> dict[str, Any]:
     capped = np.minimum(guesses, 3)  # 3 stands for 3 or more
     won = np.array([record.won for record in records])
     by_guesses = {str(n): {"games": int((capped == n).sum()), "wins": int(won[capped == n].sum())} for n in range(4)}
+    for kind in KINDS:
+        kinds[kind]["guesses"] = sum(position.kind == kind for position in positions)
     return {"games": games, "wins": sum(record.won for record in records), "losses": len(fatal), "kinds": kinds,
             "true_guesses": int(guesses.sum()), "by_true_guesses": by_guesses}  # fmt: skip
 
@@ -203,14 +215,15 @@ def markdown(summary: dict[str, Any], rollouts: Sequence[RolloutStudy] = ()) -> 
     games = summary["games"]
     lines = [f"{summary['wins']:,} of {games:,} games won ({share(summary['wins'], games)}); "
              f"{summary['true_guesses']:,} true guesses ({summary['true_guesses'] / games:.2f} a game).", "",
-             "| fatal guess | losses | of games | early / middle / late | mean stage | mine chance played "
-             "| safest | not the safest |", "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
+             "| kind | true guesses | lost there | of games | early / middle / late | mean stage "
+             "| mine chance played | safest | not the safest |",
+             "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
     for kind, row in summary["kinds"].items():
         if not row["losses"]:
-            lines.append(f"| {kind} | 0 | - | - | - | - | - | - |")
+            lines.append(f"| {kind} | {row['guesses']:,} | 0 | - | - | - | - | - | - |")
             continue
         stages = " / ".join(str(count) for count in row["stages"].values())
-        lines.append(f"| {kind} | {row['losses']:,} | {share(row['losses'], games)} | {stages} | "
+        lines.append(f"| {kind} | {row['guesses']:,} | {row['losses']:,} | {share(row['losses'], games)} | {stages} | "
                      f"{row['mean_stage']:.3f} | {row['mean_risk']:.3f} | {row['mean_safest']:.3f} | "
                      f"{row['not_the_safest']} |")  # fmt: skip
     chance = summary["kinds"]["endgame"]["mean_search_win_chance"]
@@ -224,9 +237,9 @@ def markdown(summary: dict[str, Any], rollouts: Sequence[RolloutStudy] = ()) -> 
         lines += ["", study.markdown()]
         back = won_back(summary, study)
         if back is not None:
-            lines.append(f"Times {summary['true_guesses'] / games:.2f} true guesses a game: at most "
+            lines += ["", f"Times {summary['true_guesses'] / games:.2f} true guesses a game: at most "
                          f"{100 * back[0]:+.2f} ± {100 * back[1]:.2f} points of games won back by the best "
-                         "candidate at every guess (first order: one decision changed at a time).")  # fmt: skip
+                         "candidate at every guess (first order: one decision changed at a time)."]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -288,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    summary = loss_summary(played.records)
+    summary = loss_summary(played.records, played.positions)
     print(markdown(summary, rollouts))
     if args.json:
         report = {"suite": suite.name, "games": args.games, "strength": args.strength, "summary": summary,

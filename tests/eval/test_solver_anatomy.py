@@ -93,6 +93,8 @@ def test_the_command_writes_its_records_and_refuses_bad_input(tmp_path: Path, ca
     assert [study["target"] for study in report["rollouts"]] == ["fatal", "guesses"]
     assert report["won_back_per_game"][0] is None  # a per-game figure needs uniformly drawn guesses
     assert report["summary"]["losses"] == sum(not record["won"] for record in report["records"])
-    assert "| fatal guess |" in capsys.readouterr().out
+    assert sum(row["losses"] for row in report["summary"]["kinds"].values()) == report["summary"]["losses"]
+    assert sum(row["guesses"] for row in report["summary"]["kinds"].values()) == report["summary"]["true_guesses"]
+    assert "| kind | true guesses |" in capsys.readouterr().out
     assert solver_anatomy.main(["--suite", "beginner-opening-1k", "--games", "0"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
