@@ -255,11 +255,27 @@ def won_back(summary: dict[str, Any], rollouts: RolloutStudy) -> tuple[float, fl
 
 
 def report_json(report: dict[str, Any]) -> str:
-    """The report as indented JSON, its ``records`` (:class:`GameRecord`) one game a line, without empty fields."""
-    lines = [json.dumps({key: value for key, value in asdict(record).items() if value is not None},
-                        separators=(",", ":")) for record in report["records"]]  # fmt: skip
-    head = json.dumps({**report, "records": "RECORDS"}, indent=1)
-    return head.replace('"RECORDS"', "[\n" + ",\n".join(lines) + "\n]") + "\n"
+    """The report as indented JSON, with each game record and each rollout position on one line."""
+    compact: list[str] = []
+
+    def one_a_line(items: list[dict[str, Any]]) -> str:
+        compact.append("[\n" + ",\n".join(json.dumps(item, separators=(",", ":")) for item in items) + "\n]")
+        return f"@@{len(compact) - 1}@@"
+
+    rollouts = [{**study, "positions": one_a_line(study["positions"])} for study in report["rollouts"]]
+    text = json.dumps({**report, "rollouts": rollouts, "records": one_a_line(report["records"])}, indent=1)
+    for index, block in enumerate(compact):
+        text = text.replace(f'"@@{index}@@"', block)
+    return text + "\n"
+
+
+def record_dict(record: GameRecord) -> dict[str, Any]:
+    """A game record as JSON values, without its empty fields, its chances rounded to 1e-6."""
+    plain = {key: value for key, value in asdict(record).items() if value is not None}
+    if "fatal" in plain:
+        plain["fatal"] = {key: round(value, 6) if isinstance(value, float) else value
+                          for key, value in plain["fatal"].items()}  # fmt: skip
+    return plain
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -307,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = {"suite": suite.name, "games": args.games, "strength": args.strength, "summary": summary,
                   "rollout_seed": args.seed, "rollouts": [study.to_dict() for study in rollouts],
                   "won_back_per_game": [won_back(summary, study) for study in rollouts],
-                  "records": played.records}  # fmt: skip
+                  "records": [record_dict(record) for record in played.records]}  # fmt: skip
         args.json.write_text(report_json(report))
     return 0
 
