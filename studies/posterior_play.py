@@ -134,7 +134,7 @@ class PosteriorSampler:
 
     def samples(self, rng: np.random.Generator, count: int) -> np.ndarray:
         """``count`` independent layouts, (count, cells) uint8."""
-        return np.array([self.sample(rng) for _ in range(count)], np.uint8).reshape(count, -1)
+        return np.array([self.sample(rng) for _ in range(count)], np.uint8).reshape(count, int(np.prod(self.shape)))
 
 
 def _choose(n: int, k: int) -> int:

@@ -115,3 +115,7 @@ def test_a_component_may_hold_more_mines_than_are_left() -> None:
         assert sampler.layout_count() == len(brute_force(grid, mines))
         drawn = sampler.samples(np.random.default_rng(0), 50)
         assert {tuple(np.flatnonzero(layout)) for layout in drawn} <= set(brute_force(grid, mines))
+
+
+def test_no_draw_is_an_empty_matrix() -> None:
+    assert posterior_play.PosteriorSampler(GRID, MINES).samples(np.random.default_rng(0), 0).shape == (0, GRID.size)
