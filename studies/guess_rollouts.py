@@ -1,0 +1,203 @@
+"""Rollouts at the solver's guesses: would another candidate have won more often than the cell it played?
+
+At each sampled guess position, layouts are drawn exactly from the position's posterior
+(:class:`posterior_play.PosteriorSampler`), and each candidate (the cells ``strong``'s look-ahead weighs: within
+its margin of the safest, at most ``max_candidates``, safest first, ties to fewest hidden neighbours, at most
+four that touch no number; plus the cell played) is revealed on the same layouts and played out by a solver
+setting, from the same random state (common random numbers: the comparison is paired).
+
+The best candidate by these first ``R`` layouts is picked by a maximum over noisy rates, which flatters it;
+so the cell played and that best cell are played again on ``R`` fresh layouts, and the gain reported is the
+difference there, with its paired standard error. That gain, at one decision, is what a decision-time search
+with these candidates and this play-out could win back at most at that decision (its own noise aside).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from posterior_play import PosteriorSampler, TooManyLayouts, play_out
+from tqdm import tqdm
+
+from agents.solver.guess import PRESETS
+from agents.solver.outlook import TIE_TOLERANCE
+from mine_env.analysis.probability import analyse
+from mine_env.engine.constants import HIDDEN
+
+ROLLOUT_TARGETS = ("fatal", "guesses")
+"""Where rollouts are made: the lost games' fatal guesses, or any true guess."""
+_INTERIOR_CANDIDATES = 4
+"""At most this many candidates that touch no number (as the solver's look-ahead)."""
+
+
+def neighbour_sums(mask: np.ndarray) -> np.ndarray:
+    """Per cell, how many of its (up to 8) neighbours are set in the boolean grid ``mask``."""
+    padded = np.pad(mask.astype(np.int64), 1)
+    rows, cols = mask.shape
+    around = sum(padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    return around - mask
+
+
+def shortlist(grid: np.ndarray, probabilities: np.ndarray, margin: float, limit: int) -> list[int]:
+    """The cells ``strong``'s look-ahead weighs in ``grid`` (see the module docstring), safest first."""
+    hidden = grid == HIDDEN
+    lowest = float(probabilities[hidden].min())
+    bound = max(lowest * (1 + TIE_TOLERANCE), 1.0 - (1.0 - lowest) * (1.0 - margin))
+    cells = np.flatnonzero(hidden.ravel() & (probabilities.ravel() <= bound))
+    crowd = neighbour_sums(hidden).ravel()
+    touches = neighbour_sums(grid >= 0).ravel() > 0
+    chosen: list[int] = []
+    interior = 0
+    for cell in sorted(cells.tolist(), key=lambda c: (probabilities.flat[c], crowd[c], c)):
+        if len(chosen) == limit:
+            break
+        if not touches[cell]:
+            if interior == _INTERIOR_CANDIDATES:
+                continue
+            interior += 1
+        chosen.append(cell)
+    return chosen
+
+
+@dataclass
+class Rollout:
+    """The rollouts at one guess position."""
+
+    game: int
+    lost: bool
+    kind: str
+    """The kind of guess (forced 50/50, endgame, ordinary)."""
+    played: int
+    candidates: list[int]
+    rates: list[float]
+    """Win rate of each candidate on the first layouts."""
+    best: int
+    """The candidate with the best rate there (the cell played on a tie)."""
+    first_se: float
+    """Standard error of the best rate minus the played cell's there (paired)."""
+    played_again: float
+    """The cell played, on the fresh layouts."""
+    best_again: float
+    """The best candidate, on the fresh layouts."""
+    gain_se: float
+    """Standard error of ``best_again - played_again`` (paired, over the fresh layouts)."""
+
+    @property
+    def gain(self) -> float:
+        """How much more often the best candidate won than the cell played, on the fresh layouts."""
+        return self.best_again - self.played_again
+
+
+@dataclass
+class RolloutStudy:
+    """Rollouts at a sample of guess positions, and the positions skipped (too many layouts to list)."""
+
+    target: str
+    layouts: int
+    strength: str
+    positions: list[Rollout] = field(default_factory=list)
+    skipped: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        """How often another candidate did better, by how much (first layouts, then fresh), with errors."""
+        n = len(self.positions)
+        first = [r.rates[r.candidates.index(r.best)] - r.rates[r.candidates.index(r.played)] for r in self.positions]
+        gains = np.array([r.gain for r in self.positions])
+        return {
+            "positions": n, "skipped": self.skipped,
+            "another_better_first": sum(r.best != r.played for r in self.positions),
+            "another_better_first_over_two_se": sum(gain > 2 * r.first_se for gain, r in zip(first, self.positions,
+                                                                                              strict=True)),
+            "mean_gain_first": float(np.mean(first)) if n else None,
+            "mean_played_rate": float(np.mean([r.played_again for r in self.positions])) if n else None,
+            "mean_gain": float(gains.mean()) if n else None,
+            "mean_gain_se": float(gains.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
+            "gain_over_two_se": sum(r.gain > 2 * r.gain_se for r in self.positions),
+            "loss_over_two_se": sum(r.gain < -2 * r.gain_se for r in self.positions),
+        }  # fmt: skip
+
+    def by_kind(self) -> dict[str, dict[str, Any]]:
+        """Per kind of guess: positions, the played cell's mean rate and the mean gain on fresh layouts, with SEs."""
+        kinds: dict[str, dict[str, Any]] = {}
+        for kind in dict.fromkeys(r.kind for r in self.positions):
+            gains = np.array([r.gain for r in self.positions if r.kind == kind])
+            played = np.array([r.played_again for r in self.positions if r.kind == kind])
+            kinds[kind] = {"positions": int(gains.size), "played_rate": float(played.mean()),
+                           "mean_gain": float(gains.mean()),
+                           "mean_gain_se": float(gains.std(ddof=1) / math.sqrt(gains.size)) if gains.size > 1 else None}
+        return kinds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"target": self.target, "layouts": self.layouts, "strength": self.strength, "summary": self.summary(),
+                "by_kind": self.by_kind(), "positions": [vars(r) for r in self.positions]}  # fmt: skip
+
+    def markdown(self) -> str:
+        """The summary as a few lines of Markdown."""
+        s = self.summary()
+        if not s["positions"]:
+            return f"No rollouts made ({s['skipped']} positions skipped: too many layouts to list)."
+        se = "-" if s["mean_gain_se"] is None else f"{s['mean_gain_se']:.4f}"
+        where = "fatal guesses" if self.target == "fatal" else "true guesses"
+        table = ["", "", f"| {where[:-2]} | positions | cell played won (fresh layouts) | best candidate's gain | SE |",
+                 "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
+        for kind, row in self.by_kind().items():
+            row_se = "-" if row["mean_gain_se"] is None else f"{row['mean_gain_se']:.4f}"
+            table.append(f"| {kind} | {row['positions']} | {row['played_rate']:.4f} | {row['mean_gain']:+.4f} "
+                         f"| {row_se} |")  # fmt: skip
+        return (f"Rollouts at {s['positions']} {where} ({s['skipped']} skipped), {self.layouts} layouts per "
+                f"candidate, played on by solver-{self.strength}: another candidate won more often than the cell "
+                f"played at {s['another_better_first']} of them on the first layouts "
+                f"({s['another_better_first_over_two_se']} by over two paired SE; mean gain "
+                f"{s['mean_gain_first']:+.4f}, a maximum over noisy rates); on fresh layouts the cell played won "
+                f"{s['mean_played_rate']:.4f} and the best candidate {s['mean_gain']:+.4f} more (SE {se}); "
+                f"better by over two paired SE at {s['gain_over_two_se']}, worse at {s['loss_over_two_se']}."
+                + "\n".join(table))  # fmt: skip
+
+
+def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: int, strength: str,
+               rng: np.random.Generator) -> Rollout:  # fmt: skip
+    """The rollouts at one guess position (a ``GuessPosition``: ``game``, ``grid``, ``cell``, ``lost``, ``kind``)."""
+    grid = position.grid
+    sampler = PosteriorSampler(grid, mines)
+    candidates = shortlist(grid, analyse(grid, mines).probabilities, margin, limit)
+    if position.cell not in candidates:
+        candidates.append(position.cell)
+    settings = PRESETS[strength]
+    state = np.uint64(rng.integers(2**63))
+    first = sampler.samples(rng, layouts)
+    wins = [play_out(grid, mines, first, cell, settings, state)[0] for cell in candidates]
+    rates = [float(won.mean()) for won in wins]
+    top = max(rates)
+    best = position.cell if rates[candidates.index(position.cell)] == top else candidates[rates.index(top)]
+    first_se = paired_se(wins[candidates.index(best)], wins[candidates.index(position.cell)])
+    fresh = sampler.samples(rng, layouts)
+    played, _ = play_out(grid, mines, fresh, position.cell, settings, state)
+    again, _ = play_out(grid, mines, fresh, best, settings, state)
+    return Rollout(position.game, position.lost, position.kind, position.cell, candidates, rates, best, first_se,
+                   float(played.mean()), float(again.mean()), paired_se(again, played))  # fmt: skip
+
+
+def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
+    """Standard error of the difference of two win rates measured on the same layouts."""
+    difference = wins.astype(float) - others
+    return float(difference.std(ddof=1) / math.sqrt(difference.size)) if difference.size > 1 else 0.0
+
+
+def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,
+                  strength: str, seed: int, progress: bool = False) -> RolloutStudy:  # fmt: skip
+    """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses or all true guesses."""
+    pool = [p for p in positions if p.lost or target == "guesses"]
+    rng = np.random.default_rng(seed)
+    picked = sorted(rng.choice(len(pool), size=min(count, len(pool)), replace=False).tolist()) if pool else []
+    settings = PRESETS[solver_strength]
+    study = RolloutStudy(target, layouts, strength)
+    for index in tqdm(picked, desc="rollouts", disable=not progress):
+        try:
+            study.positions.append(rollout_at(pool[index], mines, layouts, settings.margin, settings.max_candidates,
+                                              strength, rng))  # fmt: skip
+        except TooManyLayouts:
+            study.skipped += 1
+    return study
