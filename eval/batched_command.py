@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from eval.batched import BatchedResult, Columns, card_mark_above, play_model_batched
 from eval.game_log import GameLog, choose_log, drop_if_empty, open_game_log
-from eval.stopping import Stopped, count_games, resume_command, stop_signals
+from eval.stopping import Stopped, count_games, resume_command, stop_signals, stops_held
 from eval.suites import Suite, get_suite
 from mine_env.engine.starts import STARTS
 
@@ -159,9 +159,10 @@ def _evaluate(args: argparse.Namespace, model: str, suite: Suite, start: str,
 
     def finished(games: np.ndarray, columns: Columns) -> None:
         won, first_cell, moves, calls = columns
-        log.append([{"suite": suite.name, "agent": model, "game": int(game), "won": bool(won[j]),
-                     "first_cell": int(first_cell[j]), "moves": int(moves[j]), "calls": int(calls[j])}
-                    for j, game in enumerate(games)])  # fmt: skip
+        with stops_held():  # the log's lines and its count of games stay one
+            log.append([{"suite": suite.name, "agent": model, "game": int(game), "won": bool(won[j]),
+                         "first_cell": int(first_cell[j]), "moves": int(moves[j]), "calls": int(calls[j])}
+                        for j, game in enumerate(games)])  # fmt: skip
         bar.update(len(games))
 
     with bar:

@@ -24,7 +24,7 @@ from eval.agent_specs import AgentSpec
 from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord
 from eval.player import GamePlayer
-from eval.stopping import count_games
+from eval.stopping import count_games, stops_held
 from eval.suites import Suite
 
 MAX_CHUNK = 50
@@ -110,9 +110,10 @@ def play_on(
     try:
         with bar:
             for _, chunk in runner.run(play_task, context, tasks):
-                if log is not None:
-                    log.append([{"suite": suite.name, **plain(record)} for record in chunk])
-                records.extend(chunk)
+                with stops_held():  # a stop counts the games the log holds, no more, no fewer
+                    if log is not None:
+                        log.append([{"suite": suite.name, **plain(record)} for record in chunk])
+                    records.extend(chunk)
                 bar.update(len(chunk))
     except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
         count_games(stop, len(records), total)

@@ -25,6 +25,16 @@ from types import FrameType
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class _Hold:
+    """Whether the main thread is inside :func:`stops_held` (how deep), and the stop that arrived meanwhile."""
+
+    depth = 0
+    pending: int | None = None
+
+
+_HOLD = _Hold()
+
+
 class Stopped(KeyboardInterrupt):
     """A stop signal arrived; ``done`` of ``total`` games were played (None before the games started)."""
 
@@ -66,6 +76,9 @@ def stop_signals() -> Iterator[None]:
         if received:
             return  # the cleanup of the first stop is under way: let it finish
         received.append(signum)
+        if _HOLD.depth:
+            _HOLD.pending = signum  # raised as the held section ends
+            return
         raise Stopped(signum)
 
     previous = {signum: signal.signal(signum, stop) for signum in STOP_SIGNALS}
@@ -79,6 +92,24 @@ def stop_signals() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+@contextmanager
+def stops_held() -> Iterator[None]:
+    """Within it, a stop waits: :class:`Stopped` is raised as it ends, not in its middle. Wrap in it what must happen
+    whole or not at all, such as writing games to the log and counting them as done, so that the count a stop
+    reports is the count the log holds."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _HOLD.depth += 1
+    try:
+        yield
+    finally:
+        _HOLD.depth -= 1
+    if not _HOLD.depth and _HOLD.pending is not None:
+        signum, _HOLD.pending = _HOLD.pending, None
+        raise Stopped(signum)
 
 
 @contextmanager

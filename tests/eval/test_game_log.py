@@ -16,7 +16,7 @@ from eval.game_log import from_plain, log_beside, open_game_log, plain, read_gam
 from eval.metrics import GameRecord
 from eval.pool import _runs, _tasks
 from eval.runner import evaluate
-from eval.stopping import Stopped, resume_command, stop_signals
+from eval.stopping import Stopped, resume_command, stop_signals, stops_held
 from eval.suites import Suite
 from mine_llm.evaluate import TextGame
 
@@ -130,3 +130,36 @@ def test_a_run_stopped_by_a_signal_keeps_its_games_and_resumes_to_the_same_repor
     unbroken = evaluate(agents(stop_at=None), SMALL, workers=1, progress=False)
     assert without_times(resumed.to_dict()) == without_times(unbroken.to_dict())
     assert signal.getsignal(signal.SIGINT) == before  # the handlers are given back
+
+
+def test_a_stop_within_a_held_section_waits_for_its_end() -> None:
+    steps: list[str] = []
+    with pytest.raises(Stopped) as stopped, stop_signals():
+        with stops_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            steps.append("logged")  # what a stop in mid-section would have cut off
+            with stops_held():  # a nested section does not raise at its own end
+                steps.append("counted")
+            steps.append("both")
+        steps.append("after")
+    assert steps == ["logged", "counted", "both"] and stopped.value.exit_status == 143
+
+
+def test_a_stop_between_writing_the_log_and_counting_its_games_reports_what_the_log_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import eval.game_log
+
+    log = tmp_path / "run.games.jsonl"
+    append = eval.game_log.GameLog.append
+
+    def append_then_stop(self: eval.game_log.GameLog, games: list[dict[str, Any]]) -> None:
+        append(self, games)
+        if len(self.games) >= 4:
+            os.kill(os.getpid(), signal.SIGTERM)  # the games are in the log, not yet counted by the loop
+
+    monkeypatch.setattr(eval.game_log.GameLog, "append", append_then_stop)
+    with pytest.raises(Stopped) as stopped, stop_signals():
+        evaluate(["random"], SMALL, workers=1, progress=False, chunk_games=2, log=log)
+    _, kept = read_game_log(log)
+    assert stopped.value.done == len(kept) == 4
