@@ -9,13 +9,15 @@
 # stable-baselines3, sb3-contrib) and, to resume, the parts a previous run returned in .resume-rl/:
 #
 #     MINUTES=8 PRESET=intermediate bash scripts/device_rl_run.sh     # a new run, or the one in .resume-rl/
+#     MINUTES=8 RECIPE=anchor bash scripts/device_rl_run.sh           # the published PPO's recipe (train.sb3.recipes)
 #     mkdir -p runs/rl-gpu && cat OUT/rl/part.* | tar x -C runs/rl-gpu   # here, afterwards: the run again
 #
 # It can share one call with scripts/device_expert_stream.sh (`A & B; wait`): their files do not collide.
 set -u
 export PYTHONUNBUFFERED=1
 PRESET=${PRESET:-intermediate}
-NAME=mppo-$PRESET-gpu
+RECIPE=${RECIPE:-}
+NAME=mppo-$PRESET-gpu${RECIPE:+-$RECIPE}
 DEST="$OUT/rl"
 mkdir -p "$DEST" /tmp/runs
 source scripts/device_site.sh
@@ -23,6 +25,10 @@ if ls .resume-rl/part.* >/dev/null 2>&1; then
   mkdir -p "/tmp/runs/$NAME"
   cat .resume-rl/part.* | tar x -C "/tmp/runs/$NAME" || exit 1
   ARGS=(--resume "/tmp/runs/$NAME")
+elif [ -n "$RECIPE" ]; then
+  # the recipe's board, network and update; the evaluation and checkpoints of the runs here
+  ARGS=(--recipe "$RECIPE" --steps 40000000 --eval-games 500 --eval-every 500000 --checkpoint-every 1000000
+        --seed 1 --runs-dir /tmp/runs --run-name "$NAME")
 else
   ARGS=(--preset "$PRESET" --first-click opening --channels 96 --dilations 1,1,1,2,2,4,4,1,1 --pooled 4,7
         --value-hidden 128 --mine-coef 0.5 --num-envs 256 --n-steps 32 --batch-size 1024 --n-epochs 4

@@ -64,6 +64,30 @@ def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_
     assert_labels_match(grids, mines, known, 4)
 
 
+@pytest.mark.parametrize("algorithm", [ppo.ALGORITHM, maskable_ppo.ALGORITHM], ids=["ppo", "maskable_ppo"])
+def test_the_update_scores_the_rollout_as_the_rollout_did(algorithm, tmp_path: Path) -> None:
+    """Before the first step of an update the policy is the one that acted: every stored action's log-probability
+    and value, recomputed by the update's pass (under the stored masks, for MaskablePPO), is the stored one; a mask
+    that differed between acting and updating (another board's, a step late) would change them."""
+    config = algorithm.config_class(**TINY, mine_coef=0.5, runs_dir=str(tmp_path))
+    model = algorithm.build(config, make_vec_env(config))
+    model.set_logger(configure(None, []))
+    model._setup_learn(10_000, None)
+    callback = Nothing()
+    callback.init_callback(model)
+    model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    data = next(iter(model.rollout_buffer.get(None))).samples
+    masks = getattr(data, "action_masks", None)
+    with th.no_grad():
+        values, log_prob, _, _ = model.policy.evaluate_with_mines(data.observations, data.actions.long().flatten(),
+                                                                  masks)  # fmt: skip
+    th.testing.assert_close(log_prob, data.old_log_prob)
+    th.testing.assert_close(values.flatten(), data.old_values)
+    if masks is not None:  # the stored masks are the hidden cells of the stored observations
+        assert th.equal(masks.bool(), data.observations.flatten(1) == HIDDEN)
+        assert th.isfinite(log_prob).all() and (log_prob <= 0).all()
+
+
 DQN_TINY = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 6, "channels": 8, "layers": 2, "value_hidden": 8,
             "eval_games": 0, "checkpoint_every": 0, "progress_bar": False, "learning_starts": 10_000,
             "buffer_size": 600}  # fmt: skip
@@ -148,6 +172,41 @@ def test_a_detached_prior_keeps_the_policy_gradient_off_the_mine_head(detach: bo
 def test_a_detached_prior_without_the_prior_is_one_clear_error() -> None:
     config = maskable_ppo.MaskablePPOConfig(rows=4, cols=5, mines=3, mine_coef=0.5, detach_prior=True)
     with pytest.raises(ValueError, match="give --mine-prior too"):
+        config.validate()
+
+
+def test_the_prior_alone_plays_the_mine_head_within_the_preference_bound_and_exports_as_it_plays(
+    tmp_path: Path,
+) -> None:
+    config = maskable_ppo.MaskablePPOConfig(**TINY, mine_coef=0.5, mine_prior=True, detach_prior=True,
+                                            prior_only=True, preference_bound=0.5, runs_dir=str(tmp_path))  # fmt: skip
+    config.validate()
+    model = maskable_ppo.ALGORITHM.build(config, make_vec_env(config))
+    policy, heads = model.policy, model.policy.mlp_extractor
+    with th.no_grad():  # a preference that is not neutral, so that the bound is at work
+        heads.preference.net[-1].bias.fill_(5.0)
+    grids = np.full((3, 5, 5), HIDDEN, dtype=np.int8)
+    grids[:, 0, :2] = 1
+    obs = policy.obs_to_tensor(grids)[0]
+    features = policy.extract_features(obs)
+    logits = heads.forward_actor(features)
+    offset = logits + heads.mine_head(features)
+    assert offset.abs().max().item() <= 0.5 + 1e-6 and offset.abs().max().item() > 0.4
+    logits.logsumexp(dim=1).sum().backward()
+    assert heads.policy_head.conv.weight.grad is None  # left out of play
+    assert heads.mine_head.conv.weight.grad is None or not heads.mine_head.conv.weight.grad.any()
+    assert heads.preference.net[-1].weight.grad.any()
+    from train.sb3.export import playing_network
+
+    network, kind = playing_network(policy)
+    with th.no_grad():
+        th.testing.assert_close(network(th.as_tensor(grids)), heads.forward_actor(policy.extract_features(obs)))
+    assert kind == "policy"
+
+
+def test_the_prior_alone_without_a_bound_is_one_clear_error() -> None:
+    config = maskable_ppo.MaskablePPOConfig(rows=4, cols=5, mines=3, mine_coef=0.5, mine_prior=True, prior_only=True)
+    with pytest.raises(ValueError, match="--preference-bound above 0"):
         config.validate()
 
 

@@ -11,8 +11,10 @@ published pure-RL intermediate agent trains such a head). Play reads the head on
 The labels travel with the rollout: before each step the vector env keeps the boards' layouts
 (:meth:`train.sb3.vec_env.BatchVecEnv.layouts_before_step`), and the rollout buffer stores them beside the
 observations they belong to (:class:`MineRolloutBuffer`). The update (:meth:`MineHeadAlgorithm.train`) is PPO's
-clipped surrogate, value loss and entropy bonus as stable-baselines3 computes them, in one pass with the mine head
-(the options the runs here never set, ``target_kl`` and a value clip range, are refused).
+clipped surrogate, value loss (clipped around the rollout's values when ``clip_range_vf`` is set) and entropy bonus
+as stable-baselines3 computes them, in one pass with the mine head (``target_kl``, which the runs here never set, is
+refused). With ``mine_balance`` the head's loss weighs the mines and the safe cells of each minibatch equally, as
+the published PPO's head does (a hidden cell is a mine about once in six on intermediate).
 
 DQN stores the labels in its replay buffer beside each transition's observation (:class:`ReplayMineLabels`: the
 model hands them over before it stores a step, :meth:`train.sb3.dqn.MaskedDQN._store_transition`), samples them
@@ -90,12 +92,27 @@ class MaskableMineRolloutBuffer(_MineLabels, MaskableRolloutBuffer):
     """MaskablePPO's rollout buffer (with the action masks) with the true mines."""
 
 
-def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor, known: th.Tensor) -> th.Tensor:
+def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor, known: th.Tensor,
+                   balance: bool = False) -> th.Tensor:  # fmt: skip
     """Mean binary cross-entropy of the mine logits (N, n_cells) against the true mines, over the hidden cells of
-    the games whose mines are placed (a weighted mean: no host synchronisation on a GPU)."""
+    the games whose mines are placed (a weighted mean: no host synchronisation on a GPU). With ``balance`` a mine's
+    term weighs (safe cells / mines) of the minibatch, so that the mines count as much as the safe cells."""
     weights = (observations.flatten(1) == HIDDEN).float() * known.float().view(-1, 1)
-    losses = F.binary_cross_entropy_with_logits(logits, mines.float(), reduction="none")
+    targets = mines.float()
+    losses = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
+    if balance:
+        counted_mines = (targets * weights).sum()
+        ratio = (weights.sum() - counted_mines) / counted_mines.clamp(min=1.0)
+        losses = losses * (1.0 + (ratio - 1.0) * targets)
     return (losses * weights).sum() / weights.sum().clamp(min=1.0)
+
+
+def clipped_value_loss(values: th.Tensor, old_values: th.Tensor, returns: th.Tensor, clip: float | None) -> th.Tensor:
+    """The value loss: the mean squared error against the returns, of values held within ``clip`` of the rollout's
+    (``old_values``) when ``clip`` is given, as stable-baselines3 clips them (no gradient beyond the clip)."""
+    if clip is not None:
+        values = old_values + th.clamp(values - old_values, -clip, clip)
+    return F.mse_loss(returns, values)
 
 
 class MineHeadAlgorithm:
@@ -103,8 +120,9 @@ class MineHeadAlgorithm:
 
     buffer_class: type[RolloutBuffer]
 
-    def __init__(self, *args: Any, mine_coef: float = 0.0, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, **kwargs: Any) -> None:
         self.mine_coef = mine_coef
+        self.mine_balance = mine_balance
         super().__init__(*args, **kwargs)
 
     def _setup_model(self) -> None:
@@ -121,12 +139,14 @@ class MineHeadAlgorithm:
 
     def train(self) -> None:
         """One PPO update over the rollout, plus ``mine_coef`` times the mine head's loss when the policy has one."""
-        if self.target_kl is not None or self.clip_range_vf is not None:  # type: ignore[attr-defined]
-            raise ValueError("the update here has no target_kl and no value clip range; leave them unset")
+        if self.target_kl is not None:  # type: ignore[attr-defined]
+            raise ValueError("the update here has no target_kl; leave it unset")
         policy = self.policy  # type: ignore[attr-defined]
         policy.set_training_mode(True)
         self._update_learning_rate(policy.optimizer)  # type: ignore[attr-defined]
         clip = self.clip_range(self._current_progress_remaining)  # type: ignore[attr-defined]
+        clip_vf = self.clip_range_vf  # type: ignore[attr-defined]
+        clip_vf = None if clip_vf is None else clip_vf(self._current_progress_remaining)
         stats: dict[str, list[th.Tensor]] = defaultdict(list)
         for _ in range(self.n_epochs):  # type: ignore[attr-defined]
             for batch in self.rollout_buffer.get(self.batch_size):  # type: ignore[attr-defined]
@@ -140,11 +160,12 @@ class MineHeadAlgorithm:
                 ratio = th.exp(log_prob - data.old_log_prob)
                 clipped = th.clamp(ratio, 1 - clip, 1 + clip)
                 policy_loss = -th.min(advantages * ratio, advantages * clipped).mean()
-                value_loss = F.mse_loss(data.returns, values.flatten())
+                value_loss = clipped_value_loss(values.flatten(), data.old_values, data.returns, clip_vf)
                 entropy_loss = -entropy.mean()
                 loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss  # type: ignore[attr-defined]
                 if mine_logits is not None and self.mine_coef:
-                    mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known)
+                    mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known,
+                                               self.mine_balance)  # fmt: skip
                     loss = loss + self.mine_coef * mine_loss
                     stats["mine_loss"].append(mine_loss.detach())
                 policy.optimizer.zero_grad()

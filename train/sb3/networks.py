@@ -85,12 +85,17 @@ class ConvHeads(nn.Module):
     with ``mine_prior``: the safety logits are then the policy head's minus the mine head's, so the policy starts
     from the cells the head finds safest and RL learns what to prefer among them. With ``detach_prior`` the policy's
     gradient stops at the mine head's output: the head stays an estimator of the true mines (its own loss alone
-    trains it), and the policy head learns only the offset RL finds against it."""
+    trains it), and the policy head learns only the offset RL finds against it. With ``prior_only`` the policy head is
+    left out: the safety logits are the mine head's alone, and RL learns only the bounded preference
+    (``preference_bound``) among the cells it finds nearly equally safe, as the DQN's bounded advantage does."""
 
     def __init__(
         self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False, detach_prior: bool = False,
+        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False,
     ) -> None:  # fmt: skip
+        if prior_only and not (mine_prior and preference_bound):
+            raise ValueError("prior_only plays the mine prior plus a bounded preference: give mine_prior and "
+                             "preference_bound above 0 too")  # fmt: skip
         if mine_prior and not mine_head:
             raise ValueError("mine_prior needs the mine head (mine_head=True)")
         if detach_prior and not mine_prior:
@@ -102,6 +107,7 @@ class ConvHeads(nn.Module):
         self.mine_head = CellLogits(channels) if mine_head else None
         self.mine_prior = mine_prior
         self.detach_prior = detach_prior
+        self.prior_only = prior_only
         self.latent_dim_pi = n_actions
         self.latent_dim_vf = value_hidden
 
@@ -109,11 +115,13 @@ class ConvHeads(nn.Module):
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: th.Tensor) -> th.Tensor:
-        safety = self.policy_head(features)
         if self.mine_prior:
             assert self.mine_head is not None
             mines = self.mine_head(features)
-            safety = safety - (mines.detach() if self.detach_prior else mines)
+            prior = -(mines.detach() if self.detach_prior else mines)
+            safety = prior if self.prior_only else self.policy_head(features) + prior
+        else:
+            safety = self.policy_head(features)
         if self.preference is None:
             return safety
         return safety + self.preference(features, safety)
@@ -136,20 +144,21 @@ class _ConvHeadsMixin:
 
     def __init__(
         self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False, detach_prior: bool = False, **kwargs: Any,
+        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False, **kwargs: Any,
     ) -> None:  # fmt: skip
         self.value_hidden = value_hidden
         self.preference_bound = preference_bound
         self.mine_head = mine_head
         self.mine_prior = mine_prior
         self.detach_prior = detach_prior
+        self.prior_only = prior_only
         kwargs.setdefault("features_extractor_class", CellFeatures)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
                                        self.preference_bound, self.mine_head, self.mine_prior,
-                                       self.detach_prior)  # fmt: skip
+                                       self.detach_prior, self.prior_only)  # fmt: skip
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -172,6 +181,8 @@ class _ConvHeadsMixin:
             data["mine_prior"] = True
         if self.detach_prior:
             data["detach_prior"] = True
+        if self.prior_only:
+            data["prior_only"] = True
         return data
 
     def evaluate_with_mines(

@@ -38,6 +38,9 @@ class PPOConfig(RunConfig):
     gamma: float = option(0.99, "Discount factor.")
     gae_lambda: float = option(0.95, "GAE lambda (bias/variance of the advantages).")
     clip_range: float = option(0.2, "PPO clipping of the probability ratio.")
+    clip_range_vf: float = option(
+        0.0, "Value clipping: the value moves at most this far from the rollout's estimate in an update (0 = none)."
+    )
     ent_coef: float = option(0.01, "Entropy bonus coefficient (exploration).")
     vf_coef: float = option(0.5, "Value loss coefficient.")
     max_grad_norm: float = option(0.5, "Gradient norm clipping.")
@@ -45,6 +48,11 @@ class PPOConfig(RunConfig):
         0.0,
         "Weight of the auxiliary mine head's loss (train.sb3.mine_head): a second head learns the true mines of the "
         "hidden cells, free labels that shape the trunk at every step; 0 = no head.",
+    )
+    mine_balance: bool = option(
+        False,
+        "The mine head's loss weighs mines and safe cells equally (each minibatch's mines weigh safe/mines), as the "
+        "published PPO's head does; else every hidden cell weighs the same.",
     )
     mine_prior: bool = option(
         False,
@@ -57,6 +65,17 @@ class PPOConfig(RunConfig):
         "With --mine-prior: the policy's gradient stops at the mine head, which only its own loss then trains (it "
         "stays an estimator of the true mines, the policy head learns the offset against it).",
     )
+    prior_only: bool = option(
+        False,
+        "With --mine-prior and --preference-bound: the actor's logits are the mine head's alone plus a preference "
+        "bounded by --preference-bound, so RL orders only the cells the head finds nearly equally safe (the DQN's "
+        "bounded advantage, for PPO); the policy head is left out.",
+    )
+    preference_bound: float = option(
+        0.0,
+        "A learned bonus of at most this many nats on each cell's logit, from the trunk's features and the cell's "
+        "gap to the safest (agents.networks.layers.GuessPreference); 0 = none.",
+    )
     critic_warmup: int = option(
         0,
         "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
@@ -67,13 +86,18 @@ class PPOConfig(RunConfig):
         """The shared checks, then PPO's own (SB3 would fail on them with an assertion, or train nonsense)."""
         super().validate()
         at_least(self, 1, "n_steps", "n_epochs")
-        at_least(self, 0, "critic_warmup", "mine_coef")
+        at_least(self, 0, "critic_warmup", "mine_coef", "clip_range_vf")
         at_least(self, 2, "batch_size")
         within(self, 0.0, 1.0, "gamma", "gae_lambda")
         if self.mine_prior and not self.mine_coef > 0:
             raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
         if self.detach_prior and not self.mine_prior:
             raise ValueError("--detach-prior acts on the mine prior: give --mine-prior too")
+        if self.preference_bound < 0:
+            raise ValueError(f"preference_bound must be at least 0, got {self.preference_bound}")
+        if self.prior_only and not (self.mine_prior and self.preference_bound > 0):
+            raise ValueError("--prior-only plays the mine prior plus a bounded preference: give --mine-prior and "
+                             "--preference-bound above 0 too")  # fmt: skip
         for name in ("clip_range", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
@@ -84,15 +108,17 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
     return {
         "learning_rate": config.learning_rate, "n_steps": config.n_steps, "batch_size": config.batch_size,
         "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
-        "clip_range": config.clip_range, "ent_coef": config.ent_coef, "vf_coef": config.vf_coef,
-        "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
-        "mine_coef": config.mine_coef,
+        "clip_range": config.clip_range, "clip_range_vf": config.clip_range_vf or None, "ent_coef": config.ent_coef,
+        "vf_coef": config.vf_coef, "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
+        "mine_coef": config.mine_coef, "mine_balance": config.mine_balance,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
             "mine_head": config.mine_coef > 0,
             "mine_prior": config.mine_prior,
             "detach_prior": config.detach_prior,
+            "prior_only": config.prior_only,
+            "preference_bound": config.preference_bound,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
             "share_features_extractor": not (config.init and is_distilled(config.init)),
@@ -116,6 +142,8 @@ class CriticWarmup(BaseCallback):
     def actor_parameters(self) -> list[th.nn.Parameter]:
         policy = self.model.policy
         own = list(policy.mlp_extractor.policy_head.parameters())
+        if policy.mlp_extractor.preference is not None:
+            own += list(policy.mlp_extractor.preference.parameters())
         if not policy.share_features_extractor:
             own += list(policy.pi_features_extractor.parameters())
         return own
@@ -156,7 +184,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
     return damped(MinePPO(ConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
 
 
-SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef")
+SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance")
 """The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
 CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup"}
 """What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME` and the critic warm-up (a callback built

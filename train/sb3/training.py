@@ -40,6 +40,7 @@ from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
 from train.sb3.progress_bar import RunProgressBar
+from train.sb3.recipes import RECIPES, recipe_names
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
@@ -82,6 +83,13 @@ def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: s
     )
     add_config_arguments(parser, algorithm.config_class)
     add_resume_argument(parser)
+    recipes = recipe_names(name)
+    if recipes:
+        parser.add_argument(
+            "--recipe", choices=recipes,
+            help="start from a named recipe's settings (train.sb3.recipes: a published run's), which the options "
+            "given beside it override; a resumed run keeps those of its config.json",
+        )  # fmt: skip
     args = parser.parse_args(argv)
     return report_run(parser, lambda: train_from_args(algorithm, args))
 
@@ -89,13 +97,19 @@ def script_main(algorithm: Algorithm, argv: Sequence[str] | None = None, prog: s
 def train_from_args(algorithm: Algorithm, args: argparse.Namespace) -> Path:
     """Build the config (from a resumed run's ``config.json`` when ``--resume``) and train."""
     resume: Path | None = args.resume
+    recipe = getattr(args, "recipe", None)
     base = None
+    if recipe is not None:
+        if resume is not None:
+            raise ValueError(f"--recipe {recipe} sets up a new run; a resumed run keeps the settings of its "
+                             "config.json: leave --recipe out")  # fmt: skip
+        base = RECIPES[recipe].defaults(algorithm.config_class)
     if resume is not None:
         resume = checkpoint_file(resume)
         # a pause ends the stretch it was given for; the resumed one goes on unless paused anew
         base = dataclasses.replace(run_config(algorithm, find_run_config(resume)), pause_at=0)
     config = config_from_args(algorithm.config_class, args, base)
-    if base is not None:
+    if resume is not None:
         check_changes_on_resume(algorithm, base, config)
     return train(algorithm, config, resume)
 
