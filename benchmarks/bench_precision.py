@@ -10,8 +10,10 @@ to the float32 pass at the same batch:
 - ``float32``: the trainers' default (their trunks already turn their input channels-last, which oneDNN's
   small convolutions run about twice as fast);
 - ``bf16``: ``torch.autocast("cpu", torch.bfloat16)`` around the passes. Worth it only on CPUs with bf16
-  instructions (AMX: :func:`train.precision.native_bf16`); elsewhere torch emulates it. The table says which this
-  CPU has.
+  instructions (AMX: :func:`train.precision.native_bf16`; AVX512-BF16 is what this bench measures to decide);
+  elsewhere torch emulates it. The table says which this CPU has.
+- ``compiled`` (with ``--compile``): float32 through ``torch.compile`` of the trunk (inductor; its compilation,
+  tens of seconds, happens in the round that warms up and is not timed).
 
 Samples per second at several batches say whether a larger batch pays.
 
@@ -46,11 +48,13 @@ NETWORKS: dict[str, tuple[str, Callable[[gym.spaces.Box], nn.Module]]] = {
     "residual 96 ch x 9, pooled (intermediate)": (
         "intermediate", lambda space: networks.BoardFeatures(space, channels=96, dilations=(1, 1, 1, 2, 2, 4, 4, 1, 1),
                                                              mines=40, pooled=(4, 7))),
+    "residual 128 ch x 12 (the anchor recipe, train.sb3.recipes)": (
+        "intermediate", lambda space: networks.BoardFeatures(space, channels=128, dilations=(1,) * 12, mines=40)),
     "residual 128 ch x 9, pooled (the distilled expert network)": (
         "expert", lambda space: networks.BoardFeatures(space, channels=128, dilations=(1, 1, 1, 2, 2, 4, 4, 1, 1),
                                                        mines=99, pooled=(4, 7))),
 }  # fmt: skip
-VARIANTS = ("float32", "bf16")
+VARIANTS = ("float32", "bf16", "compiled")
 
 
 def grids_in_play(spec: BoardSpec, count: int, seed: int = 0) -> th.Tensor:
@@ -72,8 +76,9 @@ def training_pass(network: nn.Module, head: nn.Module, optimizer: th.optim.Optim
     optimizer.step()
 
 
-def time_variants(name: str, batch: int, repeats: int) -> list[dict[str, Any]]:
-    """Samples per second of each variant's training pass at ``batch``, the best of ``repeats`` interleaved."""
+def time_variants(name: str, batch: int, repeats: int, compiled: bool = False) -> list[dict[str, Any]]:
+    """Samples per second of each variant's training pass at ``batch``, the best of ``repeats`` interleaved
+    (``compiled``: also through ``torch.compile``)."""
     preset, build = NETWORKS[name]
     spec = BoardSpec(*PRESETS[preset], "opening")
     space = gym.spaces.Box(-3, 8, (spec.rows, spec.cols), np.int8)
@@ -82,15 +87,19 @@ def time_variants(name: str, batch: int, repeats: int) -> list[dict[str, Any]]:
     head = nn.Conv2d(network.features_dim, 1, 1)
     optimizer = th.optim.Adam([*network.parameters(), *head.parameters()], lr=1e-4)
     grids = grids_in_play(spec, batch)
-    best = dict.fromkeys(VARIANTS, float("inf"))
-    for _ in range(repeats + 1):  # the first round warms every variant up and is not kept
-        for variant in VARIANTS:
+    variants = VARIANTS if compiled else VARIANTS[:2]
+    passes = {variant: network for variant in variants}
+    if compiled:
+        passes["compiled"] = th.compile(network)  # the same weights, through inductor's kernels
+    best = dict.fromkeys(variants, float("inf"))
+    for _ in range(repeats + 1):  # the first round warms every variant up (and compiles) and is not kept
+        for variant in variants:
             with th.autocast("cpu", dtype=th.bfloat16, enabled=variant == "bf16"):
                 began = time.perf_counter()
-                training_pass(network, head, optimizer, grids)
+                training_pass(passes[variant], head, optimizer, grids)
             best[variant] = min(best[variant], time.perf_counter() - began)
     return [{"network": name, "batch": batch, "variant": variant, "samples_per_s": batch / best[variant],
-             "ratio": best["float32"] / best[variant]} for variant in VARIANTS]  # fmt: skip
+             "ratio": best["float32"] / best[variant]} for variant in variants]  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,12 +110,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     boards = sorted({preset for preset, _ in NETWORKS.values()})
     parser.add_argument("--boards", nargs="+", default=boards, choices=boards, help="Time these boards' networks.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the rows here.")
+    parser.add_argument("--compile", action="store_true", help="Also time the trunk through torch.compile.")
+    parser.add_argument("--networks", nargs="+", default=None, metavar="WORD",
+                        help="Only the networks whose name holds one of these words (e.g. anchor).")
     args = parser.parse_args(argv)
     if args.repeats < 1 or any(batch < 1 for batch in args.batches):
         parser.error("--repeats and every --batches value must be at least 1")
     th.set_num_threads(args.torch_threads)
-    names = [name for name, (preset, _) in NETWORKS.items() if preset in args.boards]
-    rows = [row for name in names for batch in args.batches for row in time_variants(name, batch, args.repeats)]
+    names = [name for name, (preset, _) in NETWORKS.items() if preset in args.boards
+             and (args.networks is None or any(word in name for word in args.networks))]  # fmt: skip
+    if not names:
+        parser.error(f"no network matches --networks {' '.join(args.networks or [])}: {', '.join(NETWORKS)}")
+    rows = [row for name in names for batch in args.batches
+            for row in time_variants(name, batch, args.repeats, args.compile)]  # fmt: skip
     print(
         f"CPU: {platform.processor() or platform.machine()}; "
         f"bf16 instructions: {', '.join(cpu_bf16_flags()) or 'none'}; "

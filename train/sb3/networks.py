@@ -49,7 +49,7 @@ __all__ = [
     "BoardFeatures", "CellFeatures", "CellLogits", "ConvActorCriticPolicy", "ConvHeads", "CountRefinement",
     "GlobalBias", "GuessPreference", "MaskableConvActorCriticPolicy", "MaskedDQNPolicy", "MaskedQNetwork",
     "PooledValue", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax",
-    "neighbour_sums", "one_hot_grid", "remaining_density", "set_mine_count",
+    "neighbour_sums", "one_hot_grid", "remaining_density", "set_bf16", "set_mine_count",
 ]  # fmt: skip
 
 
@@ -60,7 +60,28 @@ def check_grid_space(observation_space: gym.spaces.Space, name: str) -> None:
         raise ValueError(f"{name} reads the (rows, cols) grid, got shape {shape}")
 
 
-class CellFeatures(CellTrunk):
+class _Bf16Passes:
+    """A trunk that runs its passes under bfloat16 autocast while ``bf16`` is set (:func:`set_bf16`) and hands its
+    features on in float32, so that the heads, the distributions and the losses stay in float32."""
+
+    bf16 = False
+
+    def forward(self, grids: th.Tensor) -> th.Tensor:
+        if not self.bf16:
+            return super().forward(grids)  # type: ignore[misc]
+        with th.autocast(grids.device.type, dtype=th.bfloat16):
+            return super().forward(grids).float()  # type: ignore[misc]
+
+
+def set_bf16(policy: nn.Module, enabled: bool) -> None:
+    """Run the trunks of ``policy`` (a PPO, MaskablePPO or DQN policy of this module) under bfloat16 autocast, or
+    not: a setting of the run, not of the saved model (an attribute, not a constructor argument)."""
+    for module in policy.modules():
+        if isinstance(module, _Bf16Passes):
+            module.bf16 = enabled
+
+
+class CellFeatures(_Bf16Passes, CellTrunk):
     """:class:`~agents.networks.trunks.CellTrunk` as an SB3 features extractor (the observation space first)."""
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 64, layers: int = 4) -> None:
@@ -68,7 +89,7 @@ class CellFeatures(CellTrunk):
         super().__init__(channels, layers)
 
 
-class BoardFeatures(BoardTrunk):
+class BoardFeatures(_Bf16Passes, BoardTrunk):
     """:class:`~agents.networks.trunks.BoardTrunk` as an SB3 features extractor (the observation space first)."""
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 48,

@@ -49,6 +49,11 @@ class RunConfig(BoardOptions):
     )
     pooled: str = option("", "Blocks of the residual trunk (indices into --dilations) that add board-wide pooling.")
     value_hidden: int = option(64, "Hidden units of the pooled value head (actor-critic algorithms only).")
+    bf16: bool = option(
+        False,
+        "Run the trunk's passes under bfloat16 autocast where the device runs it natively (train.precision: CUDA, "
+        "or a CPU with AMX or AVX512-BF16); the heads and losses stay float32.",
+    )
     torch_threads: int = option(1, "Torch CPU threads (the development machine has 2 shared cores).")
     device: str = option(
         "cpu", "Torch device of the network: cpu, cuda, cuda:N or auto (CUDA when available); the boards step on "

@@ -27,6 +27,7 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from train.command_line import add_config_arguments, add_resume_argument, config_from_args, report_run
+from train.precision import native_bf16
 from train.sb3.checkpoints import (
     RunClock,
     RunKeeper,
@@ -39,6 +40,7 @@ from train.sb3.checkpoints import (
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
+from train.sb3.networks import set_bf16
 from train.sb3.progress_bar import RunProgressBar
 from train.sb3.recipes import RECIPES, recipe_names
 from train.sb3.run_config import RunConfig
@@ -68,7 +70,7 @@ class Algorithm:
 CHANGEABLE_ON_RESUME = frozenset({
     "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
     "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid", "runs_dir", "run_name",
-    "learning_rate", "lr_drops",
+    "learning_rate", "lr_drops", "bf16",
 })  # fmt: skip
 """Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), the
 learning rate and its drops (a lower one late in a run: :mod:`train.sb3.learning_rate`), and where a new run would
@@ -213,6 +215,7 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     th.set_num_threads(config.torch_threads)
     algo = algorithm.name
     model, run_dir = start_or_resume(algorithm, config, make_vec_env(config), resume)
+    use_bf16(model, config.bf16)
     if model.device.type == "cuda":  # a few fixed batch shapes (rollout, minibatch, evaluation): tune each once
         th.backends.cudnn.benchmark = True
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
@@ -236,6 +239,15 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     model.learn(remaining, callback=callbacks, reset_num_timesteps=resume is None)
     save_model(model, run_dir / "final_model.zip", algo, config)
     return run_dir
+
+
+def use_bf16(model: BaseAlgorithm, asked: bool) -> None:
+    """Run the policy's trunks under bfloat16 autocast when asked (``--bf16``) and the device runs it natively
+    (:func:`train.precision.native_bf16`); else float32, saying so when it was asked for."""
+    enabled = asked and native_bf16(model.device)
+    set_bf16(model.policy, enabled)
+    if asked and not enabled:
+        print(f"--bf16: {model.device} does not run bfloat16 natively here: the run stays in float32", flush=True)
 
 
 def steps_per_round(model: BaseAlgorithm) -> int:

@@ -79,8 +79,8 @@ class StreamConfig(BoardOptions):
     ema: float = option(0.0, "Keep an exponential moving average of each trunk's weights with this decay per step "
                         "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.pt "
                         "(train.distill.stream.averaged); 0: none.")
-    bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX "
-                        "(train.precision); float32 elsewhere.")
+    bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX or "
+                        "AVX512-BF16 (train.precision); float32 elsewhere.")
     compile: bool = option(False, "torch.compile the trunks' passes, one graph per batch size the run uses (its first "
                            "steps wait for them; on a CPU it needs a C++ compiler).")
     device: str = option("cuda", "Torch device: cuda, cpu or auto.")
