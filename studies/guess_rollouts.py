@@ -22,44 +22,22 @@ import numpy as np
 from posterior_play import PosteriorSampler, TooManyLayouts, play_out
 from tqdm import tqdm
 
-from agents.solver.guess import PRESETS
-from agents.solver.outlook import TIE_TOLERANCE
+from agents.solver.guess import ENDGAME_LAYOUTS, PRESETS, STRONG, SolverSettings, guess_candidates
 from mine_env.analysis.probability import analyse
-from mine_env.engine.constants import HIDDEN
 
 ROLLOUT_TARGETS = ("fatal", "guesses")
 """Where rollouts are made: the lost games' fatal guesses, or any true guess."""
-_INTERIOR_CANDIDATES = 4
-"""At most this many candidates that touch no number (as the solver's look-ahead)."""
-
-
-def neighbour_sums(mask: np.ndarray) -> np.ndarray:
-    """Per cell, how many of its (up to 8) neighbours are set in the boolean grid ``mask``."""
-    padded = np.pad(mask.astype(np.int64), 1)
-    rows, cols = mask.shape
-    around = sum(padded[1 + dr : 1 + dr + rows, 1 + dc : 1 + dc + cols] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
-    return around - mask
 
 
 def shortlist(grid: np.ndarray, probabilities: np.ndarray, margin: float, limit: int) -> list[int]:
-    """The cells ``strong``'s look-ahead weighs in ``grid`` (see the module docstring), safest first."""
-    hidden = grid == HIDDEN
-    lowest = float(probabilities[hidden].min())
-    bound = max(lowest * (1 + TIE_TOLERANCE), 1.0 - (1.0 - lowest) * (1.0 - margin))
-    cells = np.flatnonzero(hidden.ravel() & (probabilities.ravel() <= bound))
-    crowd = neighbour_sums(hidden).ravel()
-    touches = neighbour_sums(grid >= 0).ravel() > 0
-    chosen: list[int] = []
-    interior = 0
-    for cell in sorted(cells.tolist(), key=lambda c: (probabilities.flat[c], crowd[c], c)):
-        if len(chosen) == limit:
-            break
-        if not touches[cell]:
-            if interior == _INTERIOR_CANDIDATES:
-                continue
-            interior += 1
-        chosen.append(cell)
-    return chosen
+    """The cells ``strong``'s look-ahead weighs in ``grid`` with this margin and limit, safest first: the solver's
+    own :func:`agents.solver.guess.guess_candidates` (its ties among equally crowded cells by a fixed draw)."""
+    settings = SolverSettings(STRONG, float(margin), int(limit), ENDGAME_LAYOUTS, True)
+    rows, cols = grid.shape
+    cells, _ = guess_candidates(np.ascontiguousarray(grid.ravel()), rows, cols,
+                                np.ascontiguousarray(probabilities.ravel(), dtype=np.float64), settings,
+                                np.uint64(0))  # fmt: skip
+    return [int(cell) for cell in cells]
 
 
 @dataclass

@@ -202,6 +202,27 @@ def _swapped(chosen, candidates, probability, by_score, next_safest, always_safe
     return cell
 
 
+@njit(cache=True)
+def guess_candidates(flat, rows, cols, probability, settings, state):
+    """The cells the guess rule weighs in a position with no certainly safe cell (see the module docstring):
+    ``strong``'s are the cells within its margin of the safest, safest first; the other strengths' the safest
+    cells alone; then fewest hidden neighbours, a seeded draw, at most ``max_candidates`` (``fast``: one) and at
+    most :data:`_INTERIOR_CANDIDATES` that touch no number. Returns (cells, new state)."""
+    strong = settings.strength == STRONG
+    lowest = 1.0
+    for i in range(flat.shape[0]):
+        if flat[i] == HIDDEN:
+            lowest = min(lowest, probability[i])
+    tied = lowest + TIE_TOLERANCE * lowest
+    if strong:
+        bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - settings.margin))
+        limit = settings.max_candidates
+    else:
+        bound = tied
+        limit = 1 if settings.strength == FAST else settings.max_candidates
+    return _candidates(flat, rows, cols, probability, bound, strong, limit, state)
+
+
 @njit(cache=True, inline="always")
 def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess rule's plan in a position with no certainly safe cell (see the module docstring).
@@ -219,18 +240,7 @@ def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, sta
         cell = forced_fifty_fifty(flat, rows, cols, probability)
         if cell >= 0:
             return single, np.full(1, cell, np.int64), state
-    lowest = 1.0
-    for i in range(flat.shape[0]):
-        if flat[i] == HIDDEN:
-            lowest = min(lowest, probability[i])
-    tied = lowest + TIE_TOLERANCE * lowest
-    if strong:
-        bound = max(tied, 1.0 - (1.0 - lowest) * (1.0 - settings.margin))
-        limit = settings.max_candidates
-    else:
-        bound = tied
-        limit = 1 if settings.strength == FAST else settings.max_candidates
-    candidates, state = _candidates(flat, rows, cols, probability, bound, strong, limit, state)
+    candidates, state = guess_candidates(flat, rows, cols, probability, settings, state)
     if candidates.shape[0] == 1:
         return single, candidates, state
     if strong:
