@@ -5,6 +5,7 @@ plays like any other."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,15 +48,21 @@ def assert_labels_match(grids: np.ndarray, mines: np.ndarray, known: np.ndarray,
     assert (mines[known].reshape(known.sum(), -1).sum(axis=1) == count).all()
 
 
-@pytest.mark.parametrize("algorithm", [ppo.ALGORITHM, maskable_ppo.ALGORITHM], ids=["ppo", "maskable_ppo"])
-def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_path: Path) -> None:
-    config = algorithm.config_class(**TINY, mine_coef=1.0, runs_dir=str(tmp_path))
+def after_one_rollout(algorithm, tmp_path: Path, **options: object) -> Any:
+    """A new tiny model of ``algorithm`` that has collected one rollout (no update yet)."""
+    config = algorithm.config_class(**TINY, runs_dir=str(tmp_path), **options)
     model = algorithm.build(config, make_vec_env(config))
     model.set_logger(configure(None, []))
     model._setup_learn(10_000, None)
     callback = Nothing()
     callback.init_callback(model)
     model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    return model
+
+
+@pytest.mark.parametrize("algorithm", [ppo.ALGORITHM, maskable_ppo.ALGORITHM], ids=["ppo", "maskable_ppo"])
+def test_the_stored_labels_are_the_mines_behind_each_observation(algorithm, tmp_path: Path) -> None:
+    model = after_one_rollout(algorithm, tmp_path, mine_coef=1.0)
     buffer = model.rollout_buffer
     grids = buffer.observations.reshape(-1, 5, 5).astype(np.int8)
     mines = buffer.mines.reshape(-1, 5, 5).astype(int)
@@ -69,13 +76,7 @@ def test_the_update_scores_the_rollout_as_the_rollout_did(algorithm, tmp_path: P
     """Before the first step of an update the policy is the one that acted: every stored action's log-probability
     and value, recomputed by the update's pass (under the stored masks, for MaskablePPO), is the stored one; a mask
     that differed between acting and updating (another board's, a step late) would change them."""
-    config = algorithm.config_class(**TINY, mine_coef=0.5, runs_dir=str(tmp_path))
-    model = algorithm.build(config, make_vec_env(config))
-    model.set_logger(configure(None, []))
-    model._setup_learn(10_000, None)
-    callback = Nothing()
-    callback.init_callback(model)
-    model.collect_rollouts(model.env, callback, model.rollout_buffer, model.n_steps)
+    model = after_one_rollout(algorithm, tmp_path, mine_coef=0.5)
     data = next(iter(model.rollout_buffer.get(None))).samples
     masks = getattr(data, "action_masks", None)
     with th.no_grad():
