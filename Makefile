@@ -140,22 +140,21 @@ MINUTES ?= 60
 rl-comparison: install-train
 	$(PYTHON) studies/rl_comparison.py --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
-# PPO on intermediate toward masked DQN's 80% (issue 81): the published PPO's update and rewards (--recipe anchor)
-# on the comparison's small network, MaskablePPO and PPO (0.1 off a revealed cell) side by side from seed 1, bf16
-# where the CPU runs it natively. Each call starts or resumes both for MINUTES (each stops with a checkpoint);
-# progress: $(PPO_ANCHOR_RUNS)/ALGO.log and ALGO/logs/progress.csv (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md).
-PPO_ANCHOR_RUNS ?= runs/ppo-anchor32
-.PHONY: ppo-anchor-cpu
-ppo-anchor-cpu: install-train
-	@mkdir -p $(PPO_ANCHOR_RUNS)
-	for algo in maskable_ppo ppo; do \
-	  if [ -f $(PPO_ANCHOR_RUNS)/$$algo/checkpoints/latest.zip ]; then start="--resume $(PPO_ANCHOR_RUNS)/$$algo"; else \
-	    start="--recipe anchor --channels 32 --layers 5 --dilations= --value-hidden 64 --steps 20000000 --seed 1 \
-	      --eval-games 500 --eval-every 200000 --checkpoint-every 200000 --bf16 --torch-threads 1 --no-progress-bar \
-	      --runs-dir $(PPO_ANCHOR_RUNS) --run-name $$algo"; \
-	    if [ $$algo = ppo ]; then start="$$start --reward-invalid -0.1"; fi; fi; \
-	  $(PYTHON) -m train.sb3.$$algo $$start --minutes $(MINUTES) >> $(PPO_ANCHOR_RUNS)/$$algo.log 2>&1 & \
-	done; wait; tail -n 1 $(PPO_ANCHOR_RUNS)/*.log
+# MaskablePPO on intermediate toward masked DQN's 80% (issue 81): the mine-prior recipe (train/sb3/recipes.py: the
+# policy is the true-mine head plus a bounded preference) from seeds 1 and 2 side by side, bf16 where the CPU runs it
+# natively. Each call starts or resumes both for MINUTES (each stops with a checkpoint); progress: $(PPO_RUNS)/seedN.log
+# and seedN/logs/progress.csv (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md).
+PPO_RUNS ?= runs/ppo-intermediate
+.PHONY: ppo-intermediate-cpu
+ppo-intermediate-cpu: install-train
+	@mkdir -p $(PPO_RUNS)
+	for seed in 1 2; do run=$(PPO_RUNS)/seed$$seed; \
+	  if [ -f $$run/checkpoints/latest.zip ]; then start="--resume $$run"; else \
+	    start="--recipe mine-prior --preset intermediate --steps 20000000 --seed $$seed --eval-games 500 \
+	      --eval-every 200000 --checkpoint-every 200000 --bf16 --torch-threads 1 --no-progress-bar \
+	      --runs-dir $(PPO_RUNS) --run-name seed$$seed"; fi; \
+	  $(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $$run.log 2>&1 & \
+	done; wait; tail -n 1 $(PPO_RUNS)/*.log
 
 # The expert network's training continued on this machine's CPU, a call at a time (bf16 where the CPU has AMX:
 # train.precision; compiled, about 100 samples a second on 2 such cores, a fifth of that in float32). The first call

@@ -34,7 +34,8 @@ def parsed(*options: str) -> argparse.Namespace:
 
 
 def test_the_anchor_recipe_is_a_valid_config_of_both_ppo_scripts() -> None:
-    assert recipe_names("maskable_ppo") == recipe_names("ppo") == ["anchor"] and recipe_names("dqn") == []
+    assert recipe_names("maskable_ppo") == ["anchor", "mine-prior"] and recipe_names("ppo") == ["anchor"]
+    assert recipe_names("dqn") == []
     config = ANCHOR.defaults(maskable_ppo.MaskablePPOConfig)
     config.validate()
     assert (config.channels, config.dilations.count("1"), config.num_envs * config.n_steps) == (128, 12, 8192)
@@ -60,7 +61,13 @@ def test_a_recipe_of_unknown_fields_is_refused() -> None:
     broken = type(ANCHOR)("broken", ("ppo",), {"no_such": 1}, "", "")
     with pytest.raises(ValueError, match="no_such"):
         broken.defaults(maskable_ppo.MaskablePPOConfig)
-    assert set(RECIPES) == {"anchor"}
+    assert set(RECIPES) == {"anchor", "mine-prior"}
+
+
+def test_the_mine_prior_recipe_plays_the_head_within_its_bound() -> None:
+    config = RECIPES["mine-prior"].defaults(maskable_ppo.MaskablePPOConfig)
+    config.validate()
+    assert config.prior_only and config.detach_prior and config.preference_bound == 0.5 and config.preset == "beginner"
 
 
 def test_the_balanced_loss_weighs_mines_and_safe_cells_alike() -> None:

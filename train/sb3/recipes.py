@@ -1,5 +1,5 @@
-"""Named recipes: a published run's settings as one option, ``--recipe NAME``, that the options given beside it
-override (``--recipe anchor --steps 500000``).
+"""Named recipes: a published run's settings, or one of ours worth naming, as one option, ``--recipe NAME``, that
+the options given beside it override (``--recipe anchor --steps 500000``).
 
 A recipe only fills in the defaults of a new run: its ``config.json`` holds every value, so a resumed run needs
 no recipe (and takes none). Each recipe says where its figures come from and what of the source it cannot
@@ -60,7 +60,24 @@ ANCHOR = Recipe(
     ),
 )
 
-RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (ANCHOR,)}
+MINE_PRIOR = Recipe(
+    name="mine-prior",
+    algorithms=("maskable_ppo",),
+    options={
+        "channels": 32, "layers": 5,
+        # the comparison's update: 64 boards x 32 steps, minibatches of 256, 4 passes (many updates a step)
+        "num_envs": 64, "n_steps": 32, "batch_size": 256, "n_epochs": 4, "learning_rate": 5e-4, "ent_coef": 0.001,
+        # the policy is the true-mine head (trained by its own loss alone) plus a preference of at most 0.5 nats
+        "mine_coef": 0.5, "mine_prior": True, "detach_prior": True, "prior_only": True, "preference_bound": 0.5,
+        # the return is the game's outcome: +1 a win, -1 a loss
+        "reward_progress": 0.0, "gamma": 0.99, "gae_lambda": 0.95,
+    },
+    source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md): MaskablePPO playing its mine head, as the "
+    "masked DQN with --mine-prior --advantage-bound does",
+    differences="needs the masks: without them the head, which learns only hidden cells, would score revealed ones",
+)
+
+RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (ANCHOR, MINE_PRIOR)}
 
 
 def recipe_names(algorithm: str) -> list[str]:
