@@ -176,11 +176,13 @@ def test_a_detached_prior_without_the_prior_is_one_clear_error() -> None:
         config.validate()
 
 
+@pytest.mark.parametrize("scale", [1.0, 3.0])
 def test_the_prior_alone_plays_the_mine_head_within_the_preference_bound_and_exports_as_it_plays(
-    tmp_path: Path,
+    scale: float, tmp_path: Path
 ) -> None:
     config = maskable_ppo.MaskablePPOConfig(**TINY, mine_coef=0.5, mine_prior=True, detach_prior=True,
-                                            prior_only=True, preference_bound=0.5, runs_dir=str(tmp_path))  # fmt: skip
+                                            prior_only=True, preference_bound=0.5, prior_scale=scale,
+                                            runs_dir=str(tmp_path))  # fmt: skip
     config.validate()
     model = maskable_ppo.ALGORITHM.build(config, make_vec_env(config))
     policy, heads = model.policy, model.policy.mlp_extractor
@@ -191,7 +193,7 @@ def test_the_prior_alone_plays_the_mine_head_within_the_preference_bound_and_exp
     obs = policy.obs_to_tensor(grids)[0]
     features = policy.extract_features(obs)
     logits = heads.forward_actor(features)
-    offset = logits + heads.mine_head(features)
+    offset = logits + scale * heads.mine_head(features)
     assert offset.abs().max().item() <= 0.5 + 1e-6 and offset.abs().max().item() > 0.4
     logits.logsumexp(dim=1).sum().backward()
     assert heads.policy_head.conv.weight.grad is None  # left out of play

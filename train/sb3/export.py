@@ -48,7 +48,8 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
         trunk, head, kind = policy.pi_features_extractor, policy.mlp_extractor.policy_head, "policy"
         preference = policy.mlp_extractor.preference
         if policy.mlp_extractor.mine_prior:
-            head = folded_prior(head, policy.mlp_extractor.mine_head, policy.mlp_extractor.prior_only)
+            heads = policy.mlp_extractor
+            head = folded_prior(head, heads.mine_head, heads.prior_only, getattr(heads, "prior_scale", 1.0))
     else:
         raise ValueError(f"a {type(policy).__name__} is not a policy of train.sb3.networks (a convolutional trunk and "
                          "a per-cell head): the model format cannot save it")  # fmt: skip
@@ -67,15 +68,16 @@ def playing_network(policy: Any) -> tuple[CellScorer, str]:
     return network.cpu().eval(), kind
 
 
-def folded_prior(policy_head: CellLogits, mine_head: CellLogits, prior_only: bool = False) -> CellLogits:
-    """One head scoring every cell as ``policy_head`` minus ``mine_head`` (both 1x1 convolutions of the same
-    features, so their difference is one too): the logits of a policy trained with ``--mine-prior``; with
-    ``prior_only`` (``--prior-only``) minus ``mine_head`` alone."""
+def folded_prior(policy_head: CellLogits, mine_head: CellLogits, prior_only: bool = False,
+                 scale: float = 1.0) -> CellLogits:  # fmt: skip
+    """One head scoring every cell as ``policy_head`` minus ``scale`` times ``mine_head`` (both 1x1 convolutions of
+    the same features, so their difference is one too): the logits of a policy trained with ``--mine-prior``
+    (``--prior-scale``); with ``prior_only`` (``--prior-only``) the mine head's part alone."""
     head = CellLogits(policy_head.conv.in_channels)
     keep = 0.0 if prior_only else 1.0
     with th.no_grad():
-        head.conv.weight.copy_(keep * policy_head.conv.weight - mine_head.conv.weight)
-        head.conv.bias.copy_(keep * policy_head.conv.bias - mine_head.conv.bias)
+        head.conv.weight.copy_(keep * policy_head.conv.weight - scale * mine_head.conv.weight)
+        head.conv.bias.copy_(keep * policy_head.conv.bias - scale * mine_head.conv.bias)
     return head
 
 

@@ -108,12 +108,17 @@ class ConvHeads(nn.Module):
     gradient stops at the mine head's output: the head stays an estimator of the true mines (its own loss alone
     trains it), and the policy head learns only the offset RL finds against it. With ``prior_only`` the policy head is
     left out: the safety logits are the mine head's alone, and RL learns only the bounded preference
-    (``preference_bound``) among the cells it finds nearly equally safe, as the DQN's bounded advantage does."""
+    (``preference_bound``) among the cells it finds nearly equally safe, as the DQN's bounded advantage does.
+    ``prior_scale`` multiplies the mine head's logits in the prior: above 1 the sampled policy keeps closer to the
+    head's safest cells (its greedy play is the same), so training games reach the later stages greedy play
+    reaches."""
 
     def __init__(
         self, channels: int, value_hidden: int, n_actions: int, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False,
+        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False, prior_scale: float = 1.0,
     ) -> None:  # fmt: skip
+        if prior_scale != 1.0 and not mine_prior:
+            raise ValueError("prior_scale weighs the mine prior: give mine_prior too")
         if prior_only and not (mine_prior and preference_bound):
             raise ValueError("prior_only plays the mine prior plus a bounded preference: give mine_prior and "
                              "preference_bound above 0 too")  # fmt: skip
@@ -129,6 +134,7 @@ class ConvHeads(nn.Module):
         self.mine_prior = mine_prior
         self.detach_prior = detach_prior
         self.prior_only = prior_only
+        self.prior_scale = prior_scale
         self.latent_dim_pi = n_actions
         self.latent_dim_vf = value_hidden
 
@@ -139,7 +145,7 @@ class ConvHeads(nn.Module):
         if self.mine_prior:
             assert self.mine_head is not None
             mines = self.mine_head(features)
-            prior = -(mines.detach() if self.detach_prior else mines)
+            prior = -self.prior_scale * (mines.detach() if self.detach_prior else mines)
             safety = prior if self.prior_only else self.policy_head(features) + prior
         else:
             safety = self.policy_head(features)
@@ -165,7 +171,8 @@ class _ConvHeadsMixin:
 
     def __init__(
         self, *args: Any, value_hidden: int = 64, preference_bound: float = 0.0, mine_head: bool = False,
-        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False, **kwargs: Any,
+        mine_prior: bool = False, detach_prior: bool = False, prior_only: bool = False, prior_scale: float = 1.0,
+        **kwargs: Any,
     ) -> None:  # fmt: skip
         self.value_hidden = value_hidden
         self.preference_bound = preference_bound
@@ -173,13 +180,14 @@ class _ConvHeadsMixin:
         self.mine_prior = mine_prior
         self.detach_prior = detach_prior
         self.prior_only = prior_only
+        self.prior_scale = prior_scale
         kwargs.setdefault("features_extractor_class", CellFeatures)
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = ConvHeads(self.features_dim, self.value_hidden, int(self.action_space.n),
                                        self.preference_bound, self.mine_head, self.mine_prior,
-                                       self.detach_prior, self.prior_only)  # fmt: skip
+                                       self.detach_prior, self.prior_only, self.prior_scale)  # fmt: skip
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)  # type: ignore[misc]
@@ -204,6 +212,8 @@ class _ConvHeadsMixin:
             data["detach_prior"] = True
         if self.prior_only:
             data["prior_only"] = True
+        if self.prior_scale != 1.0:
+            data["prior_scale"] = self.prior_scale
         return data
 
     def evaluate_with_mines(

@@ -71,6 +71,11 @@ class PPOConfig(RunConfig):
         "bounded by --preference-bound, so RL orders only the cells the head finds nearly equally safe (the DQN's "
         "bounded advantage, for PPO); the policy head is left out.",
     )
+    prior_scale: float = option(
+        1.0,
+        "With --mine-prior: the weight of the mine head's logits in the actor's; above 1 the sampled policy keeps "
+        "closer to the head's safest cells (greedy play is unchanged), so training reaches later stages of the game.",
+    )
     preference_bound: float = option(
         0.0,
         "A learned bonus of at most this many nats on each cell's logit, from the trunk's features and the cell's "
@@ -93,6 +98,10 @@ class PPOConfig(RunConfig):
             raise ValueError("--mine-prior reads the mine head: give --mine-coef above 0 too")
         if self.detach_prior and not self.mine_prior:
             raise ValueError("--detach-prior acts on the mine prior: give --mine-prior too")
+        if self.prior_scale != 1.0 and not self.mine_prior:
+            raise ValueError("--prior-scale weighs the mine prior: give --mine-prior too")
+        if not self.prior_scale > 0:
+            raise ValueError(f"prior_scale must be above 0, got {self.prior_scale}")
         if self.preference_bound < 0:
             raise ValueError(f"preference_bound must be at least 0, got {self.preference_bound}")
         if self.prior_only and not (self.mine_prior and self.preference_bound > 0):
@@ -118,6 +127,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
             "mine_prior": config.mine_prior,
             "detach_prior": config.detach_prior,
             "prior_only": config.prior_only,
+            "prior_scale": config.prior_scale,
             "preference_bound": config.preference_bound,
             # from distilled weights the critic gets a trunk of its own: a fresh value head's errors, shared,
             # would rewrite the trunk the actor starts from (docs/lab/2026-11-24-rl-from-distilled-weights.md)
