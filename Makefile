@@ -141,18 +141,19 @@ rl-comparison: install-train
 	$(PYTHON) studies/rl_comparison.py --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
 # MaskablePPO on intermediate toward masked DQN's 80% (issue 81): the mine-prior recipe (train/sb3/recipes.py: the
-# policy is the true-mine head plus a bounded preference) from seeds 1 and 2 side by side, bf16 where the CPU runs it
-# natively. Each call starts or resumes both for MINUTES (each stops with a checkpoint); progress: $(PPO_RUNS)/seedN.log
-# and seedN/logs/progress.csv (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md).
+# policy is the true-mine head plus a bounded preference) from seed 1, with the prior at weight 1 and at weight 3
+# (--prior-scale) side by side, bf16 where the CPU runs it natively. Each call starts or resumes both for MINUTES
+# (each stops with a checkpoint); progress: $(PPO_RUNS)/scaleN.log and scaleN/logs/progress.csv
+# (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md).
 PPO_RUNS ?= runs/ppo-intermediate
 .PHONY: ppo-intermediate-cpu
 ppo-intermediate-cpu: install-train
 	@mkdir -p $(PPO_RUNS)
-	for seed in 1 2; do run=$(PPO_RUNS)/seed$$seed; \
+	for scale in 1 3; do run=$(PPO_RUNS)/scale$$scale; \
 	  if [ -f $$run/checkpoints/latest.zip ]; then start="--resume $$run"; else \
-	    start="--recipe mine-prior --preset intermediate --steps 20000000 --seed $$seed --eval-games 500 \
-	      --eval-every 200000 --checkpoint-every 200000 --bf16 --torch-threads 1 --no-progress-bar \
-	      --runs-dir $(PPO_RUNS) --run-name seed$$seed"; fi; \
+	    start="--recipe mine-prior --preset intermediate --prior-scale $$scale --steps 20000000 --seed 1 \
+	      --eval-games 500 --eval-every 200000 --checkpoint-every 200000 --bf16 --torch-threads 1 --no-progress-bar \
+	      --runs-dir $(PPO_RUNS) --run-name scale$$scale"; fi; \
 	  $(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $$run.log 2>&1 & \
 	done; wait; tail -n 1 $(PPO_RUNS)/*.log
 
