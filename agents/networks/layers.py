@@ -197,4 +197,6 @@ class GuessPreference(nn.Module):
         """The bonus (N, H * W) of every cell, from the trunk's ``features`` and the head's ``safety`` logits."""
         gap = safety - safety.amax(dim=1, keepdim=True)
         planes = th.cat([features, gap.view(features.shape[0], 1, *features.shape[2:])], dim=1)
-        return self.bound * th.tanh(self.net(planes)).flatten(1)
+        # channels-last, as the trunks' planes: the concatenation hands them on channels-first, which oneDNN's small
+        # convolutions run at about half the speed
+        return self.bound * th.tanh(self.net(planes.contiguous(memory_format=th.channels_last))).flatten(1)

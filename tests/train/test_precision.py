@@ -129,3 +129,27 @@ def test_a_trunk_in_bf16_hands_on_float32_features_close_to_its_float32_ones() -
     halved = trunk(grids)
     assert halved.dtype == th.float32 and not th.equal(halved, plain)
     th.testing.assert_close(halved, plain, rtol=0.05, atol=0.05)
+
+
+def test_the_guess_preference_runs_under_bf16_with_the_trunk_and_keeps_its_weights_and_bound() -> None:
+    from agents.networks.layers import GuessPreference
+    from train.sb3.networks import ConvHeads, set_bf16
+
+    th.manual_seed(0)
+    heads = ConvHeads(16, 8, 81, preference_bound=0.5, mine_head=True, mine_prior=True, detach_prior=True,
+                      prior_only=True)  # fmt: skip
+    assert heads.preference is not None
+    th.nn.init.normal_(heads.preference.net[-1].weight, std=0.5)  # a trained head's, not the neutral start's
+    plain_head = GuessPreference(16, 0.5)
+    plain_head.load_state_dict(heads.preference.state_dict())  # the same keys as the plain module
+    dtypes: list[th.dtype] = []
+    heads.preference.net[0].register_forward_hook(lambda _module, _inputs, output: dtypes.append(output.dtype))
+    features = th.randn(3, 16, 9, 9)
+    plain = heads.forward_actor(features)
+    set_bf16(heads, True)
+    halved = heads.forward_actor(features)
+    assert dtypes == [th.float32, th.bfloat16]
+    assert halved.dtype == th.float32 and not th.equal(halved, plain)
+    th.testing.assert_close(halved, plain, rtol=0, atol=0.02)  # the preference adds at most 0.5 either way
+    safety = -heads.mine_head(features).detach()  # prior_scale 1
+    th.testing.assert_close(plain - safety, plain_head(features, safety))

@@ -46,9 +46,9 @@ from agents.networks.saved import risk_weighted
 from agents.networks.trunks import BoardTrunk, CellTrunk, set_mine_count
 
 __all__ = [
-    "BoardFeatures", "CellFeatures", "CellLogits", "ConvActorCriticPolicy", "ConvHeads", "CountRefinement",
-    "GlobalBias", "GuessPreference", "MaskableConvActorCriticPolicy", "MaskedDQNPolicy", "MaskedQNetwork",
-    "PooledValue", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax",
+    "Bf16Preference", "BoardFeatures", "CellFeatures", "CellLogits", "ConvActorCriticPolicy", "ConvHeads",
+    "CountRefinement", "GlobalBias", "GuessPreference", "MaskableConvActorCriticPolicy", "MaskedDQNPolicy",
+    "MaskedQNetwork", "PooledValue", "action_scores", "check_grid_space", "hidden_cells", "masked_argmax",
     "neighbour_sums", "one_hot_grid", "remaining_density", "set_bf16", "set_mine_count",
 ]  # fmt: skip
 
@@ -61,21 +61,28 @@ def check_grid_space(observation_space: gym.spaces.Space, name: str) -> None:
 
 
 class _Bf16Passes:
-    """A trunk that runs its passes under bfloat16 autocast while ``bf16`` is set (:func:`set_bf16`) and hands its
-    features on in float32, so that the heads, the distributions and the losses stay in float32."""
+    """A module (a trunk, or the convolutions of a head) that runs its passes under bfloat16 autocast while ``bf16``
+    is set (:func:`set_bf16`) and hands its output on in float32, so that the distributions and the losses stay in
+    float32."""
 
     bf16 = False
 
-    def forward(self, grids: th.Tensor) -> th.Tensor:
+    def forward(self, first: th.Tensor, *rest: th.Tensor) -> th.Tensor:
         if not self.bf16:
-            return super().forward(grids)  # type: ignore[misc]
-        with th.autocast(grids.device.type, dtype=th.bfloat16):
-            return super().forward(grids).float()  # type: ignore[misc]
+            return super().forward(first, *rest)  # type: ignore[misc]
+        with th.autocast(first.device.type, dtype=th.bfloat16):
+            return super().forward(first, *rest).float()  # type: ignore[misc]
+
+
+class Bf16Preference(_Bf16Passes, GuessPreference):
+    """:class:`~agents.networks.layers.GuessPreference` (its weights key for key) whose two 3x3 convolutions, as
+    costly as two of a small trunk's layers, run under bfloat16 autocast beside the trunk's."""
 
 
 def set_bf16(policy: nn.Module, enabled: bool) -> None:
-    """Run the trunks of ``policy`` (a PPO, MaskablePPO or DQN policy of this module) under bfloat16 autocast, or
-    not: a setting of the run, not of the saved model (an attribute, not a constructor argument)."""
+    """Run the trunks of ``policy`` (a PPO, MaskablePPO or DQN policy of this module), and its guess preference if
+    it has one, under bfloat16 autocast, or not: a setting of the run, not of the saved model (an attribute, not a
+    constructor argument)."""
     for module in policy.modules():
         if isinstance(module, _Bf16Passes):
             module.bf16 = enabled
@@ -129,7 +136,7 @@ class ConvHeads(nn.Module):
         super().__init__()
         self.policy_head = CellLogits(channels)
         self.value_head = PooledValue(channels, value_hidden)
-        self.preference = GuessPreference(channels, preference_bound) if preference_bound else None
+        self.preference = Bf16Preference(channels, preference_bound) if preference_bound else None
         self.mine_head = CellLogits(channels) if mine_head else None
         self.mine_prior = mine_prior
         self.detach_prior = detach_prior

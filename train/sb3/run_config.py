@@ -51,8 +51,9 @@ class RunConfig(BoardOptions):
     value_hidden: int = option(64, "Hidden units of the pooled value head (actor-critic algorithms only).")
     bf16: bool = option(
         False,
-        "Run the trunk's passes under bfloat16 autocast where the device runs it natively (train.precision: CUDA, "
-        "or a CPU with AMX or AVX512-BF16); the heads and losses stay float32.",
+        "Run the trunk's passes (and the guess preference's convolutions) under bfloat16 autocast where the device "
+        "runs it natively (train.precision: CUDA, or a CPU with AMX or AVX512-BF16); the 1x1 heads and the losses "
+        "stay float32.",
     )
     torch_threads: int = option(1, "Torch CPU threads (the development machine has 2 shared cores).")
     device: str = option(

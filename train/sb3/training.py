@@ -242,8 +242,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
 
 
 def use_bf16(model: BaseAlgorithm, asked: bool) -> None:
-    """Run the policy's trunks under bfloat16 autocast when asked (``--bf16``) and the device runs it natively
-    (:func:`train.precision.native_bf16`); else float32, saying so when it was asked for."""
+    """Run the policy's trunks and guess preference under bfloat16 autocast when asked (``--bf16``) and the device
+    runs it natively (:func:`train.precision.native_bf16`); else float32, saying so when it was asked for."""
     enabled = asked and native_bf16(model.device)
     set_bf16(model.policy, enabled)
     if asked and not enabled:
