@@ -11,8 +11,10 @@ is a mine). The win chance of a set ``S`` of layouts under best play is
 
 Because free cells are always revealed first, the chance depends on ``S`` alone, which is memoised (keyed
 by a 64-bit set hash). Candidate guesses are tried safest first and skipped once their safety cannot beat
-the best found. Only the value of the revealed cell is used, not the extra cells a revealed 0 opens, so
-the chance is a lower bound and the search stays small. A work budget (layouts times cells looked at)
+the best found. A move reveals only its own cell's number; the cells a revealed 0 opens in the game are its
+neighbours, safe in every layout that shows the 0, so the free-cell rule reveals them next and splits by their
+numbers as the flood would: the chance is that of the real game under optimal play (the tests check it against
+the real game's tree, floods included). A work budget (layouts times cells looked at)
 bounds the time: a search that runs out of it reports failure and the caller falls back to its heuristic
 guess.
 """

@@ -1,4 +1,5 @@
-"""The exact endgame search against a plain-Python search of the same game tree."""
+"""The exact endgame search against a plain-Python search of the same game tree, and against optimal play of the
+real game, where a revealed zero opens its neighbours."""
 
 from __future__ import annotations
 
@@ -76,6 +77,74 @@ def small_positions() -> list[tuple[np.ndarray, int]]:
         if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= 60:
             positions.append((grid, 4))
     return positions
+
+
+def real_game_win_chance(grid: np.ndarray, layouts: list[frozenset[int]]) -> float:
+    """Win chance under optimal play of the real game: a revealed zero opens its region as the engine floods it,
+    the game is won once only mines are hidden. A cell safe in every layout left is revealed first, one at a time
+    (what it shows is free information, which cannot lower the chance); otherwise every hidden cell is tried."""
+    rows, cols = grid.shape
+    cells = rows * cols
+    around = [[rr * cols + cc for rr in range(r - 1, r + 2) for cc in range(c - 1, c + 2)
+               if (rr, cc) != (r, c) and 0 <= rr < rows and 0 <= cc < cols]
+              for r in range(rows) for c in range(cols)]  # fmt: skip
+    numbers = {layout: neighbour_counts(np.isin(np.arange(cells), list(layout)).reshape(grid.shape)).ravel()
+               for layout in layouts}  # fmt: skip
+    mines = len(layouts[0])
+
+    def opened(layout: frozenset[int], cell: int, revealed: frozenset[int]) -> frozenset[int]:
+        region, stack = set(), [cell]
+        while stack:
+            here = stack.pop()
+            if here in region or here in revealed:
+                continue
+            region.add(here)
+            if numbers[layout][here] == 0:
+                stack.extend(next_cell for next_cell in around[here] if next_cell not in layout)
+        return frozenset(region)
+
+    @cache
+    def win(revealed: frozenset[int], subset: frozenset[frozenset[int]]) -> float:
+        if len(subset) == 1 or cells - len(revealed) == mines:
+            return 1.0
+        hidden = [cell for cell in range(cells) if cell not in revealed]
+        safe = [cell for cell in hidden if all(cell not in layout for layout in subset)]
+        return reveal(revealed, subset, safe[0]) if safe else max(reveal(revealed, subset, cell) for cell in hidden)
+
+    def reveal(revealed: frozenset[int], subset: frozenset[frozenset[int]], cell: int) -> float:
+        seen: dict[tuple, set] = {}
+        for layout in subset:
+            if cell not in layout:
+                region = opened(layout, cell, revealed)
+                shown = tuple(int(numbers[layout][here]) for here in sorted(region))
+                seen.setdefault((region, shown), set()).add(layout)
+        return sum(len(part) * win(revealed | region, frozenset(part))
+                   for (region, _), part in seen.items()) / len(subset)  # fmt: skip
+
+    return win(frozenset(np.flatnonzero(grid.ravel() >= 0).tolist()), frozenset(layouts))
+
+
+def open_positions() -> list[tuple[np.ndarray, int]]:
+    """Partly revealed 4x6 positions with 4 mines, room for zeros and a handful of layouts left."""
+    rng = np.random.default_rng(3)
+    positions = []
+    while len(positions) < 10:
+        layout = np.zeros(24, bool)
+        layout[rng.choice(24, 4, replace=False)] = True
+        layout = layout.reshape(4, 6)
+        shown = (rng.random((4, 6)) < 0.35) & ~layout
+        grid = np.where(shown, neighbour_counts(layout), HIDDEN).astype(np.int8)
+        if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= 80:
+            positions.append((grid, 4))
+    return positions
+
+
+@pytest.mark.parametrize(("grid", "mines"), open_positions())
+def test_the_endgame_chance_is_that_of_optimal_play_in_the_real_game(grid: np.ndarray, mines: int) -> None:
+    # Revealing the cells safe in every layout first and splitting by their numbers is how the search sees a
+    # flood: the neighbours of a zero are such cells. So its chance is exact, not a lower bound.
+    _, chance = best_endgame_guess(grid.ravel(), *grid.shape, mines, limit=200, work_budget=10_000_000)
+    assert chance == pytest.approx(real_game_win_chance(grid, brute_layouts(grid, mines)), abs=1e-12)
 
 
 @pytest.mark.parametrize(("grid", "mines"), small_positions())
