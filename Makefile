@@ -142,9 +142,10 @@ rl-comparison: install-train
 
 # MaskablePPO on intermediate toward masked DQN's 80% (issue 81): the mine-prior recipe (train/sb3/recipes.py: the
 # policy is the true-mine head plus a bounded preference) from seed 1, with the prior at weight 1 and at weight 3
-# (--prior-scale) side by side, bf16 where the CPU runs it natively. Each call starts or resumes both for MINUTES
+# (--prior-scale) side by side, bf16 where the CPU runs it natively, the learning rate a fifth from 1M steps and a
+# tenth from 2M (the runs on record dropped it at 940k and 1.16M). Each call starts or resumes both for MINUTES
 # (each stops with a checkpoint); progress: $(PPO_RUNS)/scaleN.log and scaleN/logs/progress.csv
-# (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md).
+# (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md).
 PPO_RUNS ?= runs/ppo-intermediate
 .PHONY: ppo-intermediate-cpu
 ppo-intermediate-cpu: install-train
@@ -152,10 +153,27 @@ ppo-intermediate-cpu: install-train
 	for scale in 1 3; do run=$(PPO_RUNS)/scale$$scale; \
 	  if [ -f $$run/checkpoints/latest.zip ]; then start="--resume $$run"; else \
 	    start="--recipe mine-prior --preset intermediate --prior-scale $$scale --steps 20000000 --seed 1 \
-	      --eval-games 500 --eval-every 200000 --checkpoint-every 200000 --bf16 --torch-threads 1 --no-progress-bar \
-	      --runs-dir $(PPO_RUNS) --run-name scale$$scale"; fi; \
+	      --lr-drops 1000000:1e-4,2000000:5e-5 --eval-games 500 --eval-every 200000 --checkpoint-every 200000 \
+	      --bf16 --torch-threads 1 --no-progress-bar --runs-dir $(PPO_RUNS) --run-name scale$$scale"; fi; \
 	  $(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $$run.log 2>&1 & \
 	done; wait; tail -n 1 $(PPO_RUNS)/*.log
+
+# MaskablePPO on expert toward 40% (issue 81), a curriculum by RL alone: the mine-prior recipe at prior weight 3, its
+# whole network started from the intermediate run's best model (PPO_EXPERT_INIT, made by ppo-intermediate-cpu).
+# Each call starts or resumes it for MINUTES on one core; progress: $(PPO_EXPERT_RUN).log.
+PPO_EXPERT_RUN ?= runs/ppo-expert/curriculum
+PPO_EXPERT_INIT ?= $(PPO_RUNS)/scale3/best_model.zip
+.PHONY: ppo-expert-cpu
+ppo-expert-cpu: install-train
+	@mkdir -p $(dir $(PPO_EXPERT_RUN))
+	if [ -f $(PPO_EXPERT_RUN)/checkpoints/latest.zip ]; then start="--resume $(PPO_EXPERT_RUN)"; \
+	elif [ ! -f $(PPO_EXPERT_INIT) ]; then echo "no $(PPO_EXPERT_INIT): run make ppo-intermediate-cpu first"; exit 1; \
+	else start="--recipe mine-prior --preset expert --prior-scale 3 --init $(PPO_EXPERT_INIT) --steps 20000000 \
+	  --seed 1 --lr-drops 1000000:1e-4,2000000:5e-5 --eval-games 500 --eval-every 200000 --checkpoint-every 100000 \
+	  --bf16 --torch-threads 1 --no-progress-bar --runs-dir $(dir $(PPO_EXPERT_RUN)) \
+	  --run-name $(notdir $(PPO_EXPERT_RUN))"; fi; \
+	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_EXPERT_RUN).log 2>&1; \
+	tail -n 1 $(PPO_EXPERT_RUN).log
 
 # The expert network's training continued on this machine's CPU, a call at a time (bf16 where the CPU has AMX:
 # train.precision; compiled, about 100 samples a second on 2 such cores, a fifth of that in float32). The first call

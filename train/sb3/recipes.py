@@ -67,13 +67,17 @@ MINE_PRIOR = Recipe(
         "channels": 32, "layers": 5,
         # the comparison's update: 64 boards x 32 steps, minibatches of 256, 4 passes (many updates a step)
         "num_envs": 64, "n_steps": 32, "batch_size": 256, "n_epochs": 4, "learning_rate": 5e-4, "ent_coef": 0.001,
-        # the policy is the true-mine head (trained by its own loss alone) plus a preference of at most 0.5 nats
-        "mine_coef": 0.5, "mine_prior": True, "detach_prior": True, "prior_only": True, "preference_bound": 0.5,
+        # the policy is the true-mine head (trained by its own loss alone) at weight 3, so that the sampled policy
+        # keeps near the safest cells, plus a preference of at most 0.5 nats
+        "mine_coef": 0.5, "mine_prior": True, "detach_prior": True, "prior_only": True, "prior_scale": 3.0,
+        "preference_bound": 0.5,
+        # a fifth of the rate from 1M steps, a tenth from 2M: the readings swing by 8 points at the full rate
+        "lr_drops": "1000000:1e-4,2000000:5e-5",
         # the return is the game's outcome: +1 a win, -1 a loss
         "reward_progress": 0.0, "gamma": 0.99, "gae_lambda": 0.95,
     },
-    source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md): MaskablePPO playing its mine head, as the "
-    "masked DQN with --mine-prior --advantage-bound does",
+    source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md): "
+    "MaskablePPO playing its mine head, as the masked DQN with --mine-prior --advantage-bound does",
     differences="needs the masks: without them the head, which learns only hidden cells, would score revealed ones",
 )
 
