@@ -64,19 +64,28 @@ def reference_win_chance(grid: np.ndarray, layouts: list[frozenset[int]]) -> dic
     return {cell: reveal(everything, cell) for cell in hidden}
 
 
-def small_positions() -> list[tuple[np.ndarray, int]]:
-    """Partly revealed 4x5 positions with a handful of layouts left."""
-    rng = np.random.default_rng(8)
+def seeded_positions(
+    seed: int, count: int, shape: tuple[int, int], shown_share: float, most_layouts: int
+) -> list[tuple[np.ndarray, int]]:
+    """``count`` partly revealed positions of ``shape`` with 4 mines, no certainly safe cell and 2 to
+    ``most_layouts`` layouts left (each cell shown with chance ``shown_share`` unless it is a mine)."""
+    rng = np.random.default_rng(seed)
+    cells = shape[0] * shape[1]
     positions = []
-    while len(positions) < 12:
-        layout = np.zeros(20, bool)
-        layout[rng.choice(20, 4, replace=False)] = True
-        layout = layout.reshape(4, 5)
-        shown = (rng.random((4, 5)) < 0.45) & ~layout
+    while len(positions) < count:
+        layout = np.zeros(cells, bool)
+        layout[rng.choice(cells, 4, replace=False)] = True
+        layout = layout.reshape(shape)
+        shown = (rng.random(shape) < shown_share) & ~layout
         grid = np.where(shown, neighbour_counts(layout), HIDDEN).astype(np.int8)
-        if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= 60:
+        if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= most_layouts:
             positions.append((grid, 4))
     return positions
+
+
+def small_positions() -> list[tuple[np.ndarray, int]]:
+    """Partly revealed 4x5 positions with a handful of layouts left."""
+    return seeded_positions(8, 12, (4, 5), 0.45, 60)
 
 
 def real_game_win_chance(grid: np.ndarray, layouts: list[frozenset[int]]) -> float:
@@ -125,18 +134,8 @@ def real_game_win_chance(grid: np.ndarray, layouts: list[frozenset[int]]) -> flo
 
 
 def open_positions() -> list[tuple[np.ndarray, int]]:
-    """Partly revealed 4x6 positions with 4 mines, room for zeros and a handful of layouts left."""
-    rng = np.random.default_rng(3)
-    positions = []
-    while len(positions) < 10:
-        layout = np.zeros(24, bool)
-        layout[rng.choice(24, 4, replace=False)] = True
-        layout = layout.reshape(4, 6)
-        shown = (rng.random((4, 6)) < 0.35) & ~layout
-        grid = np.where(shown, neighbour_counts(layout), HIDDEN).astype(np.int8)
-        if not analyse(grid, 4).certain_safe.any() and 2 <= math.exp(analyse(grid, 4).log_layouts) <= 80:
-            positions.append((grid, 4))
-    return positions
+    """Partly revealed 4x6 positions, fewer cells shown: room for zeros (every one of them can show one)."""
+    return seeded_positions(3, 10, (4, 6), 0.35, 80)
 
 
 @pytest.mark.parametrize(("grid", "mines"), open_positions())
