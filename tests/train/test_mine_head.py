@@ -1,6 +1,6 @@
 """The auxiliary mine head: its labels are the true mines behind each stored observation (PPO's rollout, DQN's
-replay buffer), its loss reads only the hidden cells of games whose mines are placed, and a run with it trains and
-plays like any other."""
+replay buffer), its loss reads only the hidden cells of games whose mines are placed, the mine replay's extra steps
+teach it what the replay holds, and a run with it trains and plays like any other."""
 
 from __future__ import annotations
 
@@ -225,3 +225,25 @@ def test_dqn_on_the_prior_fits_the_return_if_safe_on_the_safe_steps_only() -> No
 def test_dqn_on_the_prior_without_the_head_is_one_clear_error() -> None:
     with pytest.raises(ValueError, match="give --mine-coef above 0 too"):
         dqn.DQNConfig(rows=4, cols=5, mines=3, mine_prior=True).validate()
+
+
+def test_the_replay_steps_teach_the_mine_head_the_positions_it_holds(tmp_path: Path) -> None:
+    model = after_one_rollout(maskable_ppo.ALGORITHM, tmp_path, mine_coef=1.0, mine_replay=500, mine_replay_steps=40,
+                              learning_rate=3e-3)  # fmt: skip
+    model._keep_rollout_positions()
+    replay = model.mine_replay_buffer
+    known = model.rollout_buffer.known.sum()
+    assert replay.size == known > 0
+    boards, mines = replay.chronological()
+    observations = th.as_tensor(boards).float().view(-1, *model.observation_space.shape)
+
+    def loss() -> float:
+        with th.no_grad():
+            logits = model.policy.mine_logits(observations)
+            return mine_head_loss(logits, observations, th.as_tensor(mines), th.ones(len(mines), dtype=th.bool)).item()
+
+    before = loss()
+    stats: dict[str, list[th.Tensor]] = {"replay_mine_loss": []}
+    model._replay_mine_steps(stats)
+    assert len(stats["replay_mine_loss"]) == 40
+    assert loss() < 0.8 * before

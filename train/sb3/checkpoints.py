@@ -2,12 +2,13 @@
 signal).
 
 A run's checkpoint is ``checkpoints/latest.zip`` in its directory, replaced at each interval (DQN adds
-``latest_replay_buffer.pkl``, its replay buffer). It is SB3's model file, which keeps the weights, the optimizer's
-state, the step and update counters, the schedules, the last observation and the episode statistics, with what
-SB3 does not keep stored in it as the model's ``resume_state``: the random states (torch's, CUDA's, numpy's global
-one that SB3 shuffles minibatches with, Python's; DQN's exploration generator is a model attribute already), the
-batched engine's games in progress with their generators, the episodes the monitor is counting, and the values
-the logger holds for its next row, and the wall time the run has trained so far (:class:`RunClock`).
+``latest_replay_buffer.pkl``, its replay buffer; PPO with ``--mine-replay`` adds ``latest_mine_replay.npz``). It is
+SB3's model file, which keeps the weights, the optimizer's state, the step and update counters, the schedules, the
+last observation and the episode statistics, with what SB3 does not keep stored in it as the model's
+``resume_state``: the random states (torch's, CUDA's, numpy's global one that SB3 shuffles minibatches with,
+Python's; DQN's exploration generator is a model attribute already), the batched engine's games in progress with
+their generators, the episodes the monitor is counting, and the values the logger holds for its next row, and the
+wall time the run has trained so far (:class:`RunClock`).
 
 Checkpoints are taken between two rounds of collection, at the start of a rollout (the last update done, nothing
 collected yet), so a resumed run continues exactly: run on one machine with the same settings, a run stopped and
@@ -38,6 +39,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecMonitor
 
 from train.progress_log import logged, read_log
+from train.sb3.mine_replay import mine_replay_file
 from train.stop_signal import StopSignal
 
 LATEST = Path("checkpoints") / "latest.zip"
@@ -136,7 +138,8 @@ def pending_log(logger: Logger) -> tuple[dict[str, Any], ...]:
 
 
 def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) -> Path:
-    """Write the run's checkpoint (and DQN's replay buffer), each replacing the last one only once complete;
+    """Write the run's checkpoint (and DQN's replay buffer, PPO's mine replay), each replacing the last one only
+    once complete;
     ``wall_seconds``: the wall time the run has trained (:class:`RunClock`)."""
     path = run_dir / LATEST
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -151,6 +154,11 @@ def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) ->
         partial = path.with_name("partial_replay_buffer.pkl")
         model.save_replay_buffer(partial)
         os.replace(partial, replay_buffer_file(path))
+    mine_replay = getattr(model, "mine_replay_buffer", None)
+    if mine_replay is not None:
+        mine_replay.save(mine_replay_file(path))
+    else:  # a run resumed without its replay: an older one must not come back at the next resume
+        mine_replay_file(path).unlink(missing_ok=True)
     return path
 
 

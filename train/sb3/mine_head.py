@@ -14,7 +14,9 @@ observations they belong to (:class:`MineRolloutBuffer`). The update (:meth:`Min
 clipped surrogate, value loss (clipped around the rollout's values when ``clip_range_vf`` is set) and entropy bonus
 as stable-baselines3 computes them, in one pass with the mine head (``target_kl``, which the runs here never set, is
 refused). With ``mine_balance`` the head's loss weighs the mines and the safe cells of each minibatch equally, as
-the published PPO's head does (a hidden cell is a mine about once in six on intermediate).
+the published PPO's head does (a hidden cell is a mine about once in six on intermediate). With ``mine_replay``
+the update also keeps its rollouts' positions in a :class:`train.sb3.mine_replay.MineReplay` and ends with
+``mine_replay_steps`` steps of the head's loss alone on minibatches drawn from it.
 
 DQN stores the labels in its replay buffer beside each transition's observation (:class:`ReplayMineLabels`: the
 model hands them over before it stores a step, :meth:`train.sb3.dqn.MaskedDQN._store_transition`), samples them
@@ -37,6 +39,7 @@ from stable_baselines3.common.buffers import NStepReplayBuffer, ReplayBuffer, Ro
 from stable_baselines3.common.utils import explained_variance
 
 from mine_env.engine.constants import HIDDEN
+from train.sb3.mine_replay import MineReplay
 
 LabelSource = Callable[[], tuple[np.ndarray, np.ndarray]]
 """Returns the mines behind the observations of the step just taken (uint8 (N, n_cells)) and which games had
@@ -120,9 +123,13 @@ class MineHeadAlgorithm:
 
     buffer_class: type[RolloutBuffer]
 
-    def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, mine_replay: int = 0,
+                 mine_replay_steps: int = 0, **kwargs: Any) -> None:  # fmt: skip
         self.mine_coef = mine_coef
         self.mine_balance = mine_balance
+        self.mine_replay = mine_replay
+        self.mine_replay_steps = mine_replay_steps
+        self.mine_replay_buffer: MineReplay | None = None
         super().__init__(*args, **kwargs)
 
     def _setup_model(self) -> None:
@@ -130,6 +137,23 @@ class MineHeadAlgorithm:
         super()._setup_model()  # type: ignore[misc]
         if self.mine_coef:
             self.rollout_buffer.label_source = self._labels
+        self.set_mine_replay(self.mine_replay, self.mine_replay_steps)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "mine_replay_buffer"]  # type: ignore[misc]  # beside the checkpoint
+
+    def set_mine_replay(self, capacity: int, steps: int, replay: MineReplay | None = None) -> None:
+        """Keep the last ``capacity`` positions (0: none) for ``steps`` extra mine-head steps an update, in
+        ``replay`` where given (a checkpoint's), else in the replay held so far or a new one."""
+        self.mine_replay, self.mine_replay_steps = capacity, steps
+        held = replay or self.mine_replay_buffer
+        if not capacity:
+            self.mine_replay_buffer = None
+        elif held is not None:
+            self.mine_replay_buffer = held.resized(capacity)
+        else:
+            cells = int(np.prod(self.observation_space.shape))  # type: ignore[attr-defined]
+            self.mine_replay_buffer = MineReplay(capacity, cells, seed=self.seed or 0)  # type: ignore[attr-defined]
 
     def _labels(self) -> tuple[np.ndarray, np.ndarray]:
         env = self.env.unwrapped  # type: ignore[attr-defined]
@@ -148,6 +172,7 @@ class MineHeadAlgorithm:
         clip_vf = self.clip_range_vf  # type: ignore[attr-defined]
         clip_vf = None if clip_vf is None else clip_vf(self._current_progress_remaining)
         stats: dict[str, list[th.Tensor]] = defaultdict(list)
+        self._keep_rollout_positions()
         for _ in range(self.n_epochs):  # type: ignore[attr-defined]
             for batch in self.rollout_buffer.get(self.batch_size):  # type: ignore[attr-defined]
                 data = batch.samples
@@ -180,6 +205,7 @@ class MineHeadAlgorithm:
                 stats["value_loss"].append(value_loss.detach())
                 stats["entropy_loss"].append(entropy_loss.detach())
                 stats["loss"].append(loss.detach())
+        self._replay_mine_steps(stats)
         self._n_updates += self.n_epochs  # type: ignore[attr-defined]
         buffer = self.rollout_buffer  # type: ignore[attr-defined]
         logger = self.logger  # type: ignore[attr-defined]
@@ -188,6 +214,35 @@ class MineHeadAlgorithm:
         logger.record("train/explained_variance", explained_variance(buffer.values.flatten(), buffer.returns.flatten()))
         logger.record("train/n_updates", self._n_updates, exclude="tensorboard")  # type: ignore[attr-defined]
         logger.record("train/clip_range", clip)
+
+    def _keep_rollout_positions(self) -> None:
+        """Add the rollout's positions and mines to the replay (before the update flattens them, steps in order)."""
+        if self.mine_replay_buffer is None:
+            return
+        buffer = self.rollout_buffer  # type: ignore[attr-defined]
+        cells = buffer.mines.shape[-1]
+        boards = buffer.observations.reshape(-1, cells).astype(np.int8)
+        self.mine_replay_buffer.add(boards, buffer.mines.reshape(-1, cells), buffer.known.reshape(-1))
+
+    def _replay_mine_steps(self, stats: dict[str, list[th.Tensor]]) -> None:
+        """``mine_replay_steps`` gradient steps of ``mine_coef`` times the head's loss alone, each on a minibatch
+        of ``batch_size`` positions drawn from the replay."""
+        if self.mine_replay_buffer is None or not self.mine_replay_steps or not self.mine_coef:
+            return
+        policy = self.policy  # type: ignore[attr-defined]
+        shape = self.observation_space.shape  # type: ignore[attr-defined]
+        device = self.device  # type: ignore[attr-defined]
+        for _ in range(self.mine_replay_steps):
+            boards, mines = self.mine_replay_buffer.sample(self.batch_size)  # type: ignore[attr-defined]
+            observations = th.as_tensor(boards, device=device).float().view(-1, *shape)
+            known = th.ones(len(boards), dtype=th.bool, device=device)
+            loss = mine_head_loss(policy.mine_logits(observations), observations, th.as_tensor(mines, device=device),
+                                  known, self.mine_balance)  # fmt: skip
+            policy.optimizer.zero_grad()
+            (self.mine_coef * loss).backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)  # type: ignore[attr-defined]
+            policy.optimizer.step()
+            stats["replay_mine_loss"].append(loss.detach())
 
 
 class MinePPO(MineHeadAlgorithm, PPO):

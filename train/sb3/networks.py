@@ -223,6 +223,15 @@ class _ConvHeadsMixin:
             data["prior_scale"] = self.prior_scale
         return data
 
+    def mine_logits(self, obs: th.Tensor) -> th.Tensor:
+        """The mine head's logits (N, H * W) on the actor's trunk alone: the replay's extra steps
+        (:mod:`train.sb3.mine_replay`) need neither the policy's distribution nor the value."""
+        heads = self.mlp_extractor
+        if heads.mine_head is None:
+            raise ValueError("this policy has no mine head: train with --mine-coef above 0")
+        features = self.extract_features(obs)  # type: ignore[attr-defined]
+        return heads.mine_head(features if self.share_features_extractor else features[0])  # type: ignore[attr-defined]
+
     def evaluate_with_mines(
         self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor | None]:

@@ -54,6 +54,15 @@ class PPOConfig(RunConfig):
         "The mine head's loss weighs mines and safe cells equally (each minibatch's mines weigh safe/mines), as the "
         "published PPO's head does; else every hidden cell weighs the same.",
     )
+    mine_replay: int = option(
+        0,
+        "Positions of past rollouts (the board and its true mines) kept for extra steps of the mine head "
+        "(train.sb3.mine_replay): its labels do not go stale as returns do; 0 = none.",
+    )
+    mine_replay_steps: int = option(
+        0, "Gradient steps of the mine head's loss alone at the end of each update, on minibatches of --batch-size "
+        "drawn from --mine-replay.",
+    )  # fmt: skip
     mine_prior: bool = option(
         False,
         "The actor's logits start from the mine head's (--mine-coef above 0): each cell's logit is the policy head's "
@@ -91,7 +100,11 @@ class PPOConfig(RunConfig):
         """The shared checks, then PPO's own (SB3 would fail on them with an assertion, or train nonsense)."""
         super().validate()
         at_least(self, 1, "n_steps", "n_epochs")
-        at_least(self, 0, "critic_warmup", "mine_coef", "clip_range_vf")
+        at_least(self, 0, "critic_warmup", "mine_coef", "clip_range_vf", "mine_replay", "mine_replay_steps")
+        if (self.mine_replay > 0) != (self.mine_replay_steps > 0):
+            raise ValueError("--mine-replay keeps positions for --mine-replay-steps: give both above 0, or neither")
+        if self.mine_replay and not self.mine_coef > 0:
+            raise ValueError("--mine-replay trains the mine head: give --mine-coef above 0 too")
         at_least(self, 2, "batch_size")
         within(self, 0.0, 1.0, "gamma", "gae_lambda")
         if self.mine_prior and not self.mine_coef > 0:
@@ -119,7 +132,8 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
         "clip_range": config.clip_range, "clip_range_vf": config.clip_range_vf or None, "ent_coef": config.ent_coef,
         "vf_coef": config.vf_coef, "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
-        "mine_coef": config.mine_coef, "mine_balance": config.mine_balance,
+        "mine_coef": config.mine_coef, "mine_balance": config.mine_balance, "mine_replay": config.mine_replay,
+        "mine_replay_steps": config.mine_replay_steps,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
@@ -196,9 +210,9 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
 
 SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance")
 """The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
-CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup"}
-"""What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME` and the critic warm-up (a callback built
-from the config)."""
+CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps"}
+"""What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME`, the critic warm-up (a callback built
+from the config) and the mine replay (its newest positions kept)."""
 
 
 def resumed(model: MinePPO, config: PPOConfig) -> None:
@@ -209,6 +223,7 @@ def resumed(model: MinePPO, config: PPOConfig) -> None:
                          "mine head and its labels are there only above 0): start a new run")  # fmt: skip
     for name in SET_ON_RESUME:
         setattr(model, name, getattr(config, name))
+    model.set_mine_replay(config.mine_replay, config.mine_replay_steps)
 
 
 ALGORITHM = Algorithm("ppo", PPOConfig, MinePPO, build_model, resumed, callbacks=ppo_callbacks, changeable=CHANGEABLE)

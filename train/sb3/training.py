@@ -40,6 +40,7 @@ from train.sb3.checkpoints import (
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
+from train.sb3.mine_replay import MineReplay, mine_replay_file
 from train.sb3.networks import set_bf16
 from train.sb3.progress_bar import RunProgressBar
 from train.sb3.recipes import RECIPES, recipe_names
@@ -203,6 +204,10 @@ def start_or_resume(
     buffer = saved_replay_buffer(resume)
     if isinstance(model, OffPolicyAlgorithm) and buffer is not None:
         model.load_replay_buffer(buffer)
+    mine_replay = mine_replay_file(resume)
+    if getattr(model, "mine_replay", 0) and mine_replay.is_file():
+        capacity = model.mine_replay
+        model.set_mine_replay(capacity, model.mine_replay_steps, MineReplay.load(mine_replay, capacity))
     keep_earlier_config(run_dir, model.num_timesteps)
     return model, run_dir
 

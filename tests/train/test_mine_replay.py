@@ -1,0 +1,67 @@
+"""The mine replay (``--mine-replay``): it keeps the newest labelled positions, draws from its own generator, comes
+back whole from a saved file, and a run asks for both its halves (its extra steps: tests/train/test_mine_head.py; a
+resumed run with it: tests/train/test_checkpoints.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+from train.sb3 import maskable_ppo
+from train.sb3.mine_replay import MineReplay
+
+pytestmark = pytest.mark.train
+
+
+def positions(first: int, count: int, cells: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` distinguishable positions: board row i is filled with first + i, its mines with its parity."""
+    values = np.arange(first, first + count)
+    return np.repeat(values[:, None], cells, axis=1).astype(np.int8), np.repeat(values[:, None] % 2, cells, axis=1)
+
+
+def test_the_replay_keeps_the_newest_labelled_positions_oldest_first() -> None:
+    replay = MineReplay(5, 3, seed=0)
+    replay.add(*positions(0, 4), np.array([True, False, True, True]))  # the second game had no mines yet
+    replay.add(*positions(10, 4), np.ones(4, dtype=bool))
+    boards, mines = replay.chronological()
+    assert boards[:, 0].tolist() == [3, 10, 11, 12, 13] and mines[:, 0].tolist() == [1, 0, 1, 0, 1]
+    replay.add(*positions(20, 9), np.ones(9, dtype=bool))  # more than it holds at once: the last five
+    assert replay.chronological()[0][:, 0].tolist() == [24, 25, 26, 27, 28]
+    assert replay.resized(2).chronological()[0][:, 0].tolist() == [27, 28]
+
+
+def test_a_saved_replay_draws_on_exactly_as_the_one_it_was(tmp_path: Path) -> None:
+    replay = MineReplay(6, 3, seed=7)
+    replay.add(*positions(0, 8), np.ones(8, dtype=bool))
+    replay.sample(4)
+    replay.save(tmp_path / "replay.npz")
+    again = MineReplay.load(tmp_path / "replay.npz", 6)
+    for ours, theirs in zip(replay.sample(10), again.sample(10), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    assert (again.pos, again.size) == (replay.pos, replay.size)
+    smaller = MineReplay.load(tmp_path / "replay.npz", 3)
+    assert smaller.chronological()[0][:, 0].tolist() == [5, 6, 7]
+
+
+def test_drawing_from_an_empty_replay_says_so() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        MineReplay(4, 3, seed=0).sample(1)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"mine_coef": 0.5, "mine_replay": 100}, "give both above 0, or neither"),
+        ({"mine_coef": 0.5, "mine_replay_steps": 2}, "give both above 0, or neither"),
+        ({"mine_replay": 100, "mine_replay_steps": 2}, "give --mine-coef above 0"),
+    ],
+)
+def test_a_replay_without_its_other_half_is_refused_in_one_line(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        maskable_ppo.MaskablePPOConfig(**options).validate()

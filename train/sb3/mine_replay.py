@@ -1,0 +1,95 @@
+"""A replay of past rollouts' boards and true mines, for extra steps of PPO's mine head (``--mine-replay``).
+
+The mine head's labels are the layout's true mines: unlike a return, they do not go stale when the policy changes.
+PPO uses each rollout for ``n_epochs`` passes and throws it away, so the head sees each position a few times, where
+DQN's replay shows a position to its head about four times as often per environment step. :class:`MineReplay`
+keeps the last ``capacity`` positions of the games whose mines were placed (the board as the policy saw it, int8,
+and its mines, uint8: 2 bytes a cell) and draws uniform minibatches from them with a generator of its own; the
+update adds ``--mine-replay-steps`` gradient steps of the head's loss alone on such minibatches
+(:meth:`train.sb3.mine_head.MineHeadAlgorithm.train`).
+
+A checkpoint keeps the replay beside it (:func:`mine_replay_file`, an ``.npz``) with its generator's state, so a resumed
+run draws the very minibatches an unbroken one does. A resumed run may change the capacity: the newest positions are
+kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+
+class MineReplay:
+    """A ring of the last ``capacity`` positions (flattened boards) with their true mines."""
+
+    def __init__(self, capacity: int, cells: int, seed: int) -> None:
+        if capacity < 1:
+            raise ValueError(f"a mine replay holds at least 1 position, got {capacity}")
+        self.capacity = capacity
+        self.boards = np.zeros((capacity, cells), dtype=np.int8)
+        self.mines = np.zeros((capacity, cells), dtype=np.uint8)
+        self.pos = 0
+        self.size = 0
+        self.rng = np.random.default_rng(seed)
+
+    def add(self, boards: np.ndarray, mines: np.ndarray, known: np.ndarray) -> None:
+        """Keep the positions (N, cells) whose games had their mines placed (``known``, bool (N,)), oldest first."""
+        boards, mines = boards[known], mines[known]
+        if len(boards) > self.capacity:
+            boards, mines = boards[-self.capacity :], mines[-self.capacity :]
+        rows = (self.pos + np.arange(len(boards))) % self.capacity
+        self.boards[rows] = boards
+        self.mines[rows] = mines
+        self.pos = int((self.pos + len(boards)) % self.capacity)
+        self.size = min(self.size + len(boards), self.capacity)
+
+    def sample(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` positions drawn uniformly with replacement: boards (count, cells) int8, mines uint8."""
+        if self.size == 0:
+            raise ValueError("the mine replay is empty: add a rollout before drawing from it")
+        rows = self.rng.integers(0, self.size, size=count)
+        return self.boards[rows], self.mines[rows]
+
+    def chronological(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions held, oldest first."""
+        rows = (self.pos - self.size + np.arange(self.size)) % self.capacity
+        return self.boards[rows], self.mines[rows]
+
+    def resized(self, capacity: int) -> MineReplay:
+        """This replay with room for ``capacity`` positions (the newest kept), drawing on with the same generator."""
+        if capacity == self.capacity:
+            return self
+        replay = MineReplay(capacity, self.boards.shape[1], 0)
+        boards, mines = self.chronological()
+        replay.add(boards, mines, np.ones(len(boards), dtype=np.bool_))
+        replay.rng = self.rng
+        return replay
+
+    def save(self, path: Path) -> None:
+        """Write the replay and its generator's state to ``path`` (.npz), replacing it only once complete."""
+        partial = path.with_name(f"partial-{path.name}")
+        with open(partial, "wb") as file:
+            np.savez_compressed(
+                file, boards=self.boards[: self.size], mines=self.mines[: self.size], capacity=self.capacity,
+                pos=self.pos, rng=json.dumps(self.rng.bit_generator.state),
+            )  # fmt: skip
+        os.replace(partial, path)
+
+    @classmethod
+    def load(cls, path: Path, capacity: int) -> MineReplay:
+        """The replay saved at ``path``, with room for ``capacity`` positions (the newest kept where fewer)."""
+        with np.load(path) as saved:
+            boards, mines = saved["boards"], saved["mines"]
+            replay = cls(int(saved["capacity"]), boards.shape[1], 0)
+            replay.boards[: len(boards)], replay.mines[: len(mines)] = boards, mines
+            replay.size, replay.pos = len(boards), int(saved["pos"])
+            replay.rng.bit_generator.state = json.loads(str(saved["rng"]))
+        return replay.resized(capacity)
+
+
+def mine_replay_file(checkpoint: Path) -> Path:
+    """Where a checkpoint's mine replay is written: ``latest_mine_replay.npz`` beside ``latest.zip``."""
+    return checkpoint.with_name(f"{checkpoint.stem}_mine_replay.npz")
