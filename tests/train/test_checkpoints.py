@@ -213,10 +213,10 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
 def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> None:
     halted = run("maskable_ppo", tmp_path, "changed", pause_at=64)
     resume("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps", "128",
-           "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3")  # fmt: skip
+           "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions")  # fmt: skip
     model = maskable_ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu")
     assert (model.num_timesteps, model.ent_coef, model.n_epochs, model.mine_coef) == (128, 0.0, 2, 1.5)
-    assert (model.mine_replay, model.mine_replay_steps) == (40, 3)
+    assert (model.mine_replay, model.mine_replay_steps, model.mine_positions) == (40, 3, True)
     replay = MineReplay.load(halted / "checkpoints" / "latest_mine_replay.npz", 40)
     assert replay.capacity == 40 and replay.size == 40  # the newest of the positions the smaller replay holds
     resume("maskable_ppo", halted, "--steps", "192", "--mine-replay", "0", "--mine-replay-steps", "0")

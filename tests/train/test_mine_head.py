@@ -141,6 +141,16 @@ def test_the_loss_reads_only_hidden_cells_of_games_with_mines() -> None:
     assert mine_head_loss(logits, observations, mines, th.tensor([False, False])).item() == 0.0
 
 
+def test_per_position_the_loss_weighs_each_position_the_same() -> None:
+    observations = th.tensor([[HIDDEN, 1, 1, 1], [HIDDEN, HIDDEN, HIDDEN, HIDDEN]], dtype=th.float32)
+    mines = th.zeros((2, 4), dtype=th.uint8)
+    logits = th.tensor([[2.0, 0.0, 0.0, 0.0], [-2.0, -2.0, -2.0, -2.0]])  # the late position's one cell is wrong
+    known = th.tensor([True, True])
+    wrong, right = th.nn.functional.softplus(th.tensor(2.0)), th.nn.functional.softplus(th.tensor(-2.0))
+    th.testing.assert_close(mine_head_loss(logits, observations, mines, known), (wrong + 4 * right) / 5)
+    th.testing.assert_close(mine_head_loss(logits, observations, mines, known, per_position=True), (wrong + right) / 2)
+
+
 def test_a_run_with_the_head_logs_its_loss_and_plays_without_it(tmp_path: Path) -> None:
     config = maskable_ppo.MaskablePPOConfig(**TINY, mine_coef=0.5, steps=288, runs_dir=str(tmp_path), run_name="m")
     run_dir = train(maskable_ppo.ALGORITHM, config)

@@ -14,9 +14,11 @@ observations they belong to (:class:`MineRolloutBuffer`). The update (:meth:`Min
 clipped surrogate, value loss (clipped around the rollout's values when ``clip_range_vf`` is set) and entropy bonus
 as stable-baselines3 computes them, in one pass with the mine head (``target_kl``, which the runs here never set, is
 refused). With ``mine_balance`` the head's loss weighs the mines and the safe cells of each minibatch equally, as
-the published PPO's head does (a hidden cell is a mine about once in six on intermediate). With ``mine_replay``
-the update also keeps its rollouts' positions in a :class:`train.sb3.mine_replay.MineReplay` and ends with
-``mine_replay_steps`` steps of the head's loss alone on minibatches drawn from it.
+the published PPO's head does (a hidden cell is a mine about once in six on intermediate); with ``mine_positions``
+each position weighs the same, not each hidden cell (the late positions, where few cells are hidden, decide most
+games). With ``mine_replay`` the update also keeps its rollouts' positions in a
+:class:`train.sb3.mine_replay.MineReplay` and ends with ``mine_replay_steps`` steps of the head's loss alone on
+minibatches drawn from it.
 
 DQN stores the labels in its replay buffer beside each transition's observation (:class:`ReplayMineLabels`: the
 model hands them over before it stores a step, :meth:`train.sb3.dqn.MaskedDQN._store_transition`), samples them
@@ -96,11 +98,15 @@ class MaskableMineRolloutBuffer(_MineLabels, MaskableRolloutBuffer):
 
 
 def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor, known: th.Tensor,
-                   balance: bool = False) -> th.Tensor:  # fmt: skip
+                   balance: bool = False, per_position: bool = False) -> th.Tensor:  # fmt: skip
     """Mean binary cross-entropy of the mine logits (N, n_cells) against the true mines, over the hidden cells of
     the games whose mines are placed (a weighted mean: no host synchronisation on a GPU). With ``balance`` a mine's
-    term weighs (safe cells / mines) of the minibatch, so that the mines count as much as the safe cells."""
+    term weighs (safe cells / mines) of the minibatch, so that the mines count as much as the safe cells. With
+    ``per_position`` every position weighs the same, its hidden cells sharing its weight: a late position, with a
+    fifth of an early one's hidden cells, counts as much as the early one."""
     weights = (observations.flatten(1) == HIDDEN).float() * known.float().view(-1, 1)
+    if per_position:
+        weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1.0)
     targets = mines.float()
     losses = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
     if balance:
@@ -123,10 +129,11 @@ class MineHeadAlgorithm:
 
     buffer_class: type[RolloutBuffer]
 
-    def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, mine_replay: int = 0,
-                 mine_replay_steps: int = 0, **kwargs: Any) -> None:  # fmt: skip
+    def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, mine_positions: bool = False,
+                 mine_replay: int = 0, mine_replay_steps: int = 0, **kwargs: Any) -> None:  # fmt: skip
         self.mine_coef = mine_coef
         self.mine_balance = mine_balance
+        self.mine_positions = mine_positions
         self.mine_replay = mine_replay
         self.mine_replay_steps = mine_replay_steps
         self.mine_replay_buffer: MineReplay | None = None
@@ -190,7 +197,7 @@ class MineHeadAlgorithm:
                 loss = policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss  # type: ignore[attr-defined]
                 if mine_logits is not None and self.mine_coef:
                     mine_loss = mine_head_loss(mine_logits, data.observations, batch.mines, batch.known,
-                                               self.mine_balance)  # fmt: skip
+                                               self.mine_balance, self.mine_positions)  # fmt: skip
                     loss = loss + self.mine_coef * mine_loss
                     stats["mine_loss"].append(mine_loss.detach())
                 policy.optimizer.zero_grad()
@@ -237,7 +244,7 @@ class MineHeadAlgorithm:
             observations = th.as_tensor(boards, device=device).float().view(-1, *shape)
             known = th.ones(len(boards), dtype=th.bool, device=device)
             loss = mine_head_loss(policy.mine_logits(observations), observations, th.as_tensor(mines, device=device),
-                                  known, self.mine_balance)  # fmt: skip
+                                  known, self.mine_balance, self.mine_positions)  # fmt: skip
             policy.optimizer.zero_grad()
             (self.mine_coef * loss).backward()
             th.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)  # type: ignore[attr-defined]

@@ -54,6 +54,11 @@ class PPOConfig(RunConfig):
         "The mine head's loss weighs mines and safe cells equally (each minibatch's mines weigh safe/mines), as the "
         "published PPO's head does; else every hidden cell weighs the same.",
     )
+    mine_positions: bool = option(
+        False,
+        "The mine head's loss weighs each position the same, its hidden cells sharing the weight; else every hidden "
+        "cell weighs the same, and the early positions, with five times the late ones' hidden cells, dominate.",
+    )
     mine_replay: int = option(
         0,
         "Positions of past rollouts (the board and its true mines) kept for extra steps of the mine head "
@@ -132,8 +137,8 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "n_epochs": config.n_epochs, "gamma": config.gamma, "gae_lambda": config.gae_lambda,
         "clip_range": config.clip_range, "clip_range_vf": config.clip_range_vf or None, "ent_coef": config.ent_coef,
         "vf_coef": config.vf_coef, "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
-        "mine_coef": config.mine_coef, "mine_balance": config.mine_balance, "mine_replay": config.mine_replay,
-        "mine_replay_steps": config.mine_replay_steps,
+        "mine_coef": config.mine_coef, "mine_balance": config.mine_balance, "mine_positions": config.mine_positions,
+        "mine_replay": config.mine_replay, "mine_replay_steps": config.mine_replay_steps,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
@@ -208,7 +213,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
     return damped(MinePPO(ConvActorCriticPolicy, env, **ppo_kwargs(config)), config)
 
 
-SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance")
+SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance", "mine_positions")
 """The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
 CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps"}
 """What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME`, the critic warm-up (a callback built
