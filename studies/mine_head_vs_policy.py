@@ -4,6 +4,7 @@
     python studies/mine_head_vs_policy.py DQN_RUN/best_model.zip --algo dqn --games 2000
     python studies/mine_head_vs_policy.py DQN_RUN/best_model.zip --algo dqn --preset intermediate --games 1000
     python studies/mine_head_vs_policy.py RUN/checkpoints/latest.zip --offsets   # what the policy head adds
+    python studies/mine_head_vs_policy.py RUN/best_model.zip --preset intermediate --games 200 --calibration
 
 The policy plays the valid cell with the highest logit (DQN: Q-value); the head plays the hidden cell with the
 lowest predicted mine logit (docs/lab/2026-11-27-maskable-ppo-mine-head-beginner-cpu.md). Boards: ``--preset``
@@ -12,7 +13,10 @@ played as the runs evaluate
 (:func:`train.sb3.evaluation.evaluate_win_rate`). ``--offsets`` reads a ``--mine-prior`` policy: over the valid
 cells of the first moves of ``--games`` games played by the head, the policy head's offsets (its logit before the
 prior is subtracted) against the mine logits, by band of mine logit
-(docs/lab/2026-11-27-detached-mine-prior-beginner-cpu.md).
+(docs/lab/2026-11-27-detached-mine-prior-beginner-cpu.md). ``--calibration`` asks how far the head is from the
+best a head can be: over every position of ``--games`` games the head plays, its cross-entropy against the true
+mines of the hidden cells beside that of the exact mine probabilities (``mine_env.analysis``), the floor no head
+goes below, by stage of the game (the share of the safe cells still hidden: early from a half, late under a tenth).
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ import argparse
 import numpy as np
 import torch as th
 
+from mine_env.analysis.probability import mine_probabilities
 from mine_env.engine.batch import BatchEngine
-from mine_env.engine.constants import PRESETS
+from mine_env.engine.constants import HIDDEN, PRESETS
 from mine_env.engine.spec import BoardSpec
 from train.sb3.dqn import MaskedDQN
 from train.sb3.evaluation import evaluate_win_rate
@@ -32,6 +37,8 @@ from train.sb3.maskable_ppo import MineMaskablePPO
 ALGORITHMS = {"maskable_ppo": MineMaskablePPO, "dqn": MaskedDQN}
 
 BANDS = ((-np.inf, -6), (-6, -4), (-4, -2), (-2, 0), (0, np.inf))
+STAGES = (("early", 0.5, 1.01), ("middle", 0.1, 0.5), ("late", 0.0, 0.1))
+"""Stages by the share of the safe cells still hidden, as studies/loss_anatomy.py counts them."""
 
 
 def heads_of(policy, grids: np.ndarray) -> tuple[th.Tensor, th.Tensor]:
@@ -70,6 +77,45 @@ def offsets(policy, spec: BoardSpec, games: int, seed: int, moves: int = 6) -> N
         print(f"mine logit in [{low}, {high}): {band.sum()} cells, mean offset {offset[band].mean():.2f}")
 
 
+def cross_entropy(probabilities: np.ndarray, mines: np.ndarray) -> np.ndarray:
+    """Each cell's binary cross-entropy (nats) of mine ``probabilities`` against the true ``mines``."""
+    clipped = np.clip(probabilities, 1e-7, 1 - 1e-7)
+    return -np.where(mines > 0, np.log(clipped), np.log1p(-clipped))
+
+
+def calibration(policy, spec: BoardSpec, games: int, seed: int) -> None:
+    """Print the head's cross-entropy against the true mines beside the exact probabilities', by stage, over the
+    positions of the first game of each of ``games`` boards played by the head."""
+    engine = BatchEngine(spec, games)
+    engine.reset(seed)
+    playing = np.ones(games, dtype=bool)
+    totals = {stage: np.zeros(3) for stage, _, _ in STAGES}  # cells, the head's summed loss, the exact one's
+    n_safe = spec.n_cells - spec.mines
+    while playing.any():
+        grids = engine.grids()
+        mines, placed = engine.layouts()
+        mine_logits = heads_of(policy, grids)[1].numpy()
+        for board in np.flatnonzero(playing & placed):
+            hidden = grids[board].reshape(-1) == HIDDEN
+            share = (hidden & (mines[board] == 0)).sum() / n_safe
+            stage = next(name for name, low, high in STAGES if low <= share < high)
+            exact = mine_probabilities(grids[board], spec.mines).reshape(-1)[hidden]
+            head = 1 / (1 + np.exp(-mine_logits[board][hidden].astype(np.float64)))
+            truth = mines[board][hidden]
+            totals[stage] += (hidden.sum(), cross_entropy(head, truth).sum(), cross_entropy(exact, truth).sum())
+        valid = engine.action_masks()
+        step = engine.step(np.where(valid, -mine_logits, -np.inf).argmax(axis=1))
+        playing &= ~(step.terminated | step.truncated)
+    print("| stage | hidden cells | head, nats a cell | exact, nats a cell | head - exact |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for stage, (cells, head_loss, exact_loss) in totals.items():
+        print(f"| {stage} | {int(cells):,} | {head_loss / cells:.4f} | {exact_loss / cells:.4f} | "
+              f"{(head_loss - exact_loss) / cells:.4f} |")  # fmt: skip
+    cells, head_loss, exact_loss = sum(totals.values())
+    print(f"| all | {int(cells):,} | {head_loss / cells:.4f} | {exact_loss / cells:.4f} | "
+          f"{(head_loss - exact_loss) / cells:.4f} |")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", help="a MaskablePPO or DQN zip trained with --mine-coef above 0")
@@ -78,6 +124,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=10000019)
     parser.add_argument("--offsets", action="store_true", help="the policy head's offsets (a --mine-prior policy)")
+    parser.add_argument("--calibration", action="store_true", help="the head's cross-entropy beside the exact one's")
     args = parser.parse_args()
     spec = BoardSpec(*PRESETS[args.preset], "opening")
     th.set_num_threads(1)
@@ -90,6 +137,9 @@ def main() -> None:
         if not getattr(heads, "mine_prior", False):
             parser.error(f"{args.model} has no mine prior (trained without --mine-prior): its heads are not summed")
         offsets(policy, spec, args.games, args.seed)
+        return
+    if args.calibration:
+        calibration(policy, spec, args.games, args.seed)
         return
     policy_rate = evaluate_win_rate(policy, spec, args.games, args.seed)
     head_rate = evaluate_win_rate(policy, spec, args.games, args.seed, mine_head_scores)
