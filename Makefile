@@ -141,28 +141,27 @@ rl-comparison: install-train
 	$(PYTHON) studies/rl_comparison.py --board $(BOARD) --minutes $(MINUTES) --runs-dir runs/comparison
 
 # MaskablePPO on intermediate toward masked DQN's 80% (issue 81): the mine-prior recipe (train/sb3/recipes.py: the
-# policy is the true-mine head plus a bounded preference) from seed 1, with the prior at weight 1 and at weight 3
-# (--prior-scale) side by side, bf16 where the CPU runs it natively, the learning rate a fifth from 1M steps and a
-# tenth from 2M (the runs on record dropped it at 940k and 1.16M). Each call starts or resumes both for MINUTES
-# (each stops with a checkpoint); progress: $(PPO_RUNS)/scaleN.log and scaleN/logs/progress.csv
-# (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md).
+# policy is the true-mine head plus a bounded preference; the head's extra steps on a replay of past positions) from
+# seed 1, bf16 where the CPU runs it natively, the learning rate a fifth from 1M steps and a tenth from 2M. Each call
+# starts or resumes it for MINUTES on one core (it stops with a checkpoint); progress: $(PPO_INTERMEDIATE_RUN).log
+# and its logs/progress.csv (docs/lab/2026-12-05-the-mine-head-is-the-player.md and the pages it follows).
 PPO_RUNS ?= runs/ppo-intermediate
+PPO_INTERMEDIATE_RUN ?= $(PPO_RUNS)/replay-positions-s1
 .PHONY: ppo-intermediate-cpu
 ppo-intermediate-cpu: install-train
 	@mkdir -p $(PPO_RUNS)
-	for scale in 1 3; do run=$(PPO_RUNS)/scale$$scale; \
-	  if [ -f $$run/checkpoints/latest.zip ]; then start="--resume $$run"; else \
-	    start="--recipe mine-prior --preset intermediate --prior-scale $$scale --steps 20000000 --seed 1 \
-	      --lr-drops 1000000:1e-4,2000000:5e-5 --eval-games 500 --eval-every 200000 --checkpoint-every 200000 \
-	      --bf16 --torch-threads 1 --no-progress-bar --runs-dir $(PPO_RUNS) --run-name scale$$scale"; fi; \
-	  $(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $$run.log 2>&1 & \
-	done; wait; tail -n 1 $(PPO_RUNS)/*.log
+	if [ -f $(PPO_INTERMEDIATE_RUN)/checkpoints/latest.zip ]; then start="--resume $(PPO_INTERMEDIATE_RUN)"; else \
+	  start="--recipe mine-prior --preset intermediate --steps 20000000 --seed 1 --eval-games 500 \
+	    --eval-every 200000 --checkpoint-every 100000 --bf16 --torch-threads 1 --no-progress-bar \
+	    --runs-dir $(dir $(PPO_INTERMEDIATE_RUN)) --run-name $(notdir $(PPO_INTERMEDIATE_RUN))"; fi; \
+	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_INTERMEDIATE_RUN).log 2>&1; \
+	tail -n 1 $(PPO_INTERMEDIATE_RUN).log
 
 # MaskablePPO on expert toward 40% (issue 81), a curriculum by RL alone: the mine-prior recipe at prior weight 3, its
 # whole network started from the intermediate run's best model (PPO_EXPERT_INIT, made by ppo-intermediate-cpu).
 # Each call starts or resumes it for MINUTES on one core; progress: $(PPO_EXPERT_RUN).log.
 PPO_EXPERT_RUN ?= runs/ppo-expert/curriculum
-PPO_EXPERT_INIT ?= $(PPO_RUNS)/scale3/best_model.zip
+PPO_EXPERT_INIT ?= $(PPO_INTERMEDIATE_RUN)/best_model.zip
 .PHONY: ppo-expert-cpu
 ppo-expert-cpu: install-train
 	@mkdir -p $(dir $(PPO_EXPERT_RUN))

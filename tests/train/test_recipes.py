@@ -69,6 +69,7 @@ def test_the_mine_prior_recipe_plays_the_head_within_its_bound() -> None:
     config.validate()
     assert config.prior_only and config.detach_prior and config.preference_bound == 0.5 and config.preset == "beginner"
     assert config.prior_scale == 3.0 and config.lr_drops == "1000000:1e-4,2000000:5e-5"
+    assert (config.mine_replay, config.mine_replay_steps, config.mine_positions) == (200_000, 32, True)
 
 
 def test_the_balanced_loss_weighs_mines_and_safe_cells_alike() -> None:

@@ -71,12 +71,16 @@ MINE_PRIOR = Recipe(
         # keeps near the safest cells, plus a preference of at most 0.5 nats
         "mine_coef": 0.5, "mine_prior": True, "detach_prior": True, "prior_only": True, "prior_scale": 3.0,
         "preference_bound": 0.5,
+        # the head is the player, and its labels do not go stale: 32 more steps of its loss an update on the last
+        # 200,000 positions, each position weighing the same
+        "mine_replay": 200_000, "mine_replay_steps": 32, "mine_positions": True,
         # a fifth of the rate from 1M steps, a tenth from 2M: the readings swing by 8 points at the full rate
         "lr_drops": "1000000:1e-4,2000000:5e-5",
         # the return is the game's outcome: +1 a win, -1 a loss
         "reward_progress": 0.0, "gamma": 0.99, "gae_lambda": 0.95,
     },
-    source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md): "
+    source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md, "
+    "docs/lab/2026-12-05-the-mine-head-is-the-player.md): "
     "MaskablePPO playing its mine head, as the masked DQN with --mine-prior --advantage-bound does",
     differences="needs the masks: without them the head, which learns only hidden cells, would score revealed ones",
 )
