@@ -102,8 +102,8 @@ def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor,
     """Mean binary cross-entropy of the mine logits (N, n_cells) against the true mines, over the hidden cells of
     the games whose mines are placed (a weighted mean: no host synchronisation on a GPU). With ``balance`` a mine's
     term weighs (safe cells / mines) of the minibatch, so that the mines count as much as the safe cells. With
-    ``per_position`` every position weighs the same, its hidden cells sharing its weight: a late position, with a
-    fifth of an early one's hidden cells, counts as much as the early one."""
+    ``per_position`` every position weighs the same, its hidden cells sharing its weight: a late position, with few
+    hidden cells, counts as much as an early one with many."""
     weights = (observations.flatten(1) == HIDDEN).float() * known.float().view(-1, 1)
     if per_position:
         weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1.0)

@@ -1,8 +1,9 @@
 """A replay of past rollouts' boards and true mines, for extra steps of PPO's mine head (``--mine-replay``).
 
 The mine head's labels are the layout's true mines: unlike a return, they do not go stale when the policy changes.
-PPO uses each rollout for ``n_epochs`` passes and throws it away, so the head sees each position a few times, where
-DQN's replay shows a position to its head about four times as often per environment step. :class:`MineReplay`
+PPO uses each rollout for ``n_epochs`` passes and throws it away, so every minibatch of the head comes from the few
+games of one rollout, their consecutive positions nearly alike, where DQN's replay draws each of its minibatches
+from a hundred thousand steps' positions. :class:`MineReplay`
 keeps the last ``capacity`` positions of the games whose mines were placed (the board as the policy saw it, int8,
 and its mines, uint8: 2 bytes a cell) and draws uniform minibatches from them with a generator of its own; the
 update adds ``--mine-replay-steps`` gradient steps of the head's loss alone on such minibatches

@@ -57,7 +57,7 @@ class PPOConfig(RunConfig):
     mine_positions: bool = option(
         False,
         "The mine head's loss weighs each position the same, its hidden cells sharing the weight; else every hidden "
-        "cell weighs the same, and the early positions, with five times the late ones' hidden cells, dominate.",
+        "cell weighs the same, and the early positions, with many more hidden cells than the late ones, dominate.",
     )
     mine_replay: int = option(
         0,
