@@ -83,7 +83,7 @@ def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) ->
     assert card.model_class.startswith(f"{ALGORITHMS[algo].model_class.__module__}:")
     assert card.env_kwargs == {"rows": 4, "cols": 5, "mines": 3, "first_click": "opening", "obs_mode": "grid",
                                "flags": False}  # fmt: skip
-    assert card.steps is not None and card.steps >= 256 and card.eval is None
+    assert card.steps is not None and card.steps >= 256
     best = ModelCard.read(run_dir / "best_model.json").eval
     assert best is not None and best["games"] == TINY["eval_games"] and 0.0 <= best["win_rate"] <= 1.0
     assert (run_dir / "best_model.zip").is_file() and (run_dir / "config.json").is_file()
@@ -94,6 +94,9 @@ def test_script_runs_end_to_end_in_a_subprocess(algo: str, script_runs: dict) ->
     evaluations = list(zip(logged(rows, "eval/win_rate"), logged(rows, "eval/safe_fraction"), strict=True))
     # the best model is the highest win rate of the evaluations, ties broken by the safe cells revealed
     assert len(evaluations) >= 2 and (best["win_rate"], best["safe_fraction"]) == max(evaluations)
+    # the final model carries the reading the run made at its step, the last one logged
+    assert card.eval is not None and card.eval["games"] == TINY["eval_games"]
+    assert (card.eval["win_rate"], card.eval["safe_fraction"]) == evaluations[-1]
 
 
 def test_cli_trains_and_resumes_from_a_checkpoint(tmp_path: Path) -> None:

@@ -55,7 +55,8 @@ def save_model(
     """Save ``path`` (.zip, SB3: what resuming and fine-tuning read), the playing network's weights (same name, .pt:
     the model format the evaluation reads) and the model card (same name, .json).
 
-    ``evaluation`` is the evaluation that made it the best model so far: ``{"games", "seed", "win_rate"}``.
+    ``evaluation`` is the evaluation of this very model on the run's fixed games, where one was made at its step
+    (what made a best model the best so far; a final model's reading): ``{"games", "seed", "win_rate", ...}``.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     model.save(path)
@@ -103,6 +104,7 @@ class WinRateCallback(BaseCallback):
         self.best = self._best_so_far(run_dir / "best_model.json")
         self.next_eval = 0
         self.last_eval = -1
+        self.last_evaluation: dict[str, Any] | None = None
 
     @staticmethod
     def _best_so_far(card_path: Path) -> PolicyEvaluation:
@@ -128,6 +130,10 @@ class WinRateCallback(BaseCallback):
     def _on_training_end(self) -> None:
         self.evaluate()
 
+    def evaluation_at(self, step: int) -> dict[str, Any] | None:
+        """The evaluation made at ``step`` (for the card of the model saved there), or None if none was."""
+        return self.last_evaluation if self.last_eval == step else None
+
     def evaluate(self) -> None:
         if self.config.eval_games == 0 or self.last_eval == self.num_timesteps:
             return
@@ -141,7 +147,8 @@ class WinRateCallback(BaseCallback):
         self.logger.dump(self.num_timesteps)
         print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {result.win_rate:.3f}, "
               f"safe cells revealed {result.safe_fraction:.3f}", flush=True)  # fmt: skip
+        evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
+        self.last_evaluation = evaluation
         if result > self.best:
             self.best = result
-            evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
             save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)

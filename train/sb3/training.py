@@ -231,7 +231,8 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
         clock.before = logged_wall_seconds(run_dir / "logs" / "progress.csv") if saved is None else saved
     keeper = RunKeeper(run_dir, config.checkpoint_every, clock, config.minutes, config.pause_at)
     drops = LearningRateDrops(config.learning_rate, parse_drops(config.lr_drops))
-    callbacks: list[BaseCallback] = [drops, keeper, WinRateCallback(algo, config, run_dir, clock)]
+    evaluator = WinRateCallback(algo, config, run_dir, clock)
+    callbacks: list[BaseCallback] = [drops, keeper, evaluator]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
     if config.progress_bar:  # the run's steps, as the log counts them (SB3's own bar restarts at 0 on a resume)
@@ -242,7 +243,7 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
               f"at a time ({round_description(model)})", flush=True)  # fmt: skip
     remaining = steps - model.num_timesteps
     model.learn(remaining, callback=callbacks, reset_num_timesteps=resume is None)
-    save_model(model, run_dir / "final_model.zip", algo, config)
+    save_model(model, run_dir / "final_model.zip", algo, config, evaluator.evaluation_at(model.num_timesteps))
     return run_dir
 
 
