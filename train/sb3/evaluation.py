@@ -147,8 +147,7 @@ class WinRateCallback(BaseCallback):
         self.logger.dump(self.num_timesteps)
         print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {result.win_rate:.3f}, "
               f"safe cells revealed {result.safe_fraction:.3f}", flush=True)  # fmt: skip
-        evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
-        self.last_evaluation = evaluation
+        self.last_evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
         if result > self.best:
             self.best = result
-            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, evaluation)
+            save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, self.last_evaluation)
