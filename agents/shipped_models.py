@@ -25,6 +25,7 @@ SHIPPED_MODELS: dict[str, str] = {
     "ppo-intermediate": "ppo_intermediate_opening",
     "maskable-ppo-beginner": "maskable_ppo_beginner_opening",
     "maskable-ppo-intermediate": "maskable_ppo_intermediate_opening",
+    "maskable-ppo-expert": "maskable_ppo_expert_opening",
     "rllib-ppo-beginner": "rllib_ppo_beginner_opening",
     "maskable-ppo-battle": "maskable_ppo_battle_16x16",
 }

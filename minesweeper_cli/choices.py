@@ -29,7 +29,7 @@ AGENTS: tuple[str, ...] = ("guess-value", "random", "rules", "solver", "solver-f
 SHIPPED_MODELS: tuple[str, ...] = (
     "distill-beginner", "distill-intermediate", "distill-expert", "dqn-beginner", "dqn-intermediate", "dqn-expert",
     "dqn-expert-curriculum", "ppo-beginner", "ppo-intermediate", "maskable-ppo-beginner",
-    "maskable-ppo-intermediate", "rllib-ppo-beginner", "maskable-ppo-battle",
+    "maskable-ppo-intermediate", "maskable-ppo-expert", "rllib-ppo-beginner", "maskable-ppo-battle",
 )  # fmt: skip
 """``agents.shipped_models.SHIPPED_MODELS``, in its order."""
 BATTLE_AGENTS: tuple[str, ...] = ("random", "greedy", "contest", "lookahead")
