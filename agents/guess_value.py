@@ -70,22 +70,27 @@ def candidate_features(grid: np.ndarray, cells: np.ndarray, chances: np.ndarray,
 class ValueHead:
     """The trained head in numpy: ReLU layers, then one logit a candidate (its game won once it is safe)."""
 
-    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray]) -> None:
-        if len(weights) != len(biases) or not weights or weights[0].shape[0] != FEATURES:
-            raise ValueError(f"a value head takes {FEATURES} features a candidate; these weights do not")
+    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray], features: int = FEATURES) -> None:
+        if len(weights) != len(biases) or not weights or weights[0].shape[0] != features:
+            raise ValueError(f"a value head takes {features} features a candidate; these weights do not")
         self.weights, self.biases = weights, biases
 
     @classmethod
-    def load(cls, path: str | Path) -> ValueHead:
-        """The head saved at ``path`` (``.npz`` of ``weight_0``, ``bias_0``, ... as :meth:`save` writes)."""
+    def load(cls, path: str | Path, features: int = FEATURES) -> ValueHead:
+        """The head saved at ``path`` (``.npz`` of ``weight_0``, ``bias_0``, ... as :meth:`save` writes), which
+        must take ``features`` inputs."""
         path = Path(path)
         if not path.is_file():
-            raise FileNotFoundError(
-                f"no guess-value head at {path}: train one with `python -m train.distill.guess.value`"
-            )
+            raise FileNotFoundError(f"no value head at {path}: train one with `python -m train.distill.guess.value`")
         with np.load(path) as saved:
             layers = len([name for name in saved.files if name.startswith("weight_")])
-            return cls([saved[f"weight_{i}"] for i in range(layers)], [saved[f"bias_{i}"] for i in range(layers)])
+            weights = [saved[f"weight_{i}"] for i in range(layers)]
+            biases = [saved[f"bias_{i}"] for i in range(layers)]
+        try:
+            return cls(weights, biases, features)
+        except ValueError:
+            raise ValueError(f"the head at {path} takes {weights[0].shape[0] if weights else 0} features a candidate, "
+                             f"not the {features} this agent gives: a head of another agent?") from None
 
     def save(self, path: str | Path, about: str = "") -> None:
         """Write the head to ``path`` (``.npz``), with ``about`` (how it was trained) as its ``about`` entry."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
+
+import numpy as np
 
 from agents.base import Agent
-from agents.guess_value import GuessValueAgent
+from agents.guess_value import FEATURES, GuessValueAgent
 from agents.random_agent import RandomAgent
 from agents.rules import RuleAgent
 from agents.solver import SolverAgent
+from agents.solver_value import SHORTLIST_FEATURES, SolverValueAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -32,3 +36,27 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r}; expected one of {', '.join(sorted(AGENTS))}")
     return AGENTS[name](seed=seed)
+
+
+HEAD_AGENTS: dict[int, type[GuessValueAgent] | type[SolverValueAgent]] = {
+    FEATURES: GuessValueAgent,
+    SHORTLIST_FEATURES: SolverValueAgent,
+}
+"""The agent that plays a learnt value head, by the head's inputs a candidate."""
+
+
+def head_agent_class(head: str | Path) -> type[GuessValueAgent] | type[SolverValueAgent]:
+    """The agent of a value head's kind (``guess-value`` or ``solver-value``), read from its first layer's width;
+    FileNotFoundError or ValueError saying what is wrong with anything else."""
+    path = Path(head)
+    if not path.is_file():
+        raise FileNotFoundError(f"no value head at {path}: train one with `python -m train.distill.guess.value`")
+    try:
+        with np.load(path) as saved:
+            inputs = saved["weight_0"].shape[0]
+    except (OSError, ValueError, KeyError):
+        raise ValueError(f"{path} is not a value head (.npz with weight_0, bias_0, ...)") from None
+    if inputs not in HEAD_AGENTS:
+        raise ValueError(f"the head at {path} takes {inputs} inputs a candidate; the value heads take "
+                         f"{FEATURES} (guess-value) or {SHORTLIST_FEATURES} (solver-value)")  # fmt: skip
+    return HEAD_AGENTS[inputs]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import AGENTS, make_agent
+from agents.registry import AGENTS, head_agent_class, make_agent
 from agents.shipped_models import SHIPPED_MODELS, shipped_names
 from agents.wrappers import SafeCellsFirst
 from mine_env.engine.spec import BoardSpec
@@ -95,6 +95,13 @@ class AgentSpec:
         build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure, safe_mask)
         label = model_label(path, symmetries, sure)
         return cls(f"{label} +safe-mask" if safe_mask else label, build, seeded=False)
+
+    @classmethod
+    def head(cls, path: str | Path) -> AgentSpec:
+        """A learnt value head (``.npz``) played by the agent of its kind (``guess-value`` or ``solver-value``,
+        :func:`agents.registry.head_agent_class`), checked now; rebuilt for every game from the game's seed."""
+        agent_class = head_agent_class(path)
+        return cls(f"{agent_class.name}:{Path(path).stem}", functools.partial(agent_class, head=str(path)))
 
     @classmethod
     def instance(cls, agent: Agent | Policy, label: str | None = None) -> AgentSpec:

@@ -69,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", action="append", default=[], metavar="PATH",
                         help="a saved model (its .zip or .pt, with its .json card beside it), or a shipped model by "
                         f"name ({', '.join(SHIPPED_MODELS)}) (repeat)")  # fmt: skip
+    parser.add_argument("--head", action="append", default=[], metavar="PATH",
+                        help="a learnt value head (.npz of python -m train.distill.guess.value), played by the "
+                             "agent of its kind: guess-value or solver-value (repeat)")  # fmt: skip
     parser.add_argument("--symmetries", type=int, action="append", choices=SYMMETRY_COUNTS, metavar="N",
                         help="play every --model averaged over N of the board's symmetries: 2 or 4 mirror "
                              "images, 8 with the quarter turns of a square board, in one batched pass a move; "
@@ -183,8 +186,9 @@ def run(args: argparse.Namespace) -> int:
         print_suites()
         return 0
     check_llm_args(args)
-    if not args.agent and not args.model and args.llm_endpoint is None:
-        raise ValueError("give at least one --agent NAME or --model PATH to evaluate, or an --llm-endpoint URL")
+    if not args.agent and not args.model and not args.head and args.llm_endpoint is None:
+        raise ValueError("give at least one --agent NAME, --model PATH or --head PATH to evaluate, or an "
+                         "--llm-endpoint URL")  # fmt: skip
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     check_backend(args.backend, args.workers, args.address)
@@ -243,7 +247,8 @@ def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
         raise ValueError("--safe-mask applies to --model; give a model to evaluate")
     models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0, args.safe_mask)
               for path in args.model for count in counts]  # fmt: skip
-    report = evaluate([*args.agent, *models], suite, workers=args.workers, oracle=args.oracle,
+    heads = [AgentSpec.head(path) for path in args.head]
+    report = evaluate([*args.agent, *models, *heads], suite, workers=args.workers, oracle=args.oracle,
                       progress=args.progress, backend=args.backend, address=args.address,
                       chunk_games=args.chunk_games, log=log, resume=resume)  # fmt: skip
     summary = report.to_dict()

@@ -229,12 +229,18 @@ class SolverAgent(PlannedMovesAgent):
         # decide's two steps from Python, so the guess compiles only once a game needs one (docs/COLD_START.md)
         cells, consistent, probability, log_layouts = certain_moves.py_func(flat, rows, cols, mines)
         if cells.size == 0 and consistent:
-            cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
-            self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
-            cells = np.array([cell])
+            cells = np.array([self.guess(flat, rows, cols, mines, probability, log_layouts)])
         if cells.size == 0:
             analyse(obs, mines)  # raises InconsistentBoard, saying what does not fit
         return cells.tolist()
+
+    def guess(self, flat: np.ndarray, rows: int, cols: int, mines: int, probability: np.ndarray,
+              log_layouts: float) -> int:  # fmt: skip
+        """The guess where no cell is certainly safe, by the strength setting, from the exact count's
+        ``probability`` and ``log_layouts``."""
+        cell, state = choose_guess(flat, rows, cols, mines, probability, log_layouts, self.settings, self._state)
+        self._state = np.uint64(state)  # numba hands a uint64 back as a Python int
+        return int(cell)
 
     def play_compiled(
         self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],

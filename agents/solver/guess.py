@@ -156,14 +156,15 @@ def _kept(candidates, scores_by_rank):
 
 
 @njit(cache=True, inline="always")
-def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates):
-    """``strong``'s plan among its candidates: which of them it rates equal, and the cell it plays for each.
+def _blended_scores(flat, rows, cols, mines, probability, log_layouts, candidates):
+    """``strong``'s view of each candidate: what revealing it leads to (:func:`_blended_plan`'s inputs).
 
-    Score: blended survival (:class:`agents.solver.outlook.Outlook`) times 1 + :data:`FIFTY_FIFTY_WEIGHT`
-    x the cell's long-term 50/50 risk over its safety (:func:`agents.solver.outlook.fifty_fifty_risk`);
-    alive cells first, ties to progress. The drawn candidate is then swapped: to a candidate at least
-    :data:`SAFER_BY` safer that it would always prove safe, else to the candidate that would be the single safest
-    cell whatever it shows, when that is safer (it would be played next anyway). Returns (keep, plays).
+    Returns (scores, next_safest, always_safe): ``scores`` (3, m) holds, per candidate, whether it is alive (not a
+    dead cell), its score (blended survival (:class:`agents.solver.outlook.Outlook`) times 1 +
+    :data:`FIFTY_FIFTY_WEIGHT` x its long-term 50/50 risk over its safety,
+    :func:`agents.solver.outlook.fifty_fifty_risk`) and its progress chance; ``next_safest`` the cell that would
+    be the single safest whatever it shows (or -1) and ``always_safe`` (m, cells) the cells it would always prove
+    safe.
     """
     m = candidates.shape[0]
     scores = np.empty((3, m))  # rows: alive (not a dead cell), score, progress chance
@@ -179,6 +180,19 @@ def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates)
         scores[0, j] = outlook.values > 1
         scores[1, j] = outlook.blended * (1.0 + FIFTY_FIFTY_WEIGHT * risk / (1.0 - probability[cell]))
         scores[2, j] = outlook.progress
+    return scores, next_safest, always_safe
+
+
+@njit(cache=True, inline="always")
+def _blended_plan(flat, rows, cols, mines, probability, log_layouts, candidates):
+    """``strong``'s plan among its candidates: which of them it rates equal, and the cell it plays for each.
+
+    Score (:func:`_blended_scores`): alive cells first, then the score, ties to progress. The drawn candidate is
+    then swapped: to a candidate at least :data:`SAFER_BY` safer that it would always prove safe, else to the
+    candidate that would be the single safest cell whatever it shows, when that is safer (it would be played next
+    anyway). Returns (keep, plays).
+    """
+    scores, next_safest, always_safe = _blended_scores(flat, rows, cols, mines, probability, log_layouts, candidates)
     keep = _kept(candidates, scores)
     plays = candidates.copy()
     by_score = np.argsort(-scores[1])
@@ -224,6 +238,20 @@ def guess_candidates(flat, rows, cols, probability, settings, state):
 
 
 @njit(cache=True, inline="always")
+def _decided_guess(flat, rows, cols, mines, probability, log_layouts, settings):
+    """``strong``'s guess where it weighs no candidates: the endgame search's move once at most
+    ``endgame_layouts`` layouts fit (when the search finishes), else a forced 50/50's cell when ``pairs_first``;
+    -1 when neither applies."""
+    if log_layouts <= math.log(settings.endgame_layouts + 0.5):
+        cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, np.int64(ENDGAME_WORK))
+        if cell >= 0:
+            return cell
+    if settings.pairs_first:
+        return forced_fifty_fifty(flat, rows, cols, probability)
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, state):
     """The guess rule's plan in a position with no certainly safe cell (see the module docstring).
 
@@ -232,12 +260,8 @@ def _guess_plan(flat, rows, cols, mines, probability, log_layouts, settings, sta
     """
     single = np.ones(1, np.bool_)
     strong = settings.strength == STRONG
-    if strong and log_layouts <= math.log(settings.endgame_layouts + 0.5):
-        cell, _ = best_endgame_guess(flat, rows, cols, mines, settings.endgame_layouts, np.int64(ENDGAME_WORK))
-        if cell >= 0:
-            return single, np.full(1, cell, np.int64), state
-    if strong and settings.pairs_first:
-        cell = forced_fifty_fifty(flat, rows, cols, probability)
+    if strong:
+        cell = _decided_guess(flat, rows, cols, mines, probability, log_layouts, settings)
         if cell >= 0:
             return single, np.full(1, cell, np.int64), state
     candidates, state = guess_candidates(flat, rows, cols, probability, settings, state)
@@ -291,6 +315,28 @@ def guess_with_options(flat, rows, cols, mines, probability, log_layouts, settin
         options[plays[j]] = True
     cell, state = _draw(keep, plays, state)
     return cell, options, state
+
+
+@njit(cache=True)
+def strong_shortlist(flat, rows, cols, mines, probability, log_layouts, settings, state):
+    """``strong``'s guess laid open for a learner that would choose in its place: the cell it plays without
+    weighing candidates, or the candidates it weighs with what it sees in each.
+
+    Returns (decided, candidates, scores, keep, state). ``decided`` is the endgame search's or a forced 50/50's
+    cell, or the lone candidate, or -1 when ``strong`` weighs two or more ``candidates``
+    (:func:`guess_candidates`); then ``scores`` (3, m) holds their alive flag, score and progress chance
+    (:func:`_blended_scores`) and ``keep`` the ones it rates best. ``state`` advances as :func:`choose_guess`'s
+    candidates advance it (not by its final draw).
+    """
+    empty = np.empty(0, np.int64)
+    cell = _decided_guess(flat, rows, cols, mines, probability, log_layouts, settings)
+    if cell >= 0:
+        return cell, empty, np.empty((3, 0)), np.empty(0, np.bool_), state
+    candidates, state = guess_candidates(flat, rows, cols, probability, settings, state)
+    if candidates.shape[0] == 1:
+        return candidates[0], empty, np.empty((3, 0)), np.empty(0, np.bool_), state
+    scores, _, _ = _blended_scores(flat, rows, cols, mines, probability, log_layouts, candidates)
+    return -1, candidates, scores, _kept(candidates, scores), state
 
 
 @njit(cache=True)

@@ -60,7 +60,7 @@ SOLVE = [
 
 EVAL_QUICK = ["--games", "1000000", "--workers", "1", "--no-progress"]
 EVAL = [
-    (["eval"], "give at least one --agent NAME or --model PATH"),
+    (["eval"], "give at least one --agent NAME, --model PATH or --head PATH"),
     (["eval", "--agent", "minimax"], "invalid choice: 'minimax'"),
     (["eval", "--agent", "random", "--suite", "nowhere-1k"], "unknown suite 'nowhere-1k'"),
     (["eval", "--agent", "random", "--games", "0"], "--games must be at least 1, got 0"),

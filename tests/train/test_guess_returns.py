@@ -46,7 +46,7 @@ def test_the_same_seed_gives_the_same_rollouts(rollouts: GuessReturns) -> None:
 
 def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(rollouts: GuessReturns) -> None:
     rows, cols = rollouts.grids.shape[1:]
-    for grid, row, safety, returns, fast, safe in zip(*rollouts, strict=True):
+    for grid, row, safety, returns, fast, safe, scalars in zip(*rollouts, strict=True):
         flat = grid.ravel()
         cells, consistent, probability, _ = certain_moves(flat, rows, cols, BEGINNER.mines)
         assert consistent and cells.size == 0  # a true guess
@@ -59,6 +59,7 @@ def test_candidates_are_the_nearly_safest_hidden_cells_with_solver_fasts_pick(ro
         assert set(np.unique(returns)) <= {0.0, 1.0} and not returns[len(tried):].any()
         assert 0 <= fast < len(tried)
         assert not safe[len(tried) :].any() and not returns[~safe].any()  # a mine candidate's game is lost
+        assert scalars.shape == (len(row), 0)  # solver-fast's ties carry nothing of the solver's
 
 
 def test_solver_fasts_pick_is_the_one_it_plays() -> None:
@@ -99,7 +100,7 @@ def test_a_mine_candidate_loses_and_the_game_itself_is_untouched() -> None:
     before = game.obs.copy()
     state = np.uint64(initial_state(1))
     for cell in np.flatnonzero(game.obs == HIDDEN):
-        won, _ = _play_out(game, rows, cols, BEGINNER.mines, int(cell), state)
+        won, _ = _play_out(game, rows, cols, BEGINNER.mines, int(cell), state, FAST_SETTINGS)
         if game.mines[cell]:
             assert not won
         np.testing.assert_array_equal(game.obs, before)
@@ -158,7 +159,7 @@ def test_pick_returns_judges_a_pick_by_its_candidates_return() -> None:
     candidates = np.array([[0, 1, NO_CANDIDATE], [2, 3, 1]], np.int16)
     returns = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], np.float32)
     positions = GuessReturns(grids, candidates, np.ones((2, 3), np.float32), returns, np.array([0, 1], np.int16),
-                             np.ones((2, 3), np.bool_))
+                             np.ones((2, 3), np.bool_), np.zeros((2, 3, 0), np.float32))
     scores = np.array([[0.0, 5.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0]])  # picks: candidate 1 (won), cell 0 (not tried)
     report = pick_returns(scores, positions)
     assert report == pytest.approx({"pick_return": 1.0, "fast_return": 0.0, "best_return": 1.0, "outside_share": 0.5})

@@ -84,7 +84,8 @@ def test_settings_that_cannot_run_are_refused(field: str, value: object, message
 def test_the_pairs_are_every_won_and_lost_candidate_of_one_position() -> None:
     position = np.array([0, 0, 0, 1, 1, 3, 3, 3, 3])
     won = np.array([1, 0, 0, 1, 1, 0, 1, 1, 0], np.float32)
-    rows = SafeCandidates(np.zeros((4, 2, 2), np.int8), position, np.arange(9), np.zeros(9, np.float32), won)
+    rows = SafeCandidates(np.zeros((4, 2, 2), np.int8), position, np.arange(9), np.zeros(9, np.float32), won,
+                          np.zeros((9, 0), np.float32))
     winners, losers = winner_loser_pairs(rows)
     plain = {(a, b) for a in range(9) for b in range(9) if position[a] == position[b] and won[a] == 1 and won[b] == 0}
     assert sorted(zip(winners.tolist(), losers.tolist(), strict=True)) == sorted(plain)

@@ -21,13 +21,15 @@ chance the solver's look-ahead computes exactly.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from agents.solver import initial_state
-from agents.solver.guess import PRESETS, choose_guess, decide
+from agents.solver.guess import PRESETS, SolverSettings, choose_guess, decide, strong_shortlist
+from agents.solver_value import SOLVER_SCALARS, solver_scalars
 from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.rules import LOST, PLAYING, WON, Game, game_status, reveal_cell
@@ -39,6 +41,8 @@ NO_CANDIDATE = -1
 
 FAST_SETTINGS = PRESETS["fast"]
 """The policy whose guesses are tried and whose play follows them: ``solver-fast``'s settings."""
+STRONG_SETTINGS = PRESETS["strong"]
+"""The default solver's settings: the policy of :func:`rollout_shortlist`."""
 
 HORIZONS = ("game", "progress")
 """How far a candidate's return looks: to the end of the game played on by ``solver-fast`` (its win), or one
@@ -58,11 +62,15 @@ class GuessReturns(NamedTuple):
     returns: np.ndarray
     """float32 (N, K): 1 when the game played on from the candidate was won, else 0 (0 in the padding)."""
     fast: np.ndarray
-    """int16 (N,): the column of ``solver-fast``'s own pick in ``candidates``."""
+    """int16 (N,): the column of the playing policy's own pick in ``candidates`` (``solver-fast``'s, or
+    ``strong``'s for :func:`rollout_shortlist`)."""
     safe: np.ndarray
     """bool (N, K): whether each candidate is safe on the position's layout (False in the padding): a safe
     candidate's return is a draw of its game's chance once it is safe, the part of a candidate's value that its
     exact chance of being safe does not tell."""
+    scalars: np.ndarray
+    """float32 (N, K, S): what the playing policy saw in each candidate (:func:`agents.solver_value.solver_scalars`
+    for :func:`rollout_shortlist`; S = 0 for :func:`rollout_guesses`)."""
 
     def as_planes(self) -> tuple[np.ndarray, np.ndarray]:
         """(candidate mask bool (N, cells), returns float32 (N, cells)) laid on the board's cells, so that a
@@ -84,12 +92,14 @@ def _copy(game: Game) -> Game:
 
 
 @njit(cache=True)
-def _play_out(game: Game, rows: int, cols: int, n_mines: int, cell: int, state: np.uint64) -> tuple[bool, np.uint64]:
-    """Reveal ``cell`` on a copy of ``game`` and play the copy on with ``solver-fast``; returns (won, new state)."""
+def _play_out(game: Game, rows: int, cols: int, n_mines: int, cell: int, state: np.uint64,
+              settings: SolverSettings) -> tuple[bool, np.uint64]:  # fmt: skip
+    """Reveal ``cell`` on a copy of ``game`` and play the copy on with the solver of ``settings``; returns (won,
+    new state)."""
     copy = _copy(game)
     reveal_cell(copy, rows, cols, cell)
     while game_status(copy.meta) == PLAYING:
-        cells, state = decide(copy.obs, rows, cols, n_mines, FAST_SETTINGS, state)
+        cells, state = decide(copy.obs, rows, cols, n_mines, settings, state)
         if cells.shape[0] == 0:
             break
         for next_cell in cells:
@@ -149,7 +159,7 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         nonlocal state
         if horizon == "progress":
             return float(_progress(game, rows, cols, spec.mines, cell))
-        won, state = _play_out(game, rows, cols, spec.mines, cell, state)
+        won, state = _play_out(game, rows, cols, spec.mines, cell, state, FAST_SETTINGS)
         state = np.uint64(state)
         return float(won)
 
@@ -172,12 +182,78 @@ def rollout_guesses(spec: BoardSpec, games: int, seed: int, margin: float = 0.1,
         return int(pick)
 
     play_to_guesses(spec, rng.integers(2**62, size=games), guess)
+    scalars = [np.zeros((max_candidates, 0), np.float32)] * len(grids)
+    return _stacked(spec, max_candidates, grids, candidates, safety, returns, fast, safe, scalars)
+
+
+def rollout_shortlist(spec: BoardSpec, games: int, seed: int, max_candidates: int = 12) -> GuessReturns:
+    """Play ``games`` games of ``spec`` with the default solver (``strong``) from ``seed`` and, at every guess where
+    it weighs two or more candidates (:func:`agents.solver.guess.strong_shortlist`: not the endgame search's, not
+    a forced 50/50's), each candidate revealed on a copy of the game and played on by ``strong`` to its end: the
+    returns of ``strong``'s own action values, one step of policy iteration over the solver itself.
+
+    The columns are the shortlist's order (safest first), ``fast`` the column of ``strong``'s own pick (a cell
+    of its shortlist, its swaps included), ``scalars`` what it saw in each candidate. The game goes on with
+    ``strong``'s pick, its tie-breaks from its own stream, so its games are those ``strong`` plays.
+    """
+    if games < 0:
+        raise ValueError(f"games must be 0 or more, got {games}")
+    if max_candidates < STRONG_SETTINGS.max_candidates:
+        raise ValueError(f"max_candidates must hold the solver's shortlist ({STRONG_SETTINGS.max_candidates}), "
+                         f"got {max_candidates}")  # fmt: skip
+    rows, cols, mines = spec.rows, spec.cols, spec.mines
+    rng = np.random.default_rng(seed)
+    state = np.uint64(initial_state(int(rng.integers(2**63))))
+    play_state = np.uint64(initial_state(int(rng.integers(2**63))))
+    grids, candidates, safety, returns, picks, safe, scalars = [], [], [], [], [], [], []
+
+    def guess(game: Game, probability: np.ndarray, log_layouts: float) -> int:
+        nonlocal state, play_state
+        decided, tried, scores, keep, _ = strong_shortlist(game.obs, rows, cols, mines, probability, log_layouts,
+                                                           STRONG_SETTINGS, state)  # fmt: skip
+        pick, state = choose_guess(game.obs, rows, cols, mines, probability, log_layouts, STRONG_SETTINGS, state)
+        state = np.uint64(state)
+        if decided >= 0:
+            return int(pick)
+        won = np.zeros(max_candidates, np.float32)
+        for j, cell in enumerate(tried):
+            outcome, play_state = _play_out(game, rows, cols, mines, int(cell), play_state, STRONG_SETTINGS)
+            play_state = np.uint64(play_state)
+            won[j] = float(outcome)
+        pad = max_candidates - len(tried)
+        grids.append(game.obs.reshape(rows, cols).copy())
+        candidates.append(np.pad(tried, (0, pad), constant_values=NO_CANDIDATE).astype(np.int16))
+        safety.append(np.pad(1.0 - probability[tried], (0, pad)).astype(np.float32))
+        returns.append(won)
+        picks.append(int(np.flatnonzero(tried == pick)[0]))
+        safe.append(np.pad(game.mines[tried] == 0, (0, pad)))
+        scalars.append(np.pad(solver_scalars(scores, keep), ((0, pad), (0, 0))))
+        return int(pick)
+
+    play_to_guesses(spec, rng.integers(2**62, size=games), guess)
+    return _stacked(spec, max_candidates, grids, candidates, safety, returns, picks, safe, scalars, SOLVER_SCALARS)
+
+
+def _stacked(spec: BoardSpec, max_candidates: int, grids: list, candidates: list, safety: list, returns: list,
+             picks: list, safe: list, scalars: list, width: int = 0) -> GuessReturns:  # fmt: skip
+    """The positions' lists as one :class:`GuessReturns` (empty arrays of the right shapes when there are none)."""
     if not grids:
         empty = np.zeros((0, max_candidates), np.float32)
-        return GuessReturns(np.zeros((0, rows, cols), np.int8), empty.astype(np.int16), empty, empty,
-                            np.zeros(0, np.int16), empty.astype(np.bool_))  # fmt: skip
+        return GuessReturns(np.zeros((0, spec.rows, spec.cols), np.int8), empty.astype(np.int16), empty, empty,
+                            np.zeros(0, np.int16), empty.astype(np.bool_),
+                            np.zeros((0, max_candidates, width), np.float32))  # fmt: skip
     return GuessReturns(np.stack(grids).astype(np.int8), np.stack(candidates), np.stack(safety), np.stack(returns),
-                        np.array(fast, np.int16), np.stack(safe))  # fmt: skip
+                        np.array(picks, np.int16), np.stack(safe), np.stack(scalars).astype(np.float32))  # fmt: skip
+
+
+def load_returns(path: str | Path) -> GuessReturns:
+    """A chunk saved by ``np.savez(path, **positions._asdict())``; one saved before ``scalars`` existed gets an
+    empty one."""
+    with np.load(path) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    if "scalars" not in arrays:
+        arrays["scalars"] = np.zeros((*arrays["candidates"].shape, 0), np.float32)
+    return GuessReturns(**arrays)
 
 
 def pick_returns(scores: np.ndarray, positions: GuessReturns) -> dict[str, float]:

@@ -9,6 +9,12 @@ its chance of being a mine is the same for every tied cell. The copies of one po
 candidates' returns are a paired comparison; a second loss (``--rank-weight``) uses it: of two safe candidates of
 one position whose games ended apart, the won one is to score above the lost one.
 
+With ``--player solver`` the same is done over the default solver: its games and, at each guess where it weighs
+two or more candidates, every cell of its shortlist played out by it
+(:func:`train.distill.guess.returns.rollout_shortlist`); the head also reads what the solver saw in each
+candidate. That is the head of the ``solver-value`` agent (:mod:`agents.solver_value`), which weighs each
+candidate's learnt value by its exact chance of being safe.
+
 The games are played in chunks of ``--chunk-games``, each saved under the run directory as it is done, by
 ``--workers`` processes; ``--resume`` keeps the chunks already there (refused when their games were made with
 other settings), so an interrupted run collects only the rest. Training the head is then a few minutes on a CPU;
@@ -19,6 +25,8 @@ Usage::
 
     python -m train.distill.guess.value --preset intermediate --games 1200000 --workers 2 \\
         --run-name guess-value-intermediate
+    python -m train.distill.guess.value --player solver --preset expert --games 100000 --chunk-games 2000 \\
+        --workers 1 --run-name solver-value-expert
 """
 
 from __future__ import annotations
@@ -39,23 +47,34 @@ import torch as th
 import torch.nn.functional as F
 
 from agents.guess_value import FEATURES, ValueHead, candidate_features
+from agents.solver.guess import MAX_CANDIDATES
 from agents.solver.outlook import TIE_TOLERANCE
 from mine_env.engine.spec import BoardSpec
 from train.command_line import config_script
-from train.distill.guess.returns import NO_CANDIDATE, GuessReturns, rollout_guesses
+from train.distill.guess.returns import NO_CANDIDATE, GuessReturns, load_returns, rollout_guesses, rollout_shortlist
 from train.options import BoardOptions, at_least, option
 from train.progress_log import log_row, progress_line
+
+PLAYERS = ("fast", "solver")
+"""Whose guesses a run plays out (``--player``)."""
 
 
 @dataclass
 class GuessValueConfig(BoardOptions):
     """Settings of a guess-value run (``--option-name`` on the command line)."""
 
-    games: int = option(1_200_000, "solver-fast games whose true guesses are played out, every tied cell.")
+    player: str = option(
+        "fast",
+        "Whose guesses are played out: fast (solver-fast's, every tied safest cell, the guess-value head) or "
+        "solver (the default solver's, every cell of its shortlist, played on by it: the solver-value head).",
+    )
+    games: int = option(1_200_000, "Games whose true guesses are played out.")
     chunk_games: int = option(50_000, "Games a saved chunk (the unit a resumed run skips).")
     workers: int = option(2, "Processes playing the chunks.")
     max_candidates: int = option(
-        8, "At most this many tied cells played out a guess (solver-fast's pick and a uniform draw of the others)."
+        8,
+        "fast: at most this many tied cells played out a guess (solver-fast's pick and a uniform draw of the "
+        "others); solver: unused, the solver's whole shortlist is played out.",
     )
     hidden: str = option("256,128", "Widths of the head's hidden layers.")
     epochs: int = option(3, "Passes over the safe candidates.")
@@ -76,6 +95,8 @@ class GuessValueConfig(BoardOptions):
     def validate(self) -> None:
         """Raise ValueError with a message when the settings cannot run."""
         self.board_spec()
+        if self.player not in PLAYERS:
+            raise ValueError(f"player is one of {', '.join(PLAYERS)}, got {self.player!r}")
         at_least(self, 1, "games", "chunk_games", "workers", "epochs", "batch_size", "torch_threads")
         at_least(self, 2, "max_candidates")
         if not 0 < self.held_out < 1:
@@ -102,10 +123,13 @@ def chunk_path(run_dir: Path, index: int) -> Path:
     return run_dir / "rollouts" / f"chunk-{index:04d}.npz"
 
 
-def play_chunk(spec: BoardSpec, games: int, seed: int, max_candidates: int, path: Path) -> int:
-    """Play one chunk's games (:func:`rollout_guesses` at the tie margin) and save them at ``path``; returns how
-    many guess positions it holds."""
-    positions = rollout_guesses(spec, games, seed, margin=TIE_TOLERANCE, max_candidates=max_candidates)
+def play_chunk(spec: BoardSpec, games: int, seed: int, max_candidates: int, path: Path, player: str = "fast") -> int:
+    """Play one chunk's games (``fast``: :func:`rollout_guesses` at the tie margin; ``solver``:
+    :func:`rollout_shortlist`) and save them at ``path``; returns how many guess positions it holds."""
+    if player == "solver":
+        positions = rollout_shortlist(spec, games, seed, max_candidates=MAX_CANDIDATES)
+    else:
+        positions = rollout_guesses(spec, games, seed, margin=TIE_TOLERANCE, max_candidates=max_candidates)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial.npz")
     np.savez(partial, **positions._asdict())
@@ -121,10 +145,10 @@ def collect(config: GuessValueConfig, run_dir: Path) -> list[GuessReturns]:
     missing = [i for i in range(chunks) if not chunk_path(run_dir, i).is_file()]
     with ProcessPoolExecutor(config.workers) as pool:
         jobs = {i: pool.submit(play_chunk, spec, sizes[i], config.seed * 1_000_003 + i, config.max_candidates,
-                               chunk_path(run_dir, i)) for i in missing}  # fmt: skip
+                               chunk_path(run_dir, i), config.player) for i in missing}  # fmt: skip
         for i, job in jobs.items():
             print(f"chunk {i + 1}/{chunks}: {job.result()} guess positions", flush=True)
-    return [GuessReturns(**np.load(chunk_path(run_dir, i))) for i in range(chunks)]
+    return [load_returns(chunk_path(run_dir, i)) for i in range(chunks)]
 
 
 class SafeCandidates(NamedTuple):
@@ -140,6 +164,8 @@ class SafeCandidates(NamedTuple):
     """float32 (N,): its exact mine chance."""
     won: np.ndarray
     """float32 (N,): 1 when its game was won."""
+    scalars: np.ndarray
+    """float32 (N, S): what the playing policy saw in it (S = 0 for ``solver-fast``'s ties)."""
 
 
 def safe_candidates(chunks: Sequence[GuessReturns]) -> SafeCandidates:
@@ -150,22 +176,24 @@ def safe_candidates(chunks: Sequence[GuessReturns]) -> SafeCandidates:
     position, column = np.nonzero(safe)
     chance = 1.0 - np.concatenate([chunk.safety for chunk in chunks])[position, column]
     won = np.concatenate([chunk.returns for chunk in chunks])[position, column]
+    scalars = np.concatenate([chunk.scalars for chunk in chunks])[position, column]
     return SafeCandidates(grids, position, candidates[position, column], chance.astype(np.float32),
-                          won.astype(np.float32))  # fmt: skip
+                          won.astype(np.float32), scalars.astype(np.float32))  # fmt: skip
 
 
 def batch_features(rows: SafeCandidates, indices: np.ndarray, mines: int) -> np.ndarray:
     """Feature rows of ``indices``, grouped by position so each position's neighbourhoods are cut once."""
     order = np.argsort(rows.position[indices], kind="stable")
     indices = indices[order]
-    out = np.empty((len(indices), FEATURES), np.float32)
+    out = np.empty((len(indices), FEATURES + rows.scalars.shape[1]), np.float32)
     positions = rows.position[indices]
     starts = np.flatnonzero(np.r_[True, positions[1:] != positions[:-1]])
     for start, stop in zip(starts, np.r_[starts[1:], len(indices)], strict=True):
         chosen = indices[start:stop]
-        out[start:stop] = candidate_features(
+        out[start:stop, :FEATURES] = candidate_features(
             rows.grids[positions[start]], rows.cell[chosen], rows.chance[chosen], mines
         )
+        out[start:stop, FEATURES:] = rows.scalars[chosen]
     restore = np.empty_like(order)
     restore[order] = np.arange(len(order))
     return out[restore]
@@ -205,7 +233,8 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
     th.set_num_threads(config.torch_threads)
     th.manual_seed(config.seed)
     mines = config.board_spec().mines
-    network = value_network([FEATURES, *config.widths(), 1])
+    features_count = FEATURES + rows.scalars.shape[1]
+    network = value_network([features_count, *config.widths(), 1])
     optimiser = th.optim.Adam(network.parameters(), config.learning_rate)
     loss_of = th.nn.BCEWithLogitsLoss()
     cut = int(len(rows.grids) * (1.0 - config.held_out))
@@ -259,10 +288,10 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
         print(progress_line(row), flush=True)
     linear = [layer for layer in network if isinstance(layer, th.nn.Linear)]
     return ValueHead([layer.weight.detach().numpy().T.copy() for layer in linear],
-                     [layer.bias.detach().numpy().copy() for layer in linear])  # fmt: skip
+                     [layer.bias.detach().numpy().copy() for layer in linear], features_count)  # fmt: skip
 
 
-GAME_SETTINGS = ("preset", "rows", "cols", "mines", "first_click", "chunk_games", "max_candidates", "seed")
+GAME_SETTINGS = ("player", "preset", "rows", "cols", "mines", "first_click", "chunk_games", "max_candidates", "seed")
 """The settings a chunk's games depend on: a resumed run must keep them, or its old chunks would be other games."""
 
 
@@ -272,7 +301,8 @@ def check_resumable(config: GuessValueConfig, run_dir: Path) -> None:
     if not saved_path.is_file():
         return
     saved = json.loads(saved_path.read_text())
-    changed = [name for name in GAME_SETTINGS if saved.get(name) != getattr(config, name)]
+    defaults = {"player": "fast"}  # a run saved before the setting existed played solver-fast's guesses
+    changed = [name for name in GAME_SETTINGS if saved.get(name, defaults.get(name)) != getattr(config, name)]
     if changed:
         raise ValueError(f"run directory {run_dir} holds games of other settings ({', '.join(changed)}): resume it "
                          "with its own, or start another --run-name")  # fmt: skip
