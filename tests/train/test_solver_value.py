@@ -17,8 +17,8 @@ from agents.solver_value import SHORTLIST_FEATURES, SOLVER_SCALARS, SolverValueA
 from eval.agent_specs import AgentSpec
 from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.spec import BoardSpec
-from train.distill.guess.returns import NO_CANDIDATE, load_returns, rollout_guesses, rollout_shortlist
-from train.distill.guess.value import GuessValueConfig, main, run, safe_candidates
+from train.distill.guess.returns import NO_CANDIDATE, GuessReturns, load_returns, rollout_guesses, rollout_shortlist
+from train.distill.guess.value import GuessValueConfig, held_out_picks, main, run, safe_candidates
 
 DENSE = BoardSpec(9, 9, 16, "opening")
 """A small board dense enough that the solver often weighs several candidates."""
@@ -156,3 +156,19 @@ def test_eval_plays_a_head_by_its_kind(tmp_path: Path, capsys: pytest.CaptureFix
     np.savez(tmp_path / "odd.npz", weight_0=np.zeros((7, 1)), bias_0=np.zeros(1))
     with pytest.raises(ValueError, match="takes 7 inputs a candidate"):
         AgentSpec.head(tmp_path / "odd.npz")
+
+
+def test_held_out_picks_judge_the_heads_pick_against_the_policys_on_their_returns() -> None:
+    grids = np.full((3, 2, 2), -1, np.int8)
+    candidates = np.array([[0, 1, NO_CANDIDATE], [2, 3, 1], [0, 3, NO_CANDIDATE]], np.int16)
+    safety = np.array([[0.9, 0.8, 0], [0.7, 0.7, 0.6], [0.5, 0.4, 0]], np.float32)
+    returns = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], np.float32)
+    policy = np.array([1, 0, 1], np.int16)  # the policy took the second, first and second candidates
+    positions = GuessReturns(grids, candidates, safety, returns, policy, np.ones((3, 3), np.bool_),
+                             np.zeros((3, 3, SOLVER_SCALARS), np.float32))  # fmt: skip
+    head = ValueHead([np.zeros((SHORTLIST_FEATURES, 1), np.float32)], [np.zeros(1, np.float32)], SHORTLIST_FEATURES)
+    report = held_out_picks([positions], 0.999, head, mines=1)
+    # a constant head plays the safest candidate: the first of each row (the first of the tied pair in row 2)
+    assert report["positions"] == 3 and report["picks_differ"] == pytest.approx(2 / 3)
+    assert report["head_return"] == pytest.approx(2 / 3) and report["policy_return"] == pytest.approx(1.0)
+    assert report["gain"] == pytest.approx(-1 / 3)

@@ -19,7 +19,9 @@ The games are played in chunks of ``--chunk-games``, each saved under the run di
 ``--workers`` processes; ``--resume`` keeps the chunks already there (refused when their games were made with
 other settings), so an interrupted run collects only the rest. Training the head is then a few minutes on a CPU;
 the head is written as ``head.npz`` (the agent's format) and its held-out loss and share of held-out won-lost
-pairs ordered right, per epoch, to ``progress.csv``.
+pairs ordered right, per epoch, to ``progress.csv``; then how its picks fare on the held-out positions against
+the playing policy's, judged by the candidates' own returns (:func:`held_out_picks`, printed and kept in the
+head's ``about``).
 
 Usage::
 
@@ -291,6 +293,43 @@ def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> Val
                      [layer.bias.detach().numpy().copy() for layer in linear], features_count)  # fmt: skip
 
 
+def head_values(head: ValueHead, positions: GuessReturns, mines: int) -> np.ndarray:
+    """float64 (N, K): each candidate's chance of being safe times the head's chance that its game is then won,
+    the score the agents play (-inf in the padding)."""
+    values = np.full(positions.candidates.shape, -np.inf)
+    for p, (grid, row) in enumerate(zip(positions.grids, positions.candidates, strict=True)):
+        count = int((row != NO_CANDIDATE).sum())
+        cells = row[:count].astype(np.int64)
+        safety = positions.safety[p, :count]
+        features = np.concatenate(
+            [candidate_features(grid, cells, 1.0 - safety, mines), positions.scalars[p, :count]], axis=1
+        )
+        values[p, :count] = safety / (1.0 + np.exp(-head.logits(features)))
+    return values
+
+
+def held_out_picks(chunks: Sequence[GuessReturns], held_out: float, head: ValueHead, mines: int,
+                   limit: int = 20_000) -> dict[str, float]:  # fmt: skip
+    """How the head's picks fare on the held-out positions (the last ``held_out`` share, at most ``limit``), judged
+    by the candidates' own returns on each position's layout: the mean return of its pick and of the playing
+    policy's, their paired difference with its standard error, and how often the two picks differ. The returns of
+    one position's candidates share its layout, so the difference is a paired comparison of the two policies at
+    those positions, one step ahead and then both played on alike."""
+    fields = {name: np.concatenate([getattr(chunk, name) for chunk in chunks]) for name in GuessReturns._fields}
+    cut = int(len(fields["grids"]) * (1.0 - held_out))
+    positions = GuessReturns(**{name: array[cut : cut + limit] for name, array in fields.items()})
+    count = len(positions.grids)
+    if not count:
+        return {"positions": 0}
+    picks = head_values(head, positions, mines).argmax(axis=1)
+    mine = positions.returns[np.arange(count), picks]
+    theirs = positions.returns[np.arange(count), positions.fast.astype(np.int64)]
+    gain = mine - theirs
+    return {"positions": count, "head_return": float(mine.mean()), "policy_return": float(theirs.mean()),
+            "gain": float(gain.mean()), "gain_se": float(gain.std(ddof=1) / np.sqrt(count)) if count > 1 else 0.0,
+            "picks_differ": float((picks != positions.fast).mean())}  # fmt: skip
+
+
 GAME_SETTINGS = ("player", "preset", "rows", "cols", "mines", "first_click", "chunk_games", "max_candidates", "seed")
 """The settings a chunk's games depend on: a resumed run must keep them, or its old chunks would be other games."""
 
@@ -320,14 +359,18 @@ def run(config: GuessValueConfig) -> Path:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     start = time.perf_counter()
-    rows = safe_candidates(collect(config, run_dir))
+    chunks = collect(config, run_dir)
+    rows = safe_candidates(chunks)
     print(f"{len(rows.grids)} guess positions, {len(rows.won)} safe candidates ({time.perf_counter() - start:.0f} s)",
           flush=True)  # fmt: skip
     log = run_dir / "progress.csv"
     log.unlink(missing_ok=True)
+    head = train_head(rows, config, log)
+    picks = held_out_picks(chunks, config.held_out, head, spec.mines)
+    print("held-out picks: " + ", ".join(f"{name} {value:.4g}" for name, value in picks.items()), flush=True)
     about = {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
-             "positions": len(rows.grids), "safe_candidates": len(rows.won)}  # fmt: skip
-    train_head(rows, config, log).save(run_dir / "head.npz", json.dumps(about))
+             "positions": len(rows.grids), "safe_candidates": len(rows.won), "held_out_picks": picks}  # fmt: skip
+    head.save(run_dir / "head.npz", json.dumps(about))
     return run_dir
 
 
