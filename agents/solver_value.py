@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from agents.guess_value import FEATURES, ValueHead, candidate_features
-from agents.shipped_models import shipped_dir
 from agents.solver.agent import SolverAgent
 from agents.solver.guess import strong_shortlist
 
@@ -30,8 +29,6 @@ SOLVER_SCALARS = 5
 chance, whether it is alive (not a dead cell) and whether ``strong`` rates it best."""
 SHORTLIST_FEATURES = FEATURES + SOLVER_SCALARS
 """The length of one candidate's feature row: :func:`agents.guess_value.candidate_features` and the solver's."""
-SHIPPED_HEAD = "solver_value_expert.npz"
-"""The shipped head's file among the shipped models, the one ``--agent solver-value`` plays."""
 
 
 def solver_scalars(scores: np.ndarray, keep: np.ndarray) -> np.ndarray:
@@ -54,7 +51,8 @@ class SolverValueAgent(SolverAgent):
 
     Args:
         seed: seed of the solver's random stream (its candidates' tie-breaks; the learnt pick draws nothing).
-        head: the value head's ``.npz`` (:data:`SHORTLIST_FEATURES` inputs); the shipped one by default.
+        head: the value head's ``.npz`` (:data:`SHORTLIST_FEATURES` inputs). None is shipped: none has beaten the
+            solver yet (docs/lab/2026-12-05-a-value-over-the-solvers-candidates.md).
         first_cell: (row, col) of the first click; the solver's first cell for the rule by default.
     """
 
@@ -62,8 +60,11 @@ class SolverValueAgent(SolverAgent):
 
     def __init__(self, seed: int | None = None, head: str | Path | None = None,
                  first_cell: tuple[int, int] | None = None) -> None:  # fmt: skip
+        if head is None:
+            raise ValueError("no solver-value head is shipped: give head=PATH, one trained by `python -m "
+                             "train.distill.guess.value --player solver`")  # fmt: skip
         super().__init__(seed, first_cell=first_cell)
-        self.head = ValueHead.load(shipped_dir() / SHIPPED_HEAD if head is None else head, SHORTLIST_FEATURES)
+        self.head = ValueHead.load(head, SHORTLIST_FEATURES)
 
     def guess(self, flat: np.ndarray, rows: int, cols: int, mines: int, probability: np.ndarray,
               log_layouts: float) -> int:  # fmt: skip

@@ -110,6 +110,8 @@ def test_a_constant_head_plays_the_safest_candidate_and_a_wrong_head_is_refused(
     ValueHead([np.zeros((FEATURES, 1), np.float32)], [np.zeros(1, np.float32)]).save(tmp_path / "ties.npz")
     with pytest.raises(ValueError, match=f"takes {FEATURES} features a candidate, not the {SHORTLIST_FEATURES}"):
         SolverValueAgent(head=tmp_path / "ties.npz")
+    with pytest.raises(ValueError, match="no solver-value head is shipped"):
+        SolverValueAgent()
 
 
 def test_old_chunks_load_without_scalars_and_ties_carry_none(tmp_path: Path) -> None:
