@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from train.distill.guess.returns import NO_CANDIDATE, rollout_guesses
 from train.distill.guess.value import (
     GuessValueConfig,
     SafeCandidates,
+    TrainingSet,
     batch_features,
     chunk_path,
     main,
@@ -84,8 +86,50 @@ def test_settings_that_cannot_run_are_refused(field: str, value: object, message
 def test_the_pairs_are_every_won_and_lost_candidate_of_one_position() -> None:
     position = np.array([0, 0, 0, 1, 1, 3, 3, 3, 3])
     won = np.array([1, 0, 0, 1, 1, 0, 1, 1, 0], np.float32)
-    rows = SafeCandidates(np.zeros((4, 2, 2), np.int8), position, np.arange(9), np.zeros(9, np.float32), won,
-                          np.zeros((9, 0), np.float32))
+    rows = SafeCandidates(
+        np.zeros((4, 2, 2), np.int8), position, np.arange(9), np.zeros(9, np.float32), won, np.zeros((9, 0), np.float32)
+    )
     winners, losers = winner_loser_pairs(rows)
     plain = {(a, b) for a in range(9) for b in range(9) if position[a] == position[b] and won[a] == 1 and won[b] == 0}
     assert sorted(zip(winners.tolist(), losers.tolist(), strict=True)) == sorted(plain)
+
+
+def test_a_mixed_set_cuts_each_row_from_its_own_board_and_holds_out_each_boards_last_positions() -> None:
+    wider = BoardSpec(12, 14, 30, "opening")
+    parts = [(safe_candidates([rollout_guesses(spec, 200, seed=3, margin=1e-9)]), spec.mines)
+             for spec in (BEGINNER, wider)]  # fmt: skip
+    mixed = TrainingSet(parts, held_out=0.25)
+    sizes = [len(rows.won) for rows, _ in parts]
+    assert len(mixed.won) == sum(sizes) and mixed.positions == sum(len(rows.grids) for rows, _ in parts)
+    picked = np.array([0, sizes[0] + 1, sizes[0] - 1, sum(sizes) - 1, 2])
+    local = [(0, 0), (1, 1), (0, sizes[0] - 1), (1, sizes[1] - 1), (0, 2)]
+    for row, (part, i) in zip(mixed.features(picked), local, strict=True):
+        rows, mines = parts[part]
+        np.testing.assert_array_equal(row, batch_features(rows, np.array([i]), mines)[0])
+    for part, (rows, _) in enumerate(parts):
+        held = mixed.held[sum(sizes[:part]) : sum(sizes[: part + 1])]
+        np.testing.assert_array_equal(held, rows.position >= int(len(rows.grids) * 0.75))
+        assert held.any() and not held.all()
+
+
+def test_a_mix_trains_one_head_on_finished_runs_of_other_boards_and_refuses_unfinished_ones(tmp_path: Path) -> None:
+    small = ["--games", "500", "--chunk-games", "250", "--workers", "1", "--epochs", "1", "--hidden", "16",
+             "--runs-dir", str(tmp_path)]  # fmt: skip
+    assert main([*small, "--preset", "beginner", "--mines", "14", "--run-name", "nine"]) == 0
+    assert main([*small, "--rows", "12", "--cols", "14", "--mines", "30", "--run-name", "wide"]) == 0
+    sources = f"{tmp_path / 'nine'},{tmp_path / 'wide'}"
+    mix = ["--mix", sources, "--epochs", "1", "--hidden", "16", "--runs-dir", str(tmp_path)]
+    assert main([*mix, "--run-name", "mix"]) == 0
+    card = json.loads((tmp_path / "mix" / "head.json").read_text())
+    assert list(card["trained_on"]) == [str(tmp_path / "nine"), str(tmp_path / "wide")]
+    assert [board["board"] for board in card["trained_on"].values()] == [
+        "9x9 with 14 mines, opening", "12x14 with 30 mines, opening"]  # fmt: skip
+    assert all(board["held_out_picks"]["positions"] > 0 for board in card["trained_on"].values())
+    GuessValueAgent(head=tmp_path / "mix" / "head.npz")
+    with pytest.raises(ValueError, match="nothing to --resume"):
+        run(GuessValueConfig(mix=sources, resume=True))
+    with pytest.raises(ValueError, match="is no guess-value run"):
+        run(GuessValueConfig(mix=str(tmp_path / "none"), runs_dir=str(tmp_path), run_name="mix-none"))
+    chunk_path(tmp_path / "wide", 1).unlink()
+    with pytest.raises(ValueError, match="holds 1 of its 2 chunks"):
+        run(GuessValueConfig(mix=sources, runs_dir=str(tmp_path), run_name="mix-unfinished"))

@@ -23,12 +23,18 @@ pairs ordered right, per epoch, to ``progress.csv``; then how its picks fare on 
 the playing policy's, judged by the candidates' own returns (:func:`held_out_picks`, printed and kept in the
 head's ``about``).
 
+With ``--mix RUN,RUN,...`` no game is played: one head is trained on the chunks of several finished runs, each of its
+own board (a head for every board), each run holding out its own last positions and judged on them apart. The head's
+card, ``head.json`` beside ``head.npz``, says what it was trained on and how its held-out picks fared.
+
 Usage::
 
     python -m train.distill.guess.value --preset intermediate --games 1200000 --workers 2 \\
         --run-name guess-value-intermediate
     python -m train.distill.guess.value --player solver --preset expert --games 100000 --chunk-games 2000 \\
         --workers 1 --run-name solver-value-expert
+    python -m train.distill.guess.value --mix runs/gv-beginner,runs/gv-intermediate,runs/gv-expert \\
+        --run-name guess-value-mix
 """
 
 from __future__ import annotations
@@ -87,6 +93,11 @@ class GuessValueConfig(BoardOptions):
         "Weight of the pair loss: in each position, the safe candidate whose game was "
         "won scored above the one whose game was lost (0: the per-cell loss alone).",
     )
+    mix: str = option(
+        "",
+        "Run directories of finished collections, separated by commas: train one head on all their chunks (each of "
+        "its own board) and play no game; the board and game settings are then the runs' own.",
+    )
     held_out: float = option(0.1, "Share of the positions (the last chunks') held out to measure the loss.")
     seed: int = option(0, "Seed of the games, the candidates drawn, the head's weights and the minibatches.")
     torch_threads: int = option(2, "Torch CPU threads for the training.")
@@ -108,6 +119,16 @@ class GuessValueConfig(BoardOptions):
         if self.rank_weight < 0:
             raise ValueError(f"rank_weight must be 0 or more, got {self.rank_weight}")
         self.widths()
+        if self.mix and self.resume:
+            raise ValueError("--mix plays no game, so there is nothing to --resume: finish each mixed run first")
+
+    def chunks(self) -> int:
+        """How many chunks the run's games make."""
+        return -(-self.games // self.chunk_games)
+
+    def mix_dirs(self) -> list[Path]:
+        """The run directories of ``--mix`` (empty when it is not given)."""
+        return [Path(part.strip()) for part in self.mix.split(",") if part.strip()]
 
     def widths(self) -> list[int]:
         """The hidden layers' widths (ValueError unless positive integers separated by commas)."""
@@ -142,7 +163,7 @@ def play_chunk(spec: BoardSpec, games: int, seed: int, max_candidates: int, path
 def collect(config: GuessValueConfig, run_dir: Path) -> list[GuessReturns]:
     """Every chunk of the run, played where it is missing (``--workers`` processes) and loaded in order."""
     spec = config.board_spec()
-    chunks = -(-config.games // config.chunk_games)
+    chunks = config.chunks()
     sizes = [min(config.chunk_games, config.games - i * config.chunk_games) for i in range(chunks)]
     missing = [i for i in range(chunks) if not chunk_path(run_dir, i).is_file()]
     with ProcessPoolExecutor(config.workers) as pool:
@@ -201,7 +222,44 @@ def batch_features(rows: SafeCandidates, indices: np.ndarray, mines: int) -> np.
     return out[restore]
 
 
-def winner_loser_pairs(rows: SafeCandidates) -> tuple[np.ndarray, np.ndarray]:
+class TrainingSet:
+    """The safe candidates of one run, or of several runs of other boards (``--mix``), as one set of training rows:
+    each part keeps its own grids and mine count, and holds out its own last ``held_out`` share of positions."""
+
+    def __init__(self, parts: Sequence[tuple[SafeCandidates, int]], held_out: float) -> None:
+        widths = {rows.scalars.shape[1] for rows, _ in parts}
+        if len(widths) != 1:
+            raise ValueError("the runs mixed saw different numbers in their candidates: mix runs of one --player")
+        self.parts = list(parts)
+        self.scalars_width = widths.pop()
+        self.starts = np.cumsum([0] + [len(rows.won) for rows, _ in parts])
+        firsts = np.cumsum([0] + [len(rows.grids) for rows, _ in parts])
+        self.position = np.concatenate(
+            [rows.position + first for (rows, _), first in zip(parts, firsts[:-1], strict=True)]
+        )
+        self.won = np.concatenate([rows.won for rows, _ in parts])
+        self.held = np.concatenate([rows.position >= int(len(rows.grids) * (1.0 - held_out)) for rows, _ in parts])
+        self.positions = int(firsts[-1])
+
+    def features(self, indices: np.ndarray) -> np.ndarray:
+        """Feature rows of ``indices`` (rows of the whole set), each cut from its own part's grid and mine count."""
+        out = np.empty((len(indices), FEATURES + self.scalars_width), np.float32)
+        part = np.searchsorted(self.starts, indices, side="right") - 1
+        for p, (rows, mines) in enumerate(self.parts):
+            chosen = np.flatnonzero(part == p)
+            if chosen.size:
+                out[chosen] = batch_features(rows, indices[chosen] - self.starts[p], mines)
+        return out
+
+
+def spread(indices: np.ndarray, limit: int) -> np.ndarray:
+    """At most ``limit`` of ``indices``, evenly spaced over them (every part of a mix measured, not the first)."""
+    if len(indices) <= limit:
+        return indices
+    return indices[np.linspace(0, len(indices) - 1, limit).astype(np.int64)]
+
+
+def winner_loser_pairs(rows: SafeCandidates | TrainingSet) -> tuple[np.ndarray, np.ndarray]:
     """Every pair of safe candidates of one position whose games ended apart: (the won one's rows, the lost one's
     rows). Their layout is shared, so the pair says which of the two cells led to the win."""
     starts = np.flatnonzero(np.r_[True, rows.position[1:] != rows.position[:-1]])
@@ -228,37 +286,32 @@ def value_network(widths: Sequence[int]) -> th.nn.Sequential:
     return th.nn.Sequential(*layers[:-1])
 
 
-def train_head(rows: SafeCandidates, config: GuessValueConfig, log: Path) -> ValueHead:
+def train_head(rows: TrainingSet, config: GuessValueConfig, log: Path) -> ValueHead:
     """Fit the head's logits to the safe candidates' returns (binary cross-entropy) plus, weighted by
-    ``rank_weight``, a logistic loss on each position's won-lost pairs (:func:`winner_loser_pairs`); the positions
-    after the ``held_out`` share held out, one progress row an epoch."""
+    ``rank_weight``, a logistic loss on each position's won-lost pairs (:func:`winner_loser_pairs`); each part's
+    last positions held out, one progress row an epoch."""
     th.set_num_threads(config.torch_threads)
     th.manual_seed(config.seed)
-    mines = config.board_spec().mines
-    features_count = FEATURES + rows.scalars.shape[1]
+    features_count = FEATURES + rows.scalars_width
     network = value_network([features_count, *config.widths(), 1])
     optimiser = th.optim.Adam(network.parameters(), config.learning_rate)
     loss_of = th.nn.BCEWithLogitsLoss()
-    cut = int(len(rows.grids) * (1.0 - config.held_out))
-    train, held = np.flatnonzero(rows.position < cut), np.flatnonzero(rows.position >= cut)
+    train, held = np.flatnonzero(~rows.held), np.flatnonzero(rows.held)
     winners, losers = winner_loser_pairs(rows)
-    train_pairs, held_pairs = (
-        np.flatnonzero(rows.position[winners] < cut),
-        np.flatnonzero(rows.position[winners] >= cut),
-    )
+    train_pairs, held_pairs = np.flatnonzero(~rows.held[winners]), np.flatnonzero(rows.held[winners])
     if not len(train) or not len(held) or not len(train_pairs) or not len(held_pairs):
         raise ValueError(
-            f"{len(rows.grids)} guess positions are too few to learn and hold some out: play more (--games)"
+            f"{rows.positions} guess positions are too few to learn and hold some out: play more (--games)"
         )
 
     def features(indices: np.ndarray) -> th.Tensor:
-        return th.as_tensor(batch_features(rows, indices, mines))
+        return th.as_tensor(rows.features(indices))
 
     def logits(indices: np.ndarray) -> th.Tensor:
         return network(features(indices)).squeeze(1)
 
     rng = np.random.default_rng(config.seed)
-    held, held_pairs = held[:50_000], held_pairs[:50_000]
+    held, held_pairs = spread(held, 50_000), spread(held_pairs, 50_000)
     held_x, held_y = features(held), th.as_tensor(rows.won[held])  # cut once, measured every epoch
     held_won, held_lost = features(winners[held_pairs]), features(losers[held_pairs])
     batches = -(-len(train) // config.batch_size)
@@ -347,30 +400,85 @@ def check_resumable(config: GuessValueConfig, run_dir: Path) -> None:
                          "with its own, or start another --run-name")  # fmt: skip
 
 
+def mixed_runs(config: GuessValueConfig) -> list[tuple[Path, GuessValueConfig]]:
+    """Each ``--mix`` run directory with the settings its games were made with; ValueError for one that is no
+    finished guess-value run, or runs of different players."""
+    runs = []
+    fields = {field.name for field in dataclasses.fields(GuessValueConfig)}
+    for run_dir in config.mix_dirs():
+        saved = run_dir / "config.json"
+        if not saved.is_file():
+            raise ValueError(f"{run_dir} is no guess-value run (no config.json): collect its returns first, "
+                             "python -m train.distill.guess.value --preset BOARD --run-name NAME")  # fmt: skip
+        settings = {name: value for name, value in json.loads(saved.read_text()).items() if name in fields}
+        run_config = GuessValueConfig(**{"player": "fast", **settings})  # saved before --player: fast
+        chunks = run_config.chunks()
+        done = sum(chunk_path(run_dir, i).is_file() for i in range(chunks))
+        if done < chunks:
+            raise ValueError(f"{run_dir} holds {done} of its {chunks} chunks: finish it with its own command and "
+                             "--resume before mixing it")  # fmt: skip
+        runs.append((run_dir, run_config))
+    if len({run_config.player for _, run_config in runs}) > 1:
+        raise ValueError("the runs mixed played out different players' guesses: mix runs of one --player")
+    return runs
+
+
+BoardRun = tuple[Path, GuessValueConfig, list[GuessReturns]]
+"""One board's run: its directory, the settings its games were made with, and its chunks."""
+
+
+def gather(config: GuessValueConfig, run_dir: Path) -> list[BoardRun]:
+    """The runs a head learns from: the ``--mix`` runs as saved, or this run, its chunks played where missing."""
+    if not config.mix:
+        return [(run_dir, config, collect(config, run_dir))]
+    return [(source, settings, [load_returns(chunk_path(source, i)) for i in range(settings.chunks())])
+            for source, settings in mixed_runs(config)]  # fmt: skip
+
+
+def head_card(config: GuessValueConfig, boards: Sequence[BoardRun], head: ValueHead) -> dict[str, object]:
+    """What a head was trained on, board by board, and how its picks fared on each board's held-out positions."""
+    trained_on = {}
+    for source, settings, chunks in boards:
+        board = settings.board_spec()
+        picks = held_out_picks(chunks, config.held_out, head, board.mines)
+        print(f"{source.name}: held-out picks: " + ", ".join(f"{name} {value:.4g}" for name, value in picks.items()),
+              flush=True)  # fmt: skip
+        rows = safe_candidates(chunks)
+        trained_on[str(source)] = {"board": f"{board.rows}x{board.cols} with {board.mines} mines, {board.first_click}",
+                                   "player": settings.player, "games": settings.games, "seed": settings.seed,
+                                   "positions": len(rows.grids), "safe_candidates": len(rows.won),
+                                   "held_out_picks": picks}  # fmt: skip
+    return {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
+            "trained_on": trained_on}  # fmt: skip
+
+
 def run(config: GuessValueConfig) -> Path:
-    """Collect the returns (what is missing) and train the head; returns the run directory."""
+    """Collect the returns (what is missing) and train the head, or with ``--mix`` train one head on several
+    finished runs; returns the run directory."""
     config.validate()
+    if config.mix:
+        mixed_runs(config)  # refused before anything is written
     spec = config.board_spec()
-    name = config.run_name or f"guess-value-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}"
-    run_dir = Path(config.runs_dir) / name
+    default_name = f"guess-value-mix-s{config.seed}" if config.mix else \
+        f"guess-value-{spec.rows}x{spec.cols}x{spec.mines}-s{config.seed}"  # fmt: skip
+    run_dir = Path(config.runs_dir) / (config.run_name or default_name)
     if run_dir.exists() and any(run_dir.iterdir()) and not config.resume:
         raise ValueError(f"run directory {run_dir} exists: give --resume to continue it, or another --run-name")
     check_resumable(config, run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     start = time.perf_counter()
-    chunks = collect(config, run_dir)
-    rows = safe_candidates(chunks)
-    print(f"{len(rows.grids)} guess positions, {len(rows.won)} safe candidates ({time.perf_counter() - start:.0f} s)",
+    boards = gather(config, run_dir)
+    rows = TrainingSet([(safe_candidates(chunks), settings.board_spec().mines) for _, settings, chunks in boards],
+                       config.held_out)  # fmt: skip
+    print(f"{rows.positions} guess positions, {len(rows.won)} safe candidates ({time.perf_counter() - start:.0f} s)",
           flush=True)  # fmt: skip
     log = run_dir / "progress.csv"
     log.unlink(missing_ok=True)
     head = train_head(rows, config, log)
-    picks = held_out_picks(chunks, config.held_out, head, spec.mines)
-    print("held-out picks: " + ", ".join(f"{name} {value:.4g}" for name, value in picks.items()), flush=True)
-    about = {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
-             "positions": len(rows.grids), "safe_candidates": len(rows.won), "held_out_picks": picks}  # fmt: skip
-    head.save(run_dir / "head.npz", json.dumps(about))
+    card = head_card(config, boards, head)
+    head.save(run_dir / "head.npz", json.dumps(card))
+    (run_dir / "head.json").write_text(json.dumps(card, indent=2) + "\n")
     return run_dir
 
 
