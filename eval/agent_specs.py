@@ -99,9 +99,12 @@ class AgentSpec:
     @classmethod
     def head(cls, path: str | Path) -> AgentSpec:
         """A learnt value head (``.npz``) played by the agent of its kind (``guess-value`` or ``solver-value``,
-        :func:`agents.registry.head_agent_class`), checked now; rebuilt for every game from the game's seed."""
+        :func:`agents.registry.head_agent_class`), checked now; rebuilt for every game from the game's seed. It goes
+        by its folder and file stem, as a model does (``guess-value:gv-mix/head``): every run saves ``head.npz``."""
         agent_class = head_agent_class(path)
-        return cls(f"{agent_class.name}:{Path(path).stem}", functools.partial(agent_class, head=str(path)))
+        path = Path(path)
+        label = f"{path.parent.name}/{path.stem}" if path.parent.name else path.stem
+        return cls(f"{agent_class.name}:{label}", functools.partial(agent_class, head=str(path)))
 
     @classmethod
     def instance(cls, agent: Agent | Policy, label: str | None = None) -> AgentSpec:

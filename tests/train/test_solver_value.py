@@ -151,7 +151,7 @@ def test_eval_plays_a_head_by_its_kind(tmp_path: Path, capsys: pytest.CaptureFix
               SHORTLIST_FEATURES).save(tmp_path / "flat.npz")  # fmt: skip
     assert cli(["eval", "--preset", "beginner", "--games", "20", "--head", str(tmp_path / "flat.npz"), "--agent",
                 "solver", "--workers", "1", "--no-oracle"]) == 0  # fmt: skip
-    assert "solver-value:flat" in capsys.readouterr().out
+    assert f"solver-value:{tmp_path.name}/flat" in capsys.readouterr().out  # its folder and stem
     (tmp_path / "junk.npz").write_bytes(b"not a head")
     with pytest.raises(ValueError, match="is not a value head"):
         AgentSpec.head(tmp_path / "junk.npz")
