@@ -38,9 +38,10 @@ SCALARS = 3
 and the share of the board still hidden."""
 FEATURES = (2 * WINDOW + 1) ** 2 * CODES + SCALARS
 """The length of one candidate's feature row."""
-SHIPPED_HEAD = "guess_value_intermediate.npz"
-"""The shipped head's file among the shipped models (:func:`agents.shipped_models.shipped_dir`), trained on
-intermediate: the one ``--agent guess-value`` plays."""
+SHIPPED_HEAD = "guess_value.npz"
+"""The shipped head's file among the shipped models (:func:`agents.shipped_models.shipped_dir`), trained on the
+returns of beginner, intermediate and expert together (one head for every board; its card, ``guess_value.json``
+beside it, says on what): the one ``--agent guess-value`` plays."""
 _OFF_BOARD = 99
 
 
@@ -118,7 +119,7 @@ class GuessValueAgent(Agent):
 
     Args:
         seed: unused (the agent is deterministic); taken for the registry's signature.
-        head: the value head's ``.npz``; the shipped intermediate head (:data:`SHIPPED_HEAD`) by default.
+        head: the value head's ``.npz``; the shipped head (:data:`SHIPPED_HEAD`) by default.
         first_cell: (row, col) of the first click; the solver's first cell for the rule by default.
     """
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agents.model_card import ModelCard, model_paths
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
+MODEL_CARDS = [path for path in sorted(MODELS.glob("*.json")) if path.with_suffix(".pt").is_file()]
+"""The shipped networks' cards (a card beside its weights); the value head's card stands beside its ``.npz``."""
 CARD = {
     "algo": "ppo",
     "model_class": "stable_baselines3.ppo.ppo:PPO",
@@ -23,7 +27,17 @@ def shipped_board(name: str) -> tuple[int, int]:
     return next(board for key, board in boards.items() if key in name)
 
 
-@pytest.mark.parametrize("path", sorted(MODELS.glob("*.json")), ids=lambda path: path.stem)
+def test_every_shipped_card_is_a_network_card_or_a_value_heads_own() -> None:
+    heads = [path for path in sorted(MODELS.glob("*.json")) if path not in MODEL_CARDS]
+    assert MODEL_CARDS and all(path.with_suffix(".npz").is_file() for path in heads)
+    for path in heads:
+        with np.load(path.with_suffix(".npz")) as head:
+            assert json.loads(str(head["about"])) == {
+                key: value for key, value in json.loads(path.read_text()).items() if key != "eval"
+            }, f"{path.name} is not the card its head was saved with"
+
+
+@pytest.mark.parametrize("path", MODEL_CARDS, ids=lambda path: path.stem)
 def test_the_shipped_cards_load_and_write_back_byte_for_byte(path: Path, tmp_path: Path) -> None:
     card = ModelCard.read(path)
     assert card.board == shipped_board(path.stem) and card.obs_mode == "grid" and not card.flags
@@ -59,7 +73,7 @@ def test_a_card_without_model_class_loads_and_writes_without_it(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    "path", [path for path in sorted(MODELS.glob("*.json")) if not path.stem.startswith("distill_")],
+    "path", [path for path in MODEL_CARDS if not path.stem.startswith("distill_")],
     ids=lambda path: path.stem,
 )
 def test_the_shipped_cards_name_their_algorithm_and_no_library_class(path: Path) -> None:

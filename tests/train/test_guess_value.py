@@ -121,6 +121,7 @@ def test_a_mix_trains_one_head_on_finished_runs_of_other_boards_and_refuses_unfi
     mix = ["--mix", sources, "--epochs", "1", "--hidden", "16", "--runs-dir", str(tmp_path)]
     assert main([*mix, "--run-name", "mix"]) == 0
     card = json.loads((tmp_path / "mix" / "head.json").read_text())
+    assert "preset" not in card["config"] and card["config"]["mix"] == sources  # the boards are the runs' own
     assert list(card["trained_on"]) == [str(tmp_path / "nine"), str(tmp_path / "wide")]
     assert [board["board"] for board in card["trained_on"].values()] == [
         "9x9 with 14 mines, opening", "12x14 with 30 mines, opening"]  # fmt: skip

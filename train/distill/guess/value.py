@@ -387,6 +387,10 @@ GAME_SETTINGS = ("player", "preset", "rows", "cols", "mines", "first_click", "ch
 """The settings a chunk's games depend on: a resumed run must keep them, or its old chunks would be other games."""
 
 
+RUN_GAMES = frozenset(GAME_SETTINGS).union({"games", "workers"}) - {"seed"}
+"""The settings a ``--mix`` head takes from its runs, not from its own command (its seed still seeds the head)."""
+
+
 def check_resumable(config: GuessValueConfig, run_dir: Path) -> None:
     """ValueError when ``run_dir`` holds chunks of games other settings made (its ``config.json``)."""
     saved_path = run_dir / "config.json"
@@ -448,8 +452,10 @@ def head_card(config: GuessValueConfig, boards: Sequence[BoardRun], head: ValueH
                                    "player": settings.player, "games": settings.games, "seed": settings.seed,
                                    "positions": len(rows.grids), "safe_candidates": len(rows.won),
                                    "held_out_picks": picks}  # fmt: skip
-    return {"trained_by": "python -m train.distill.guess.value", "config": dataclasses.asdict(config),
-            "trained_on": trained_on}  # fmt: skip
+    settings = dataclasses.asdict(config)
+    if config.mix:  # the boards and their games are the mixed runs' own, in trained_on
+        settings = {name: value for name, value in settings.items() if name not in RUN_GAMES}
+    return {"trained_by": "python -m train.distill.guess.value", "config": settings, "trained_on": trained_on}
 
 
 def run(config: GuessValueConfig) -> Path:
