@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
-from agents.random_agent import valid_reveals
+from agents.random_agent import allowed_reveals
 from agents.shipped_models import shipped_dir
 from agents.solver import first_click_cell
 from agents.solver.outlook import TIE_TOLERANCE
@@ -142,7 +142,7 @@ class GuessValueAgent(Agent):
         if not consistent:
             raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
                              "positions of a real game")  # fmt: skip
-        playable = np.intersect1d(cells, valid_reveals(obs, info))  # as SafeCellsFirst: a flagged cell is no move
+        playable = allowed_reveals(cells, info)  # as SafeCellsFirst: a flagged cell is no move
         if playable.size:
             return int(playable[0])
         return self.pick(obs, tied_safest(flat, probability), probability, mines)

@@ -19,6 +19,13 @@ def valid_reveals(obs: np.ndarray, info: dict[str, Any]) -> np.ndarray:
     return valid
 
 
+def allowed_reveals(cells: np.ndarray, info: dict[str, Any]) -> np.ndarray:
+    """The cells of ``cells`` whose reveal the env's mask allows (a flagged cell is no move), in their order: what
+    ``np.intersect1d(cells, valid_reveals(obs, info))`` gives for increasing ``cells``, without its sort, which was
+    a third of a certain-cells-first agent's time a move."""
+    return cells[np.asarray(info["action_mask"])[cells].astype(bool)]
+
+
 def follows(previous: np.ndarray | None, obs: np.ndarray) -> bool:
     """Whether ``obs`` can be a later position of the game ``previous`` was seen in.
 

@@ -24,7 +24,7 @@ from gymnasium.utils import RecordConstructorArgs
 
 from agents.base import Agent
 from agents.oracle import OracleView
-from agents.random_agent import valid_reveals
+from agents.random_agent import allowed_reveals
 from mine_env.analysis.deduction import certain_moves
 from mine_env.engine.constants import HIDDEN
 
@@ -121,7 +121,7 @@ class SafeCellsFirst(Agent):
             return self.agent.act(obs, info)
         rows, cols = obs.shape
         cells, _, _, _ = certain_moves.py_func(flat, rows, cols, int(info["mines"]))
-        playable = np.intersect1d(cells, valid_reveals(obs, info))
+        playable = allowed_reveals(cells, info)
         return int(playable[0]) if playable.size else self.agent.act(obs, info)
 
 

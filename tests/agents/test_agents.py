@@ -9,6 +9,7 @@ import pytest
 import mine_env  # noqa: F401  (registers the env ids)
 from agents import Agent, RandomAgent, RuleAgent, SolverAgent
 from agents.probability import analyse
+from agents.random_agent import allowed_reveals, valid_reveals
 from agents.solver import first_click_cell
 from agents.solver.reference import progress_chance
 from mine_env.engine.constants import HIDDEN
@@ -20,6 +21,17 @@ AGENT_CLASSES = (RandomAgent, RuleAgent, SolverAgent)
 # ----------------------------------------------------------------------------------------------------------
 # Valid actions and determinism.
 # ----------------------------------------------------------------------------------------------------------
+
+
+def test_allowed_reveals_are_the_cells_the_mask_allows_as_an_intersection_gives_them() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        info = {"action_mask": rng.random(2 * n) < 0.7}  # reveal actions, then flag actions
+        info["action_mask"][0] = True
+        cells = np.flatnonzero(rng.random(n) < 0.4)
+        expected = np.intersect1d(cells, valid_reveals(np.zeros(n), info))
+        np.testing.assert_array_equal(allowed_reveals(cells, info), expected)
 
 
 @pytest.mark.parametrize("agent_class", AGENT_CLASSES)
