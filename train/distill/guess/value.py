@@ -452,10 +452,10 @@ def head_card(config: GuessValueConfig, boards: Sequence[BoardRun], head: ValueH
                                    "player": settings.player, "games": settings.games, "seed": settings.seed,
                                    "positions": len(rows.grids), "safe_candidates": len(rows.won),
                                    "held_out_picks": picks}  # fmt: skip
-    settings = dataclasses.asdict(config)
+    own = dataclasses.asdict(config)
     if config.mix:  # the boards and their games are the mixed runs' own, in trained_on
-        settings = {name: value for name, value in settings.items() if name not in RUN_GAMES}
-    return {"trained_by": "python -m train.distill.guess.value", "config": settings, "trained_on": trained_on}
+        own = {name: value for name, value in own.items() if name not in RUN_GAMES}
+    return {"trained_by": "python -m train.distill.guess.value", "config": own, "trained_on": trained_on}
 
 
 def run(config: GuessValueConfig) -> Path:
