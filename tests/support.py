@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -174,13 +175,19 @@ class TmuxGame:
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
         """The screen once it shows ``text``; fails with the last screen after ``timeout`` seconds."""
+        return self.wait_until(lambda screen: text in screen, repr(text), timeout)
+
+    def wait_until(self, shows: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        """The screen once ``shows(screen)`` holds (``what`` names it in the failure), polled: a capture may catch
+        the terminal between two lines of one redraw, so a test that reads two places of the screen waits for
+        both."""
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
-            if text in screen:
+            if shows(screen):
                 return screen
             if time.monotonic() > deadline:
-                pytest.fail(f"{text!r} did not appear within {timeout} s; the screen was:\n{screen}")
+                pytest.fail(f"{what} did not appear within {timeout} s; the screen was:\n{screen}")
             time.sleep(0.1)
 
     def close(self) -> None:

@@ -262,8 +262,9 @@ def test_tmux_a_loss_flags_by_mouse_bad_input_and_a_new_game(tmux_game):
     board = seeded_board()  # what the screen shows now
     mine = tuple(int(v) for v in np.argwhere(board.layout & (board.grid == HIDDEN))[0])
     game.click(4 + mine[0], 2 + 2 * mine[1], 3)  # right click: a flag
-    screen = game.wait_for("Mines left: 9")
-    assert board_lines(screen)[1 + mine[0]][2 + 2 * mine[1]] == "F"
+    row, col = 1 + mine[0], 2 + 2 * mine[1]  # the flag's place among the screen's board lines
+    game.wait_until(lambda screen: "Mines left: 9" in screen and board_lines(screen)[row][col] == "F",
+                    "the flag on the board and in the count")  # fmt: skip
     game.keys("f")  # the cursor followed the click: f takes the flag off again
     game.wait_for("Mines left: 10")
     game.keys("Space")
