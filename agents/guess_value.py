@@ -11,33 +11,32 @@ played on to the end. Picking the cell of highest learnt value is one step of po
 
 The head reads each candidate's neighbourhood (:func:`candidate_features`: the 7x7 cells around it, each one-hot
 as off the board, hidden or its number, and the position's mine chance, density and hidden share), so one head
-plays any board size. It runs in numpy (three layers), so playing needs no torch.
+plays any board size. It plays in numpy and compiled code (:mod:`agents.guess_value_kernels`), so playing needs
+no torch.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.guess_value_kernels import CODES, FEATURES, SCALARS, WINDOW, head_guess, plan, play_games
 from agents.random_agent import allowed_reveals
 from agents.shipped_models import shipped_dir
 from agents.solver import first_click_cell
+from agents.solver.agent import PlannedMovesAgent
 from agents.solver.outlook import TIE_TOLERANCE
-from mine_env.analysis.deduction import certain_moves
-from mine_env.engine.constants import HIDDEN
+from mine_env.analysis.no_guess import check_no_guess_board, no_guess_layouts
+from mine_env.engine.constants import DEFAULT_BOARDS, HIDDEN
+from mine_env.engine.rules import RULE_CODES
+from mine_env.engine.spec import check_boards
 
-WINDOW = 3
-"""The neighbourhood a candidate is seen through: the cells at most this many rows and columns away."""
-CODES = 11
-"""One-hot classes of a cell of the neighbourhood: off the board, hidden, and the numbers 0-8."""
-SCALARS = 3
-"""The position's numbers beside the neighbourhood: the candidate's exact mine chance, the mines per hidden cell
-and the share of the board still hidden."""
-FEATURES = (2 * WINDOW + 1) ** 2 * CODES + SCALARS
-"""The length of one candidate's feature row."""
+__all__ = ["CODES", "FEATURES", "SCALARS", "WINDOW", "GuessValueAgent", "ValueHead", "candidate_features",
+           "tied_safest"]  # fmt: skip
+
 SHIPPED_HEAD = "guess_value.npz"
 """The shipped head's file among the shipped models (:func:`agents.shipped_models.shipped_dir`), trained on the
 returns of beginner, intermediate and expert together (one head for every board; its card, ``guess_value.json``
@@ -99,6 +98,12 @@ class ValueHead:
         arrays = {name: array for i, (w, b) in layers for name, array in ((f"weight_{i}", w), (f"bias_{i}", b))}
         np.savez(path, about=np.array(about), **arrays)
 
+    def layers(self) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        """The weights and the biases as the compiled kernels take them (:mod:`agents.guess_value_kernels`):
+        tuples of contiguous float32 arrays."""
+        weights = tuple(np.ascontiguousarray(weight, np.float32) for weight in self.weights)
+        return weights, tuple(np.ascontiguousarray(bias, np.float32) for bias in self.biases)
+
     def logits(self, features: np.ndarray) -> np.ndarray:
         """One logit a feature row: the learnt chance of winning once the candidate is safe, before the sigmoid."""
         hidden = np.asarray(features, np.float32)
@@ -114,8 +119,12 @@ def tied_safest(flat: np.ndarray, probability: np.ndarray) -> np.ndarray:
     return hidden[probability[hidden] <= least + TIE_TOLERANCE * least]
 
 
-class GuessValueAgent(Agent):
+class GuessValueAgent(PlannedMovesAgent):
     """Certainly safe cells first (the exact count), then the tied safest cell of highest learnt value.
+
+    Through the env it plays a position's certainly safe cells in increasing order before it counts again, as the
+    solvers do (:class:`agents.solver.agent.PlannedMovesAgent`); any order reaches the same position at each guess.
+    :meth:`play_compiled` plays the same games in compiled code (:mod:`agents.guess_value_kernels`).
 
     Args:
         seed: unused (the agent is deterministic); taken for the registry's signature.
@@ -130,26 +139,50 @@ class GuessValueAgent(Agent):
         del seed
         self.head = ValueHead.load(shipped_dir() / SHIPPED_HEAD if head is None else head)
         self.first_cell = first_cell
+        self.reset()
 
-    def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
+    def first_click(self, rows: int, cols: int, rule: str) -> tuple[int, int]:
+        """``first_cell`` when one was given, else the solver's first cell for the rule."""
+        return self.first_cell or first_click_cell(rows, cols, rule)
+
+    def plan(self, obs: np.ndarray, info: dict[str, Any], valid: np.ndarray) -> list[int]:
+        """The position's certainly safe cells the mask allows (a flagged cell is no move), else the head's guess."""
         rows, cols = obs.shape
         flat = np.ascontiguousarray(obs, dtype=np.int8).ravel()
-        if (flat == HIDDEN).all():
-            r, c = self.first_cell or first_click_cell(rows, cols, info.get("first_click", "opening"))
-            return r * cols + c
-        mines = int(info["mines"])
-        cells, consistent, probability, _ = certain_moves.py_func(flat, rows, cols, mines)
-        if not consistent:
+        weights, biases = self.head.layers()
+        cells = plan(flat, rows, cols, int(info["mines"]), weights, biases)
+        if cells.size == 0:
             raise ValueError("the position fits no layout of its mine count: the guess-value agent plays only "
                              "positions of a real game")  # fmt: skip
-        playable = allowed_reveals(cells, info)  # as SafeCellsFirst: a flagged cell is no move
-        if playable.size:
-            return int(playable[0])
-        return self.pick(obs, tied_safest(flat, probability), probability, mines)
+        playable = allowed_reveals(cells, info)
+        return playable.tolist() if playable.size else [int(valid[0])]
 
-    def pick(self, grid: np.ndarray, ties: np.ndarray, probability: np.ndarray, mines: int) -> int:
-        """The tied cell of highest learnt value (the first of them on equal values)."""
-        if ties.size == 1:
-            return int(ties[0])
-        logits = self.head.logits(candidate_features(grid, ties, probability[ties], mines))
-        return int(ties[int(np.argmax(logits))])
+    def pick(self, grid: np.ndarray, probability: np.ndarray, mines: int) -> int:
+        """The head's guess in position ``grid`` of exact mine chances ``probability``: the tied safest cell of
+        highest learnt value (the first of them on equal values)."""
+        rows, cols = grid.shape
+        flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
+        return int(head_guess(flat, rows, cols, mines, np.asarray(probability, np.float64), *self.head.layers()))
+
+    def play_compiled(
+        self, rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, seeds: Iterable[int],
+        boards: str = DEFAULT_BOARDS, first_cells: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+        """Game ``g`` on the layout key ``keys[g]`` played as this agent plays it through the env, without the env
+        (:func:`agents.guess_value_kernels.play_games`); ``seeds`` only count the games (the agent draws nothing).
+        ``boards="no_guess"``: on the no-guess layout of each key; ``first_cells``: the cell each game opens on in
+        place of the agent's own first click. Returns (won, safe cells revealed, reveals made), one entry a game."""
+        keys = np.asarray(keys, dtype=np.int64)
+        games = len(list(seeds))
+        if games != keys.size:
+            raise ValueError(f"one seed per key: got {games} seeds for {keys.size} keys")
+        r, c = self.first_click(rows, cols, rule)
+        own = np.full(keys.shape, r * cols + c, np.int64)
+        opened = own if first_cells is None else np.asarray(first_cells, np.int64)
+        if opened.shape != keys.shape:
+            raise ValueError(f"one first cell per key: got {opened.size} cells for {keys.size} keys")
+        layouts = np.empty((0, rows * cols), np.uint8)
+        if check_boards(boards) != DEFAULT_BOARDS:
+            check_no_guess_board(rows, cols, mines, rule)
+            layouts = no_guess_layouts(rows, cols, mines, keys, opened)
+        return play_games(rows, cols, mines, RULE_CODES[rule], opened, keys, layouts, *self.head.layers())

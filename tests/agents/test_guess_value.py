@@ -1,8 +1,10 @@
 """The guess-value agent: its features against a plain reading of the board, its numpy head against plain
-arithmetic, and its moves: certainly safe cells first, guesses among the tied safest cells only, whole games."""
+arithmetic, its compiled head against the numpy one, and its moves: certainly safe cells first, guesses among the
+tied safest cells only, whole games through the env and in compiled code alike."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import gymnasium as gym
@@ -21,10 +23,12 @@ from agents.guess_value import (
     candidate_features,
     tied_safest,
 )
+from agents.guess_value_kernels import head_logit
 from agents.shipped_models import shipped_dir
+from eval.runner import GamePlayer, resolve_agents
+from eval.suites import Suite
 from mine_env.analysis.counting import count_position
-from mine_env.analysis.deduction import certain_moves
-from mine_env.engine.constants import HIDDEN
+from mine_env.engine.constants import HIDDEN, PRESETS
 
 GRID = np.array(
     [
@@ -67,9 +71,10 @@ def test_features_read_the_neighbourhood_and_the_position() -> None:
     assert (features[:, :-SCALARS].reshape(4, -1, CODES).sum(axis=2) == 1).all()
 
 
-def small_head(rng: np.random.Generator) -> ValueHead:
-    return ValueHead([rng.normal(size=(FEATURES, 5)).astype(np.float32), rng.normal(size=(5, 1)).astype(np.float32)],
-                     [rng.normal(size=5).astype(np.float32), rng.normal(size=1).astype(np.float32)])  # fmt: skip
+def small_head(rng: np.random.Generator, widths: tuple[int, ...] = (5,)) -> ValueHead:
+    sizes = [FEATURES, *widths, 1]
+    return ValueHead([rng.normal(size=pair).astype(np.float32) for pair in pairwise(sizes)],
+                     [rng.normal(size=size).astype(np.float32) for size in sizes[1:]])  # fmt: skip
 
 
 def test_the_head_is_two_matrix_products_and_survives_saving(tmp_path: Path) -> None:
@@ -101,7 +106,24 @@ def test_a_guess_is_the_tied_safest_cell_the_head_values_most() -> None:
     agent = GuessValueAgent.__new__(GuessValueAgent)
     agent.head = ValueHead([weight], [np.zeros(1, np.float32)])
     off_board = candidate_features(GRID, ties, probability[ties], 4)[:, 0 : FEATURES - SCALARS : CODES].sum(axis=1)
-    assert agent.pick(GRID, ties, probability, 4) == ties[int(np.argmax(off_board))]
+    assert agent.pick(GRID, probability, 4) == ties[int(np.argmax(off_board))]
+
+
+@pytest.mark.parametrize("widths", [(), (5,), (8, 4)])
+def test_the_compiled_head_reads_the_board_as_the_numpy_head_reads_the_features(widths: tuple[int, ...]) -> None:
+    """Every hidden cell of a 7x8 position, flags and the board's edges among its neighbourhoods, scored by the
+    compiled head straight from the board and by the numpy head on :func:`candidate_features`' rows."""
+    rng = np.random.default_rng(len(widths))
+    head = small_head(rng, widths)
+    grid = rng.integers(-1, 4, size=(7, 8)).astype(np.int8)  # -1: hidden; the numbers 0-3
+    grid[0, 0] = grid[3, 4] = -2  # flags read as hidden
+    cells = np.flatnonzero(grid.ravel() < 0)
+    chances = rng.uniform(0.05, 0.5, size=cells.size)
+    hidden = int((grid == HIDDEN).sum())  # a flag is no hidden cell in the position's numbers
+    numpy_logits = head.logits(candidate_features(grid, cells, chances, mines=6))
+    compiled = [head_logit(grid.ravel(), 7, 8, int(cell), float(chance), 6 / hidden, hidden / grid.size, *head.layers())
+                for cell, chance in zip(cells, chances, strict=True)]  # fmt: skip
+    np.testing.assert_allclose(compiled, numpy_logits, rtol=1e-4, atol=1e-4)
 
 
 def test_the_shipped_agent_plays_safe_cells_first_and_guesses_among_the_ties() -> None:
@@ -118,9 +140,9 @@ def test_the_shipped_agent_plays_safe_cells_first_and_guesses_among_the_ties() -
             action = agent.act(obs, info)
             flat = obs.ravel()
             if not (flat == HIDDEN).all():
-                safe, _, probability, _ = certain_moves.py_func(flat.astype(np.int8), 9, 9, 10)
-                if safe.size:
-                    assert action in safe
+                _, probability, safe, _ = count_position(flat.astype(np.int8), 9, 9, 10)
+                if (safe & (flat == HIDDEN)).any():  # a planned cell: safe, maybe by an earlier count
+                    assert flat[action] == HIDDEN and safe[action]
                 else:
                     guesses += 1
                     assert action in tied_safest(flat, probability)
@@ -128,3 +150,29 @@ def test_the_shipped_agent_plays_safe_cells_first_and_guesses_among_the_ties() -
             done = terminated or truncated
         wins += info.get("is_success", reward > 0)
     assert guesses > 0 and wins >= 20
+
+
+@pytest.mark.parametrize(("preset", "rule", "games"), [("beginner", "opening", 40), ("intermediate", "none", 8)])
+def test_compiled_games_make_the_same_moves_as_games_through_the_env(preset: str, rule: str, games: int) -> None:
+    if not (shipped_dir() / SHIPPED_HEAD).is_file():
+        pytest.skip(f"no shipped head {SHIPPED_HEAD} in {shipped_dir()}")
+    rows, cols, mines = PRESETS[preset]
+    suite = Suite(name="t", rows=rows, cols=cols, mines=mines, first_click=rule, games=games, base_seed=9)
+    agents = resolve_agents(["guess-value"], suite.spec())
+    compiled = GamePlayer(suite, agents, oracle=False).play_games(0, range(games))
+    through_env = GamePlayer(suite, agents, oracle=True).play_games(0, range(games))
+    assert [(a.won, a.steps, a.safe_revealed) for a in compiled] == [
+        (b.won, b.steps, b.safe_revealed) for b in through_env
+    ]
+    assert 0 < sum(a.won for a in compiled) < games or preset == "beginner"
+
+
+def test_compiled_games_take_one_seed_and_one_first_cell_a_key() -> None:
+    agent = GuessValueAgent.__new__(GuessValueAgent)
+    agent.head, agent.first_cell = small_head(np.random.default_rng(0)), None
+    with pytest.raises(ValueError, match="one seed per key"):
+        agent.play_compiled(9, 9, 10, "safe", np.arange(3), range(2))
+    with pytest.raises(ValueError, match="one first cell per key"):
+        agent.play_compiled(9, 9, 10, "safe", np.arange(3), range(3), first_cells=np.arange(2))
+    won, revealed, steps = agent.play_compiled(9, 9, 10, "opening", np.arange(5), range(5), boards="no_guess")
+    assert won.all() and (revealed == 71).all() and (steps >= 2).all()  # a no-guess board never needs a guess
