@@ -165,17 +165,21 @@ def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
 
 
 def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,
-                  strength: str, seed: int, progress: bool = False) -> RolloutStudy:  # fmt: skip
-    """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses or all true guesses."""
+                  strength: str, seed: int, progress: bool = False, margin: float | None = None,
+                  limit: int | None = None) -> RolloutStudy:  # fmt: skip
+    """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses or all true guesses; the
+    candidates are those of ``solver_strength``'s look-ahead, or of a wider ``margin`` and ``limit`` when given
+    (cells the solver never weighs, to see whether any of them does better)."""
     pool = [p for p in positions if p.lost or target == "guesses"]
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=min(count, len(pool)), replace=False).tolist()) if pool else []
     settings = PRESETS[solver_strength]
+    margin = settings.margin if margin is None else margin
+    limit = settings.max_candidates if limit is None else limit
     study = RolloutStudy(target, layouts, strength)
     for index in tqdm(picked, desc="rollouts", disable=not progress):
         try:
-            study.positions.append(rollout_at(pool[index], mines, layouts, settings.margin, settings.max_candidates,
-                                              strength, rng))  # fmt: skip
+            study.positions.append(rollout_at(pool[index], mines, layouts, margin, limit, strength, rng))
         except TooManyLayouts:
             study.skipped += 1
     return study

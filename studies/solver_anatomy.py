@@ -24,6 +24,8 @@ Usage::
 ``--rollout-at guesses`` draws its positions uniformly among all true guesses, so its mean gain times the true
 guesses a game estimates the games a search at every guess could win back (to first order); the fatal guesses
 alone are a sample chosen by the outcome, which says where losses sit but not what a search gains per game.
+``--rollout-margin`` and ``--rollout-limit`` widen the candidates past the solver's own look-ahead (cells it never
+weighs), to see whether any of them does better.
 """
 
 from __future__ import annotations
@@ -293,6 +295,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rollout-at", action="append", choices=ROLLOUT_TARGETS,
                         help="fatal (default): the lost games' fatal guesses; guesses: any true guess (for a per-game "
                              "figure); repeat for both, --rollout-positions at each")  # fmt: skip
+    parser.add_argument("--rollout-margin", type=float,
+                        help="candidates within this fraction of the safest (default: the solver's own, 0.1)")
+    parser.add_argument("--rollout-limit", type=int, help="at most this many candidates (default: the solver's, 12)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts' positions and layouts")
     parser.add_argument("--json", type=Path, help="write the records and the summary here as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -309,10 +314,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"suite {suite.name} opens a zero cell for the agent: use one where the agent opens")
         if args.rollout_positions < 0 or args.rollouts < 1:
             raise ValueError("--rollout-positions must be >= 0 and --rollouts >= 1")
+        if not 0 <= (args.rollout_margin or 0) < 1 or (args.rollout_limit is not None and args.rollout_limit < 1):
+            raise ValueError("--rollout-margin must lie in [0, 1) and --rollout-limit be at least 1")
         played = play_suite(suite, args.games, args.strength, not args.no_progress)
         targets = list(dict.fromkeys(args.rollout_at or ["fatal"])) if args.rollout_positions else []
         rollouts = [rollout_study(played.positions, suite.mines, target, args.rollout_positions, args.rollouts,
-                                  args.strength, args.rollout_strength, args.seed, progress=not args.no_progress)
+                                  args.strength, args.rollout_strength, args.seed, progress=not args.no_progress,
+                                  margin=args.rollout_margin, limit=args.rollout_limit)
                     for target in targets]  # fmt: skip
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -321,7 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(markdown(summary, rollouts))
     if args.json:
         report = {"suite": suite.name, "games": args.games, "strength": args.strength, "summary": summary,
-                  "rollout_seed": args.seed, "rollouts": [study.to_dict() for study in rollouts],
+                  "rollout_seed": args.seed, "rollout_margin": args.rollout_margin,
+                  "rollout_limit": args.rollout_limit, "rollouts": [study.to_dict() for study in rollouts],
                   "won_back_per_game": [won_back(summary, study) for study in rollouts],
                   "records": [record_dict(record) for record in played.records]}  # fmt: skip
         args.json.write_text(report_json(report))

@@ -77,6 +77,11 @@ def test_rollouts_repeat_from_their_seed(tmp_path: Path) -> None:
 
     first = study(5)
     assert first["summary"]["positions"] + first["summary"]["skipped"] == 2
+    wide = guess_rollouts.rollout_study(played.positions, suite.mines, "fatal", 2, 12, "strong", "fast", 5,
+                                        margin=0.6, limit=40).to_dict()  # fmt: skip
+    for narrow, wider in zip(first["positions"], wide["positions"], strict=True):
+        assert narrow["played"] == wider["played"] and len(wider["candidates"]) >= len(narrow["candidates"])
+    assert sum(len(r["candidates"]) for r in wide["positions"]) > sum(len(r["candidates"]) for r in first["positions"])
     assert json.dumps(first) == json.dumps(study(5))
     for rollout in first["positions"]:
         assert rollout["played"] in rollout["candidates"] and rollout["best"] in rollout["candidates"]
@@ -97,4 +102,6 @@ def test_the_command_writes_its_records_and_refuses_bad_input(tmp_path: Path, ca
     assert sum(row["guesses"] for row in report["summary"]["kinds"].values()) == report["summary"]["true_guesses"]
     assert "| kind | true guesses |" in capsys.readouterr().out
     assert solver_anatomy.main(["--suite", "beginner-opening-1k", "--games", "0"]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+    assert solver_anatomy.main(["--suite", "beginner-opening-1k", "--games", "5", "--rollout-margin", "1.5"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
