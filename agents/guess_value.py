@@ -27,12 +27,10 @@ from agents.guess_value_kernels import CODES, FEATURES, SCALARS, WINDOW, head_gu
 from agents.random_agent import allowed_reveals
 from agents.shipped_models import shipped_dir
 from agents.solver import first_click_cell
-from agents.solver.agent import PlannedMovesAgent
+from agents.solver.agent import PlannedMovesAgent, compiled_game_starts
 from agents.solver.outlook import TIE_TOLERANCE
-from mine_env.analysis.no_guess import check_no_guess_board, no_guess_layouts
 from mine_env.engine.constants import DEFAULT_BOARDS, HIDDEN
 from mine_env.engine.rules import RULE_CODES
-from mine_env.engine.spec import check_boards
 
 __all__ = ["CODES", "FEATURES", "SCALARS", "WINDOW", "GuessValueAgent", "ValueHead", "candidate_features",
            "tied_safest"]  # fmt: skip
@@ -176,13 +174,6 @@ class GuessValueAgent(PlannedMovesAgent):
         games = len(list(seeds))
         if games != keys.size:
             raise ValueError(f"one seed per key: got {games} seeds for {keys.size} keys")
-        r, c = self.first_click(rows, cols, rule)
-        own = np.full(keys.shape, r * cols + c, np.int64)
-        opened = own if first_cells is None else np.asarray(first_cells, np.int64)
-        if opened.shape != keys.shape:
-            raise ValueError(f"one first cell per key: got {opened.size} cells for {keys.size} keys")
-        layouts = np.empty((0, rows * cols), np.uint8)
-        if check_boards(boards) != DEFAULT_BOARDS:
-            check_no_guess_board(rows, cols, mines, rule)
-            layouts = no_guess_layouts(rows, cols, mines, keys, opened)
+        opened, layouts = compiled_game_starts(rows, cols, mines, rule, keys, self.first_click(rows, cols, rule),
+                                               boards, first_cells)  # fmt: skip
         return play_games(rows, cols, mines, RULE_CODES[rule], opened, keys, layouts, *self.head.layers())

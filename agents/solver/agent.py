@@ -140,6 +140,22 @@ def initial_states(seeds: Iterable[int]) -> np.ndarray:
     return np.array([initial_state(value) for value in values], dtype=np.uint64)
 
 
+def compiled_game_starts(rows: int, cols: int, mines: int, rule: str, keys: np.ndarray, first_click: tuple[int, int],
+                         boards: str, first_cells: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """What compiled games start from (:meth:`agents.base.CompiledGames.play_compiled`): the cell each game of
+    ``keys`` opens on (``first_click``, or ``first_cells[g]`` when given), and the no-guess layout of each key for
+    that cell when ``boards`` asks for them (else no rows: each game draws its key's layout)."""
+    r, c = first_click
+    opened = np.full(keys.shape, r * cols + c, np.int64) if first_cells is None else np.asarray(first_cells, np.int64)
+    if opened.shape != keys.shape:
+        raise ValueError(f"one first cell per key: got {opened.size} cells for {keys.size} keys")
+    layouts = np.empty((0, rows * cols), np.uint8)
+    if check_boards(boards) != DEFAULT_BOARDS:
+        check_no_guess_board(rows, cols, mines, rule)
+        layouts = no_guess_layouts(rows, cols, mines, keys, opened)
+    return opened, layouts
+
+
 def _cell_pair(cell: tuple[int, int]) -> tuple[int, int]:
     """``cell`` as a (row, col) pair of integers; a ValueError says what is wrong with anything else."""
     try:
@@ -258,17 +274,10 @@ class SolverAgent(PlannedMovesAgent):
         Returns:
             (won, safe cells revealed, reveals made), one entry per game.
         """
-        r, c = self.first_click(rows, cols, rule)
         keys = np.asarray(keys, dtype=np.int64)
         states = initial_states(seeds)
         if states.shape != keys.shape:
             raise ValueError(f"one seed per key: got {states.size} seeds for {keys.size} keys")
-        first_cell = r * cols + c
-        opened = np.full(keys.shape, first_cell, np.int64) if first_cells is None else np.asarray(first_cells, np.int64)
-        if opened.shape != keys.shape:
-            raise ValueError(f"one first cell per key: got {opened.size} cells for {keys.size} keys")
-        layouts = np.empty((0, rows * cols), np.uint8)
-        if check_boards(boards) != DEFAULT_BOARDS:
-            check_no_guess_board(rows, cols, mines, rule)
-            layouts = no_guess_layouts(rows, cols, mines, keys, opened)
+        opened, layouts = compiled_game_starts(rows, cols, mines, rule, keys, self.first_click(rows, cols, rule),
+                                               boards, first_cells)  # fmt: skip
         return play_games(rows, cols, mines, RULE_CODES[rule], opened, keys, layouts, states, self.settings)
