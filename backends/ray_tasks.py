@@ -101,8 +101,18 @@ class RayBackend(Backend):
                     done.add(index)
                     yield index, result
         finally:
-            for ref in pending:  # a run left early (an error, a caller that stopped reading): drop the rest
-                self.ray.cancel(ref)
+            self._drop(pending)
+
+    def _drop(self, pending: dict[Any, int]) -> None:
+        """Stop the tasks of a run left early (an error, an interrupt, a caller that stopped reading) on a cluster
+        this backend joined. A private instance is left to :meth:`close`, whose shutdown stops its workers: there a
+        cancel can race with a task's reply and abort the driver inside Ray (a failed check of its task manager,
+        "Tried to complete task that was not pending", seen when an eval was interrupted), which would lose the
+        work kept and the stop's own message."""
+        if self._owns_instance:
+            return
+        for ref in pending:
+            self.ray.cancel(ref)
 
     def close(self) -> None:
         if self._owns_instance and self.ray.is_initialized():
