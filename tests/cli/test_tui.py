@@ -242,9 +242,9 @@ def test_tmux_a_seeded_game_played_from_the_first_move_to_a_win(tmux_game):
             board.reveal(row, col)
     assert board.status == "won"
     game.keys(*keys)
-    screen = game.wait_for("*** You won in")
-    assert "Mines left: 0" in screen
-    assert board_lines(screen) == [line.rstrip() for line in render_ansi(board.grid, board.layout).splitlines()]
+    drawn = [line.rstrip() for line in render_ansi(board.grid, board.layout).splitlines()]
+    game.wait_until(lambda screen: "*** You won in" in screen and "Mines left: 0" in screen
+                    and board_lines(screen) == drawn, "the won message, the count and the whole board")  # fmt: skip
     game.keys("q")
     game.wait_for("EXITED 0")
 
@@ -268,12 +268,13 @@ def test_tmux_a_loss_flags_by_mouse_bad_input_and_a_new_game(tmux_game):
     game.keys("f")  # the cursor followed the click: f takes the flag off again
     game.wait_for("Mines left: 10")
     game.keys("Space")
-    screen = game.wait_for("*** You lost")
-    assert f"*** You lost: a mine at {mine} ***" in screen
-    assert board_lines(screen)[1 + mine[0]][2 + 2 * mine[1]] == "X"
+    lost = f"*** You lost: a mine at {mine} ***"
+    game.wait_until(lambda screen: lost in screen and board_lines(screen)[row][col] == "X",
+                    "the lost message and the mine on the board")  # fmt: skip
     game.keys("n")
-    screen = game.wait_for("Game 2")
-    assert all(set(line[2:].replace(" ", "")) == {"."} for line in board_lines(screen)[1:])
+    game.wait_until(lambda screen: "Game 2" in screen
+                    and all(set(line[2:].replace(" ", "")) == {"."} for line in board_lines(screen)[1:]),
+                    "game 2 on a hidden board")  # fmt: skip
     game.keys("q")
     game.wait_for("EXITED 0")
 
@@ -287,9 +288,10 @@ def test_tmux_assist_shows_hints_and_auto_play_finishes_the_game(tmux_game):
     game.keys("p")
     game.wait_for("hints: s safe   M mine   33% chance of a mine")
     game.keys("t")
-    screen = game.wait_for("*** ")
+    # a mixed game's message says who made the other moves
+    screen = game.wait_until(lambda screen: "*** " in screen and ("you made" in screen or "assist made" in screen),
+                             "the end message with the share of the moves")  # fmt: skip
     assert "*** The solver won" in screen or "*** The solver lost" in screen or "*** You " in screen
-    assert "you made" in screen or "assist made" in screen  # a mixed game says who made the other moves
 
 
 @needs_tmux
@@ -298,8 +300,9 @@ def test_tmux_auto_play_ends_with_the_solvers_result_and_a_new_game_is_the_playe
     screen = game.wait_for("*** The solver ")
     assert "you made" not in screen
     game.keys("n")
-    screen = game.wait_for("Game 2")
-    assert "mode: manual" in screen and "auto: on" not in screen and "auto play off" in screen
+    screen = game.wait_until(lambda screen: "Game 2" in screen and "mode: manual" in screen
+                             and "auto play off" in screen, "game 2 in manual mode")  # fmt: skip
+    assert "auto: on" not in screen
     time.sleep(1.0)  # auto play would have moved by now
     screen = game.screen()
     assert all(set(line[2:].replace(" ", "")) == {"."} for line in board_lines(screen)[1:])
