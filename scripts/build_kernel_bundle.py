@@ -7,7 +7,8 @@ numba's cache on the first import (:mod:`mine_env.engine.kernel_bundle`), so the
 instead of compiling them. The compile runs in a child process with an empty ``NUMBA_CACHE_DIR`` and numba's
 generic CPU, and plays what a new user plays: the solver's two paths and the battle AIs (``agents.warm_up``),
 the env under every first-click rule with and without flags, the vector env, the exact probabilities, and one
-evaluation game of the demo's agents on each board (the shipped networks' observation code included).
+evaluation game of the demo's agents, the distilled network and ``guess-value`` on each board (the shipped
+networks' observation code included; ``guess-value``'s compiled games too).
 """
 
 from __future__ import annotations
@@ -72,7 +73,9 @@ def exercise() -> None:
         mine_probabilities(obs, info["mines"])
         suite = dataclasses.replace(get_suite(f"{board}-opening-1k"), games=2)
         agents = [agent for agent in DEMO_AGENTS if "-" not in agent or agent.endswith(board)]
-        evaluate([*dict.fromkeys([*agents, f"distill-{board}"])], suite, workers=1, progress=False)
+        players = [*agents, f"distill-{board}", "guess-value"]
+        evaluate([*dict.fromkeys(players)], suite, workers=1, progress=False)
+        evaluate(["guess-value"], suite, workers=1, oracle=False, progress=False)  # its whole games, compiled
 
 
 def build(out: Path) -> None:
