@@ -89,7 +89,10 @@ class RolloutStudy:
             "another_better_first": sum(r.best != r.played for r in self.positions),
             "another_better_first_over_two_se": sum(gain > 2 * r.first_se for gain, r in zip(first, self.positions,
                                                                                               strict=True)),
+            # a maximum over noisy rates overstates the best candidate's true gain, so its mean bounds from above
+            # what any choice among these candidates (an oracle's included) gains at one guess
             "mean_gain_first": float(np.mean(first)) if n else None,
+            "mean_gain_first_se": float(np.std(first, ddof=1) / math.sqrt(n)) if n > 1 else None,
             "mean_played_rate": float(np.mean([r.played_again for r in self.positions])) if n else None,
             "mean_gain": float(gains.mean()) if n else None,
             "mean_gain_se": float(gains.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
@@ -118,6 +121,7 @@ class RolloutStudy:
         if not s["positions"]:
             return f"No rollouts made ({s['skipped']} positions skipped: too many layouts to list)."
         se = "-" if s["mean_gain_se"] is None else f"{s['mean_gain_se']:.4f}"
+        first_se = "-" if s["mean_gain_first_se"] is None else f"{s['mean_gain_first_se']:.4f}"
         where = "fatal guesses" if self.target == "fatal" else "true guesses"
         table = ["", "", f"| {where[:-2]} | positions | cell played won (fresh layouts) | best candidate's gain | SE |",
                  "| --- | ---: | ---: | ---: | ---: |"]  # fmt: skip
@@ -129,7 +133,8 @@ class RolloutStudy:
                 f"candidate, played on by solver-{self.strength}: another candidate won more often than the cell "
                 f"played at {s['another_better_first']} of them on the first layouts "
                 f"({s['another_better_first_over_two_se']} by over two paired SE; mean gain "
-                f"{s['mean_gain_first']:+.4f}, a maximum over noisy rates); on fresh layouts the cell played won "
+                f"{s['mean_gain_first']:+.4f}, SE {first_se}, a maximum over noisy rates: at most what any choice "
+                f"among them gains); on fresh layouts the cell played won "
                 f"{s['mean_played_rate']:.4f} and the best candidate {s['mean_gain']:+.4f} more (SE {se}); "
                 f"better by over two paired SE at {s['gain_over_two_se']}, worse at {s['loss_over_two_se']}."
                 + "\n".join(table))  # fmt: skip
