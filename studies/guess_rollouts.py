@@ -10,6 +10,10 @@ The best candidate by these first ``R`` layouts is picked by a maximum over nois
 so the cell played and that best cell are played again on ``R`` fresh layouts, and the gain reported is the
 difference there, with its paired standard error. That gain, at one decision, is what a decision-time search
 with these candidates and this play-out could win back at most at that decision (its own noise aside).
+
+With a race (``race`` above 0) the first layouts come in rounds of ``batch``, and after each round a candidate
+whose paired lead over the leader is below ``-race`` standard errors stops being played: the search a player could
+afford, its play-outs counted (``playouts``) beside the full search's candidates x layouts.
 """
 
 from __future__ import annotations
@@ -22,11 +26,24 @@ import numpy as np
 from posterior_play import PosteriorSampler, TooManyLayouts, play_out
 from tqdm import tqdm
 
+from agents.guess_value import GuessValueAgent
 from agents.solver.guess import ENDGAME_LAYOUTS, PRESETS, STRONG, SolverSettings, guess_candidates
 from mine_env.analysis.probability import analyse
 
 ROLLOUT_TARGETS = ("fatal", "guesses")
 """Where rollouts are made: the lost games' fatal guesses, or any true guess."""
+GUESS_VALUE = "guess-value"
+"""The play-out player that is no solver setting: ``guess-value``, the shipped learnt head among the tied safest."""
+
+Head = tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
+
+
+def playout_player(strength: str) -> tuple[SolverSettings, Head | None]:
+    """The solver setting named ``strength``, or for :data:`GUESS_VALUE` the shipped head's layers (and a setting
+    that goes unused)."""
+    if strength == GUESS_VALUE:
+        return PRESETS["fast"], GuessValueAgent().head.layers()
+    return PRESETS[strength], None
 
 
 def shortlist(grid: np.ndarray, probabilities: np.ndarray, margin: float, limit: int) -> list[int]:
@@ -62,6 +79,8 @@ class Rollout:
     """The best candidate, on the fresh layouts."""
     gain_se: float
     """Standard error of ``best_again - played_again`` (paired, over the fresh layouts)."""
+    playouts: int = 0
+    """Play-outs the choice took on the first layouts (candidates x layouts without a race)."""
 
     @property
     def gain(self) -> float:
@@ -95,6 +114,7 @@ class RolloutStudy:
             "mean_gain_first_se": float(np.std(first, ddof=1) / math.sqrt(n)) if n > 1 else None,
             "mean_played_rate": float(np.mean([r.played_again for r in self.positions])) if n else None,
             "mean_gain": float(gains.mean()) if n else None,
+            "mean_playouts": float(np.mean([r.playouts for r in self.positions])) if n else None,
             "mean_gain_se": float(gains.std(ddof=1) / math.sqrt(n)) if n > 1 else None,
             "gain_over_two_se": sum(r.gain > 2 * r.gain_se for r in self.positions),
             "loss_over_two_se": sum(r.gain < -2 * r.gain_se for r in self.positions),
@@ -115,6 +135,11 @@ class RolloutStudy:
         return {"target": self.target, "layouts": self.layouts, "strength": self.strength, "summary": self.summary(),
                 "by_kind": self.by_kind(), "positions": [vars(r) for r in self.positions]}  # fmt: skip
 
+    @property
+    def player(self) -> str:
+        """Who plays the rollouts on, by its agent name."""
+        return self.strength if self.strength == GUESS_VALUE else f"solver-{self.strength}"
+
     def markdown(self) -> str:
         """The summary as a few lines of Markdown."""
         s = self.summary()
@@ -130,7 +155,7 @@ class RolloutStudy:
             table.append(f"| {kind} | {row['positions']} | {row['played_rate']:.4f} | {row['mean_gain']:+.4f} "
                          f"| {row_se} |")  # fmt: skip
         return (f"Rollouts at {s['positions']} {where} ({s['skipped']} skipped), {self.layouts} layouts per "
-                f"candidate, played on by solver-{self.strength}: another candidate won more often than the cell "
+                f"candidate, played on by {self.player}: another candidate won more often than the cell "
                 f"played at {s['another_better_first']} of them on the first layouts "
                 f"({s['another_better_first_over_two_se']} by over two paired SE; mean gain "
                 f"{s['mean_gain_first']:+.4f}, SE {first_se}, a maximum over noisy rates: at most what any choice "
@@ -141,26 +166,55 @@ class RolloutStudy:
 
 
 def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: int, strength: str,
-               rng: np.random.Generator) -> Rollout:  # fmt: skip
-    """The rollouts at one guess position (a ``GuessPosition``: ``game``, ``grid``, ``cell``, ``lost``, ``kind``)."""
+               rng: np.random.Generator, race: float = 0.0, batch: int = 100) -> Rollout:  # fmt: skip
+    """The rollouts at one guess position (a ``GuessPosition``: ``game``, ``grid``, ``cell``, ``lost``, ``kind``),
+    the candidates raced in rounds of ``batch`` layouts when ``race`` is above 0."""
     grid = position.grid
     sampler = PosteriorSampler(grid, mines)
     candidates = shortlist(grid, analyse(grid, mines).probabilities, margin, limit)
     if position.cell not in candidates:
         candidates.append(position.cell)
-    settings = PRESETS[strength]
+    settings, head = playout_player(strength)
     state = np.uint64(rng.integers(2**63))
-    first = sampler.samples(rng, layouts)
-    wins = [play_out(grid, mines, first, cell, settings, state)[0] for cell in candidates]
+    wins = race_candidates(grid, mines, sampler, candidates, layouts, batch if race > 0 else layouts, race,
+                           settings, state, rng, head)  # fmt: skip
     rates = [float(won.mean()) for won in wins]
-    top = max(rates)
-    best = position.cell if rates[candidates.index(position.cell)] == top else candidates[rates.index(top)]
-    first_se = paired_se(wins[candidates.index(best)], wins[candidates.index(position.cell)])
+    played_index = candidates.index(position.cell)
+    alive = [i for i, won in enumerate(wins) if won.size == max(w.size for w in wins)]
+    top = max(rates[i] for i in alive)
+    best = position.cell if played_index in alive and rates[played_index] == top else next(
+        candidates[i] for i in alive if rates[i] == top)  # fmt: skip
+    common = min(wins[played_index].size, wins[candidates.index(best)].size)
+    first_se = paired_se(wins[candidates.index(best)][:common], wins[played_index][:common])
     fresh = sampler.samples(rng, layouts)
-    played, _ = play_out(grid, mines, fresh, position.cell, settings, state)
-    again, _ = play_out(grid, mines, fresh, best, settings, state)
+    played, _ = play_out(grid, mines, fresh, position.cell, settings, state, head)
+    again, _ = play_out(grid, mines, fresh, best, settings, state, head)
     return Rollout(position.game, position.lost, position.kind, position.cell, candidates, rates, best, first_se,
-                   float(played.mean()), float(again.mean()), paired_se(again, played))  # fmt: skip
+                   float(played.mean()), float(again.mean()), paired_se(again, played),
+                   sum(won.size for won in wins))  # fmt: skip
+
+
+def race_candidates(grid: np.ndarray, mines: int, sampler: PosteriorSampler, candidates: list[int], layouts: int,
+                    batch: int, race: float, settings: SolverSettings, state: np.uint64,
+                    rng: np.random.Generator, head: Head | None = None) -> list[np.ndarray]:  # fmt: skip
+    """Each candidate's wins on the layouts it was played on: rounds of ``batch`` fresh layouts up to ``layouts``,
+    every candidate still in the race played on the same ones from the same random state; after a round a candidate
+    whose mean paired lead over the leader is under ``-race`` standard errors leaves it (``race`` 0: none leaves)."""
+    wins: list[np.ndarray] = [np.zeros(0, np.bool_) for _ in candidates]
+    alive = list(range(len(candidates)))
+    drawn = 0
+    while (drawn < layouts and len(alive) > 1) or drawn == 0:
+        size = min(batch, layouts - drawn)
+        round_layouts = sampler.samples(rng, size)
+        for i in alive:
+            won, _ = play_out(grid, mines, round_layouts, candidates[i], settings, state, head)
+            wins[i] = np.concatenate([wins[i], won])
+        drawn += size
+        if race > 0 and drawn < layouts:
+            leader = max(alive, key=lambda i: wins[i].mean())
+            alive = [i for i in alive if i == leader
+                     or (wins[i].mean() - wins[leader].mean()) + race * paired_se(wins[i], wins[leader]) >= 0]
+    return wins
 
 
 def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
@@ -171,7 +225,7 @@ def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
 
 def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,
                   strength: str, seed: int, progress: bool = False, margin: float | None = None,
-                  limit: int | None = None) -> RolloutStudy:  # fmt: skip
+                  limit: int | None = None, race: float = 0.0, batch: int = 100) -> RolloutStudy:  # fmt: skip
     """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses or all true guesses; the
     candidates are those of ``solver_strength``'s look-ahead, or of a wider ``margin`` and ``limit`` when given
     (cells the solver never weighs, to see whether any of them does better)."""
@@ -184,7 +238,7 @@ def rollout_study(positions: list[Any], mines: int, target: str, count: int, lay
     study = RolloutStudy(target, layouts, strength)
     for index in tqdm(picked, desc="rollouts", disable=not progress):
         try:
-            study.positions.append(rollout_at(pool[index], mines, layouts, margin, limit, strength, rng))
+            study.positions.append(rollout_at(pool[index], mines, layouts, margin, limit, strength, rng, race, batch))
         except TooManyLayouts:
             study.skipped += 1
     return study

@@ -16,7 +16,8 @@ layout with the board's mine total that fits the revealed numbers):
    mines uniformly.
 
 A position whose components have too many layouts to list (:data:`LAYOUT_LIMIT` per mine count) raises
-:class:`TooManyLayouts`. :func:`play_out` plays a candidate move, then a solver setting, on each drawn layout.
+:class:`TooManyLayouts`. :func:`play_out` plays a candidate move, then a solver setting (or ``guess-value``'s head),
+on each drawn layout.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.guess_value_kernels import plan as guess_value_plan
 from agents.solver.endgame import enumerate_layouts
 from agents.solver.guess import SolverSettings, decide
 from mine_env.analysis.probability import analyse
@@ -150,11 +152,14 @@ def _draw(rng: np.random.Generator, weights: list[int]) -> int:
 
 
 def play_out(grid: np.ndarray, mines: int, layouts: np.ndarray, cell: int, settings: SolverSettings,
-             state: np.uint64) -> tuple[np.ndarray, np.uint64]:  # fmt: skip
-    """Reveal ``cell`` in the position ``grid`` on each layout, then let the solver (``settings``) play to the end.
+             state: np.uint64, head: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] | None = None,
+             ) -> tuple[np.ndarray, np.uint64]:  # fmt: skip
+    """Reveal ``cell`` in the position ``grid`` on each layout, then let the solver (``settings``) play to the end,
+    or ``guess-value`` with ``head`` (its weights and biases, :meth:`agents.guess_value.ValueHead.layers`).
 
     Returns (won per layout, the solver's new random state). The solver's moves are
-    :func:`agents.solver.guess.decide`'s, as in :mod:`agents.solver.games`, from Python.
+    :func:`agents.solver.guess.decide`'s, as in :mod:`agents.solver.games`, from Python; ``guess-value``'s are
+    :func:`agents.guess_value_kernels.plan`'s (it draws nothing: the state comes back as it went in).
     """
     rows, cols = grid.shape
     flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
@@ -168,8 +173,11 @@ def play_out(grid: np.ndarray, mines: int, layouts: np.ndarray, cell: int, setti
                 reveal_cell(game, rows, cols, int(shown))
         reveal_cell(game, rows, cols, cell)
         while game_status(game.meta) == PLAYING:
-            cells, state = decide(game.obs, rows, cols, mines, settings, state)
-            state = np.uint64(state)
+            if head is None:
+                cells, state = decide(game.obs, rows, cols, mines, settings, state)
+                state = np.uint64(state)
+            else:
+                cells = guess_value_plan(game.obs, rows, cols, mines, *head)
             if cells.shape[0] == 0:
                 break
             for next_cell in cells:

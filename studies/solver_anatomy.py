@@ -25,7 +25,10 @@ Usage::
 guesses a game estimates the games a search at every guess could win back (to first order); the fatal guesses
 alone are a sample chosen by the outcome, which says where losses sit but not what a search gains per game.
 ``--rollout-margin`` and ``--rollout-limit`` widen the candidates past the solver's own look-ahead (cells it never
-weighs), to see whether any of them does better.
+weighs), to see whether any of them does better. ``--rollout-race Z`` races the candidates in rounds of
+``--rollout-batch`` layouts, each dropped once it trails the leader by over Z paired standard errors (the search a
+player could afford; the play-outs it took are recorded); ``--rollout-strength guess-value`` plays the rollouts on
+with the learnt head of ``guess-value`` instead of a solver setting.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from guess_rollouts import ROLLOUT_TARGETS, RolloutStudy, rollout_study
+from guess_rollouts import GUESS_VALUE, ROLLOUT_TARGETS, RolloutStudy, rollout_study
 from tqdm import tqdm
 
 from agents.episode import Move, play_episode
@@ -291,13 +294,19 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--strength", default="strong", choices=STRENGTHS, help="the solver's setting (default strong)")
     parser.add_argument("--rollout-positions", type=int, default=0, help="guess positions to play out (default 0)")
     parser.add_argument("--rollouts", type=int, default=100, help="layouts per candidate, and again to check the best")
-    parser.add_argument("--rollout-strength", default="fast", choices=STRENGTHS, help="who plays the rollouts on")
+    parser.add_argument("--rollout-strength", default="fast", choices=[*STRENGTHS, GUESS_VALUE],
+                        help="who plays the rollouts on: a solver setting, or guess-value (the learnt head)")
     parser.add_argument("--rollout-at", action="append", choices=ROLLOUT_TARGETS,
                         help="fatal (default): the lost games' fatal guesses; guesses: any true guess (for a per-game "
                              "figure); repeat for both, --rollout-positions at each")  # fmt: skip
     parser.add_argument("--rollout-margin", type=float,
                         help="candidates within this fraction of the safest (default: the solver's own, 0.1)")
     parser.add_argument("--rollout-limit", type=int, help="at most this many candidates (default: the solver's, 12)")
+    parser.add_argument("--rollout-race", type=float, default=0.0,
+                        help="race the candidates: after each round of --rollout-batch layouts, drop those whose "
+                             "paired lead over the leader is under minus this many standard errors (default 0: "
+                             "every candidate on every layout)")  # fmt: skip
+    parser.add_argument("--rollout-batch", type=int, default=100, help="layouts a round of the race (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the rollouts' positions and layouts")
     parser.add_argument("--json", type=Path, help="write the records and the summary here as JSON")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
@@ -314,13 +323,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"suite {suite.name} opens a zero cell for the agent: use one where the agent opens")
         if args.rollout_positions < 0 or args.rollouts < 1:
             raise ValueError("--rollout-positions must be >= 0 and --rollouts >= 1")
+        if args.rollout_race < 0 or args.rollout_batch < 1:
+            raise ValueError("--rollout-race must be >= 0 and --rollout-batch >= 1")
         if not 0 <= (args.rollout_margin or 0) < 1 or (args.rollout_limit is not None and args.rollout_limit < 1):
             raise ValueError("--rollout-margin must lie in [0, 1) and --rollout-limit be at least 1")
         played = play_suite(suite, args.games, args.strength, not args.no_progress)
         targets = list(dict.fromkeys(args.rollout_at or ["fatal"])) if args.rollout_positions else []
         rollouts = [rollout_study(played.positions, suite.mines, target, args.rollout_positions, args.rollouts,
                                   args.strength, args.rollout_strength, args.seed, progress=not args.no_progress,
-                                  margin=args.rollout_margin, limit=args.rollout_limit)
+                                  margin=args.rollout_margin, limit=args.rollout_limit, race=args.rollout_race,
+                                  batch=args.rollout_batch)
                     for target in targets]  # fmt: skip
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -330,7 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         report = {"suite": suite.name, "games": args.games, "strength": args.strength, "summary": summary,
                   "rollout_seed": args.seed, "rollout_margin": args.rollout_margin,
-                  "rollout_limit": args.rollout_limit, "rollouts": [study.to_dict() for study in rollouts],
+                  "rollout_limit": args.rollout_limit, "rollout_race": args.rollout_race,
+                  "rollout_batch": args.rollout_batch, "rollouts": [study.to_dict() for study in rollouts],
                   "won_back_per_game": [won_back(summary, study) for study in rollouts],
                   "records": [record_dict(record) for record in played.records]}  # fmt: skip
         args.json.write_text(report_json(report))

@@ -11,16 +11,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.guess_value import GuessValueAgent
+from agents.guess_value_kernels import plan as guess_value_plan
 from agents.solver.guess import PRESETS
 from eval.runner import evaluate
 from eval.suites import get_suite
 from mine_env.analysis.probability import mine_probabilities
 from mine_env.engine.constants import HIDDEN
+from mine_env.engine.geometry import RULE_CODES
+from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game_on, reveal_cell
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "studies"))
 import guess_rollouts  # noqa: E402
 import solver_anatomy  # noqa: E402
+from posterior_play import PosteriorSampler, play_out  # noqa: E402
 
 STRONG = PRESETS["strong"]
 
@@ -86,6 +91,48 @@ def test_rollouts_repeat_from_their_seed(tmp_path: Path) -> None:
     for rollout in first["positions"]:
         assert rollout["played"] in rollout["candidates"] and rollout["best"] in rollout["candidates"]
         assert all(0.0 <= rate <= 1.0 for rate in rollout["rates"])
+
+
+def test_a_race_drops_the_candidates_clearly_behind_and_a_full_search_drops_none() -> None:
+    suite = get_suite("beginner-opening-1k")
+    played = solver_anatomy.play_suite(suite, 60, "strong", progress=False)
+
+    def study(race: float) -> list:
+        return guess_rollouts.rollout_study(played.positions, suite.mines, "guesses", 6, 120, "strong", "fast", 3,
+                                            race=race, batch=20).positions  # fmt: skip
+
+    full, raced, endless = study(0.0), study(1.0), study(1e9)
+    assert [r.playouts for r in full] == [len(r.candidates) * 120 for r in full]
+    assert [r.playouts for r in endless] == [r.playouts for r in full]  # nobody leaves a race it cannot lose
+    assert sum(r.playouts for r in raced) < sum(r.playouts for r in full)
+    for rollout in raced:
+        assert rollout.best in rollout.candidates and 120 <= rollout.playouts <= len(rollout.candidates) * 120
+    assert [vars(r) for r in raced] == [vars(r) for r in study(1.0)]
+
+
+def test_guess_value_plays_the_rollouts_on_as_its_compiled_games_do() -> None:
+    suite = get_suite("intermediate-opening-10k")
+    played = solver_anatomy.play_suite(suite, 20, "strong", progress=False)
+    position = next(p for p in played.positions if p.kind == "ordinary")
+    layouts = PosteriorSampler(position.grid, suite.mines).samples(np.random.default_rng(1), 30)
+    settings, head = guess_rollouts.playout_player(guess_rollouts.GUESS_VALUE)
+    won, _ = play_out(position.grid, suite.mines, layouts, position.cell, settings, np.uint64(0), head)
+    agent = GuessValueAgent()
+    rows, cols = position.grid.shape
+    again = []
+    for layout in layouts:  # the same game by the agent's compiled play: open, replay the position, then the cell
+        game = new_game_arrays(rows * cols)
+        shown = np.flatnonzero(position.grid.ravel() >= 0)
+        open_game_on(game, rows, cols, suite.mines, RULE_CODES["opening"], 0, int(shown[0]), layout)
+        for cell in [*shown, position.cell]:
+            if game.obs[cell] == HIDDEN:
+                reveal_cell(game, rows, cols, int(cell))
+        while game_status(game.meta) == PLAYING:
+            for cell in guess_value_plan(game.obs, rows, cols, suite.mines, *agent.head.layers()):
+                if game.obs[cell] == HIDDEN and game_status(game.meta) == PLAYING:
+                    reveal_cell(game, rows, cols, int(cell))
+        again.append(game_status(game.meta) == WON)
+    assert won.tolist() == again and 0 < won.sum() < len(won)
 
 
 def test_the_command_writes_its_records_and_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
