@@ -112,3 +112,17 @@ def test_a_models_own_rollouts_are_counted_by_stage(module, tmp_path: Path) -> N
     else:
         assert max(picks) > 0  # an untrained PPO policy does
     assert table == rollout_stages.rollout_stages(str(run / "final_model.zip"), 256, seed=5)
+
+
+def test_ppos_moves_onto_revealed_cells_fill_its_rollouts_with_late_positions(tmp_path: Path) -> None:
+    """Why MaskablePPO lagged PPO early (docs/lab/2026-12-06-why-masks-lag-early.md): a move onto a revealed cell
+    repeats its position, most often late, when few cells are hidden; the masks never repeat one."""
+    late = {}
+    for module in (ppo, maskable_ppo):
+        options = {"preset": "beginner", "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8, "n_steps": 16,
+                   "batch_size": 32, "steps": 64, "eval_games": 0, "progress_bar": False, "runs_dir": str(tmp_path),
+                   "run_name": module.__name__, "mine_coef": 0.5}  # fmt: skip
+        run = train(module.ALGORITHM, module.ALGORITHM.config_class(**options))
+        late[module] = rollout_stages.rollout_stages(str(run / "final_model.zip"), 2048, seed=5)["late"]
+    assert late[ppo]["revealed_picks"] > 0.5 and late[maskable_ppo]["revealed_picks"] == 0
+    assert late[ppo]["positions"] > 1.5 * late[maskable_ppo]["positions"]
