@@ -124,6 +124,13 @@ def probe(policy, grids: np.ndarray, exact: np.ndarray, truths: np.ndarray, stag
     return table
 
 
+def check_files(parser: argparse.ArgumentParser, models: list[str]) -> None:
+    """Stop with one line when a model file is missing."""
+    missing = [model for model in models if not Path(model).is_file()]
+    if missing:
+        parser.error(f"no such model file: {missing[0]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="+", help="PPO or MaskablePPO zips of train.sb3")
@@ -134,9 +141,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1:
         parser.error("--games must be at least 1")
-    missing = [model for model in args.models if not Path(model).is_file()]
-    if missing:
-        parser.error(f"no such model file: {missing[0]}")
+    check_files(parser, args.models)
     th.set_num_threads(1)
     spec = BoardSpec(*PRESETS[args.preset], "opening")
     policies = {model: load_policy(model) for model in args.models}

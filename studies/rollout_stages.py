@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch as th
 from mine_head_vs_policy import STAGES
-from policy_probe import load_policy
+from policy_probe import check_files, load_policy
 
 from mine_env.engine.constants import HIDDEN
 from train.sb3 import maskable_ppo, ppo
@@ -76,6 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.steps < 64:
         parser.error("--steps must be at least 64 (one step of the 64 boards)")
+    check_files(parser, args.models)
     th.set_num_threads(1)
     tables = {model: rollout_stages(model, args.steps, args.seed) for model in args.models}
     print("| model | " + " | ".join(f"{name}: positions, hidden cells, revealed picks" for name, _, _ in STAGES) + " |")
