@@ -1,8 +1,8 @@
 """Rollouts at the solver's guesses: would another candidate have won more often than the cell it played?
 
 At each sampled guess position, layouts are drawn exactly from the position's posterior
-(:class:`posterior_play.PosteriorSampler`), and each candidate (the cells ``strong``'s look-ahead weighs: within
-its margin of the safest, at most ``max_candidates``, safest first, ties to fewest hidden neighbours, at most
+(:class:`agents.solver.posterior.PosteriorSampler`), and each candidate (the cells ``strong``'s look-ahead weighs:
+within its margin of the safest, at most ``max_candidates``, safest first, ties to fewest hidden neighbours, at most
 four that touch no number; plus the cell played) is revealed on the same layouts and played out by a solver
 setting, from the same random state (common random numbers: the comparison is paired).
 
@@ -23,20 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from posterior_play import PosteriorSampler, TooManyLayouts, play_out
 from tqdm import tqdm
 
 from agents.guess_value import GuessValueAgent
 from agents.solver.guess import ENDGAME_LAYOUTS, PRESETS, STRONG, SolverSettings, guess_candidates
+from agents.solver.playouts import Head, paired_se, play_outs, race_candidates
+from agents.solver.posterior import PosteriorSampler, TooManyLayouts
 from mine_env.analysis.probability import analyse
 
 ROLLOUT_TARGETS = ("fatal", "guesses")
 """Where rollouts are made: the lost games' fatal guesses, or any true guess."""
 GUESS_VALUE = "guess-value"
 """The play-out player that is no solver setting: ``guess-value``, the shipped learnt head among the tied safest."""
-
-Head = tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
-
 
 def playout_player(strength: str) -> tuple[SolverSettings, Head | None]:
     """The solver setting named ``strength``, or for :data:`GUESS_VALUE` the shipped head's layers (and a setting
@@ -187,40 +185,11 @@ def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: in
     common = min(wins[played_index].size, wins[candidates.index(best)].size)
     first_se = paired_se(wins[candidates.index(best)][:common], wins[played_index][:common])
     fresh = sampler.samples(rng, layouts)
-    played, _ = play_out(grid, mines, fresh, position.cell, settings, state, head)
-    again, _ = play_out(grid, mines, fresh, best, settings, state, head)
+    played, _ = play_outs(grid, mines, fresh, position.cell, settings, state, head)
+    again, _ = play_outs(grid, mines, fresh, best, settings, state, head)
     return Rollout(position.game, position.lost, position.kind, position.cell, candidates, rates, best, first_se,
                    float(played.mean()), float(again.mean()), paired_se(again, played),
                    sum(won.size for won in wins))  # fmt: skip
-
-
-def race_candidates(grid: np.ndarray, mines: int, sampler: PosteriorSampler, candidates: list[int], layouts: int,
-                    batch: int, race: float, settings: SolverSettings, state: np.uint64,
-                    rng: np.random.Generator, head: Head | None = None) -> list[np.ndarray]:  # fmt: skip
-    """Each candidate's wins on the layouts it was played on: rounds of ``batch`` fresh layouts up to ``layouts``,
-    every candidate still in the race played on the same ones from the same random state; after a round a candidate
-    whose mean paired lead over the leader is under ``-race`` standard errors leaves it (``race`` 0: none leaves)."""
-    wins: list[np.ndarray] = [np.zeros(0, np.bool_) for _ in candidates]
-    alive = list(range(len(candidates)))
-    drawn = 0
-    while (drawn < layouts and len(alive) > 1) or drawn == 0:
-        size = min(batch, layouts - drawn)
-        round_layouts = sampler.samples(rng, size)
-        for i in alive:
-            won, _ = play_out(grid, mines, round_layouts, candidates[i], settings, state, head)
-            wins[i] = np.concatenate([wins[i], won])
-        drawn += size
-        if race > 0 and drawn < layouts:
-            leader = max(alive, key=lambda i: wins[i].mean())
-            alive = [i for i in alive if i == leader
-                     or (wins[i].mean() - wins[leader].mean()) + race * paired_se(wins[i], wins[leader]) >= 0]
-    return wins
-
-
-def paired_se(wins: np.ndarray, others: np.ndarray) -> float:
-    """Standard error of the difference of two win rates measured on the same layouts."""
-    difference = wins.astype(float) - others
-    return float(difference.std(ddof=1) / math.sqrt(difference.size)) if difference.size > 1 else 0.0
 
 
 def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,

@@ -4,7 +4,7 @@ Under ``--first-click safe`` the solver opens a corner; about half the time that
 position is the same in every such game (one revealed corner, value 1, 2 or 3): the second click is a true guess
 decided once for all those games. The solver takes one of the other three corners (each the safest cell with the
 most chance of a zero, tied, so a seeded draw picks). This study plays each candidate out on the same layouts,
-drawn exactly from the position's posterior (:class:`posterior_play.PosteriorSampler`), the solver at a setting
+drawn exactly from the position's posterior (:class:`agents.solver.posterior.PosteriorSampler`), the solver at a setting
 playing on, and reports each candidate's win rate and its difference from the first candidate (paired over
 layouts, with its standard error). The position's share of games is exact (the corner's hidden neighbours hold
 ``value`` of the other cells' mines, hypergeometric).
@@ -23,9 +23,10 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from posterior_play import PosteriorSampler, play_out
 
 from agents.solver.guess import PRESETS
+from agents.solver.playouts import play_outs
+from agents.solver.posterior import PosteriorSampler
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.constants import PRESETS as BOARDS
 
@@ -53,7 +54,7 @@ def rollouts(rows: int, cols: int, mines: int, value: int, cells: Sequence[tuple
     rng = np.random.default_rng(seed)
     drawn = PosteriorSampler(grid, mines).samples(rng, layouts)
     state = np.uint64(rng.integers(2**63))
-    return {cell: play_out(grid, mines, drawn, cell[0] * cols + cell[1], PRESETS[strength], state)[0]
+    return {cell: play_outs(grid, mines, drawn, cell[0] * cols + cell[1], PRESETS[strength], state)[0]
             for cell in cells}  # fmt: skip
 
 

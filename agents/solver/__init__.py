@@ -8,11 +8,14 @@ layouts. This package decides what to play from it, in layers, each importing on
 * :mod:`~agents.solver.reference`: the ``standard`` policy restated in plain Python, for the tests;
 * :mod:`~agents.solver.agent`: :class:`SolverAgent` (and :class:`PlannedMovesAgent`, the first click and a
   plan played in order, which the reference shares), the player through the env and in whole compiled games;
-* :mod:`~agents.solver.games` (whole games in compiled code) and :mod:`~agents.solver.guess_ahead` (the
-  guess's count-free kernels, compiled ahead on a cold cache);
+* :mod:`~agents.solver.search`: :class:`~agents.solver.search.SearchAgent` (``solver-search``), the solver with a
+  decision-time search at its guesses, candidates raced by play-outs;
+* :mod:`~agents.solver.games` (whole games in compiled code), :mod:`~agents.solver.guess_ahead` (the
+  guess's count-free kernels, compiled ahead on a cold cache) and :mod:`~agents.solver.playouts` (a candidate
+  move played on to the game's end on given layouts, in compiled code);
 * :mod:`~agents.solver.guess`: the guess by strength, and :func:`~agents.solver.guess.decide`, the certain
-  moves first;
-* its parts: :mod:`~agents.solver.outlook` (what revealing a cell leads to: the next positions, forced
+  moves first; :mod:`~agents.solver.posterior`: layouts drawn exactly from a position's posterior;
+* their parts: :mod:`~agents.solver.outlook` (what revealing a cell leads to: the next positions, forced
   50/50s, the long-term 50/50 risk) and :mod:`~agents.solver.endgame` (the exact search once few layouts
   remain).
 

@@ -14,6 +14,8 @@ import pytest
 from agents.guess_value import GuessValueAgent
 from agents.guess_value_kernels import plan as guess_value_plan
 from agents.solver.guess import PRESETS
+from agents.solver.playouts import play_outs
+from agents.solver.posterior import PosteriorSampler
 from eval.runner import evaluate
 from eval.suites import get_suite
 from mine_env.analysis.probability import mine_probabilities
@@ -25,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "studies"))
 import guess_rollouts  # noqa: E402
 import solver_anatomy  # noqa: E402
-from posterior_play import PosteriorSampler, play_out  # noqa: E402
 
 STRONG = PRESETS["strong"]
 
@@ -116,7 +117,7 @@ def test_guess_value_plays_the_rollouts_on_as_its_compiled_games_do() -> None:
     position = next(p for p in played.positions if p.kind == "ordinary")
     layouts = PosteriorSampler(position.grid, suite.mines).samples(np.random.default_rng(1), 30)
     settings, head = guess_rollouts.playout_player(guess_rollouts.GUESS_VALUE)
-    won, _ = play_out(position.grid, suite.mines, layouts, position.cell, settings, np.uint64(0), head)
+    won, _ = play_outs(position.grid, suite.mines, layouts, position.cell, settings, np.uint64(0), head)
     agent = GuessValueAgent()
     rows, cols = position.grid.shape
     again = []

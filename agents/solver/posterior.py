@@ -16,8 +16,7 @@ layout with the board's mine total that fits the revealed numbers):
    mines uniformly.
 
 A position whose components have too many layouts to list (:data:`LAYOUT_LIMIT` per mine count) raises
-:class:`TooManyLayouts`. :func:`play_out` plays a candidate move, then a solver setting (or ``guess-value``'s head),
-on each drawn layout.
+:class:`TooManyLayouts`. :mod:`agents.solver.playouts` plays candidate moves on the drawn layouts.
 """
 
 from __future__ import annotations
@@ -27,13 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.guess_value_kernels import plan as guess_value_plan
 from agents.solver.endgame import enumerate_layouts
-from agents.solver.guess import SolverSettings, decide
 from mine_env.analysis.probability import analyse
 from mine_env.engine.constants import FLAG, HIDDEN, MINE
-from mine_env.engine.geometry import RULE_CODES
-from mine_env.engine.rules import PLAYING, WON, game_status, new_game_arrays, open_game_on, reveal_cell
 
 LAYOUT_LIMIT = 200_000
 """At most this many layouts of one component with one mine count are listed."""
@@ -149,41 +144,3 @@ def _draw(rng: np.random.Generator, weights: list[int]) -> int:
     total = sum(weights)
     chances = np.array([weight / total for weight in weights])  # int / int: rounded once, even for huge counts
     return int(rng.choice(chances.size, p=chances / chances.sum()))
-
-
-def play_out(grid: np.ndarray, mines: int, layouts: np.ndarray, cell: int, settings: SolverSettings,
-             state: np.uint64, head: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] | None = None,
-             ) -> tuple[np.ndarray, np.uint64]:  # fmt: skip
-    """Reveal ``cell`` in the position ``grid`` on each layout, then let the solver (``settings``) play to the end,
-    or ``guess-value`` with ``head`` (its weights and biases, :meth:`agents.guess_value.ValueHead.layers`).
-
-    Returns (won per layout, the solver's new random state). The solver's moves are
-    :func:`agents.solver.guess.decide`'s, as in :mod:`agents.solver.games`, from Python; ``guess-value``'s are
-    :func:`agents.guess_value_kernels.plan`'s (it draws nothing: the state comes back as it went in).
-    """
-    rows, cols = grid.shape
-    flat = np.ascontiguousarray(grid, dtype=np.int8).ravel()
-    revealed = np.flatnonzero(flat >= 0)
-    won = np.zeros(layouts.shape[0], np.bool_)
-    for g in range(layouts.shape[0]):
-        game = new_game_arrays(flat.size)
-        open_game_on(game, rows, cols, mines, RULE_CODES["opening"], 0, int(revealed[0]), layouts[g])
-        for shown in revealed:
-            if game.obs[shown] == HIDDEN:
-                reveal_cell(game, rows, cols, int(shown))
-        reveal_cell(game, rows, cols, cell)
-        while game_status(game.meta) == PLAYING:
-            if head is None:
-                cells, state = decide(game.obs, rows, cols, mines, settings, state)
-                state = np.uint64(state)
-            else:
-                cells = guess_value_plan(game.obs, rows, cols, mines, *head)
-            if cells.shape[0] == 0:
-                break
-            for next_cell in cells:
-                if game.obs[next_cell] == HIDDEN:
-                    reveal_cell(game, rows, cols, int(next_cell))
-                    if game_status(game.meta) != PLAYING:
-                        break
-        won[g] = game_status(game.meta) == WON
-    return won, state

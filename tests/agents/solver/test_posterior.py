@@ -1,23 +1,19 @@
-"""studies/posterior_play.py: the layout sampler against every layout listed by brute force, and play-outs."""
+"""The layout sampler against every layout listed by brute force, and play-outs on its layouts."""
 
 from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agents.solver import posterior
 from agents.solver.guess import PRESETS
+from agents.solver.playouts import play_outs
 from mine_env.analysis.probability import mine_probabilities
 from mine_env.engine.constants import HIDDEN
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "studies"))
-import posterior_play  # noqa: E402
 
 MINES = 5
 LAYOUT = np.zeros((4, 6), np.uint8)
@@ -56,14 +52,14 @@ GRID = position([(0, 0), (2, 0), (3, 0), (1, 5), (2, 5), (0, 5)])
 
 
 def test_the_sampler_counts_the_layouts_brute_force_lists() -> None:
-    sampler = posterior_play.PosteriorSampler(GRID, MINES)
+    sampler = posterior.PosteriorSampler(GRID, MINES)
     assert len(sampler.components) == 2 and sampler.interior.size > 0
     assert sampler.layout_count() == len(brute_force(GRID, MINES))
 
 
 def test_the_sampler_draws_every_listed_layout_equally_often() -> None:
     listed = brute_force(GRID, MINES)
-    sampler = posterior_play.PosteriorSampler(GRID, MINES)
+    sampler = posterior.PosteriorSampler(GRID, MINES)
     draws = 40 * len(listed)
     drawn = sampler.samples(np.random.default_rng(7), draws)
     seen = Counter(tuple(np.flatnonzero(layout).tolist()) for layout in drawn)
@@ -81,7 +77,7 @@ def test_the_sampler_draws_every_listed_layout_equally_often() -> None:
 
 
 def test_the_same_seed_draws_the_same_layouts() -> None:
-    sampler = posterior_play.PosteriorSampler(GRID, MINES)
+    sampler = posterior.PosteriorSampler(GRID, MINES)
     first = sampler.samples(np.random.default_rng(3), 20)
     assert np.array_equal(first, sampler.samples(np.random.default_rng(3), 20))
     assert not np.array_equal(first, sampler.samples(np.random.default_rng(4), 20))
@@ -90,32 +86,32 @@ def test_the_same_seed_draws_the_same_layouts() -> None:
 def test_a_component_with_too_many_layouts_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     grid = np.full((5, 5), HIDDEN, np.int8)
     grid[0, 0] = 1  # its mine may lie on any of three cells: three layouts, over a limit of two
-    monkeypatch.setattr(posterior_play, "LAYOUT_LIMIT", 2)
-    with pytest.raises(posterior_play.TooManyLayouts, match="too many to list"):
-        posterior_play.PosteriorSampler(grid, 4)
-    monkeypatch.setattr(posterior_play, "LAYOUT_LIMIT", 3)
-    assert posterior_play.PosteriorSampler(grid, 4).layout_count() == 3 * math.comb(21, 3)  # 21 cells touch no number
+    monkeypatch.setattr(posterior, "LAYOUT_LIMIT", 2)
+    with pytest.raises(posterior.TooManyLayouts, match="too many to list"):
+        posterior.PosteriorSampler(grid, 4)
+    monkeypatch.setattr(posterior, "LAYOUT_LIMIT", 3)
+    assert posterior.PosteriorSampler(grid, 4).layout_count() == 3 * math.comb(21, 3)  # 21 cells touch no number
 
 
 def test_a_play_out_loses_on_a_mine_and_plays_a_safe_cell_on() -> None:
-    sampler = posterior_play.PosteriorSampler(GRID, MINES)
+    sampler = posterior.PosteriorSampler(GRID, MINES)
     layouts = sampler.samples(np.random.default_rng(0), 30)
     mine_cell = int(np.flatnonzero(layouts[0])[0])
-    won, _ = posterior_play.play_out(GRID, MINES, layouts[:1], mine_cell, PRESETS["fast"], np.uint64(1))
+    won, _ = play_outs(GRID, MINES, layouts[:1], mine_cell, PRESETS["fast"], np.uint64(1))
     assert not won[0]
     safe_everywhere = np.flatnonzero((layouts.sum(axis=0) == 0) & (GRID.ravel() == HIDDEN))
-    won, _ = posterior_play.play_out(GRID, MINES, layouts, int(safe_everywhere[0]), PRESETS["fast"], np.uint64(1))
+    won, _ = play_outs(GRID, MINES, layouts, int(safe_everywhere[0]), PRESETS["fast"], np.uint64(1))
     assert won.any()
 
 
 def test_a_component_may_hold_more_mines_than_are_left() -> None:
     grid = np.array([[HIDDEN, 1, HIDDEN, 1, HIDDEN, HIDDEN, HIDDEN]], np.int8)  # the middle cell, or both ends
     for mines in (1, 2):
-        sampler = posterior_play.PosteriorSampler(grid, mines)
+        sampler = posterior.PosteriorSampler(grid, mines)
         assert sampler.layout_count() == len(brute_force(grid, mines))
         drawn = sampler.samples(np.random.default_rng(0), 50)
         assert {tuple(np.flatnonzero(layout)) for layout in drawn} <= set(brute_force(grid, mines))
 
 
 def test_no_draw_is_an_empty_matrix() -> None:
-    assert posterior_play.PosteriorSampler(GRID, MINES).samples(np.random.default_rng(0), 0).shape == (0, GRID.size)
+    assert posterior.PosteriorSampler(GRID, MINES).samples(np.random.default_rng(0), 0).shape == (0, GRID.size)
