@@ -96,12 +96,7 @@ class SearchAgent(SolverAgent):
         self.search = search or SearchSettings()
         self.counts = SearchCounts()
         self._rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0] if seed is not None else None)
-        self._playout_settings = PRESETS["fast" if self.search.player == "guess-value" else self.search.player]
         self._head: Head | None = None
-        if self.search.player == "guess-value":
-            from agents.guess_value import GuessValueAgent  # the head's file is read only when asked for
-
-            self._head = GuessValueAgent().head.layers()
 
     def plays_compiled_games(self) -> bool:
         """No: the search runs from Python, so its games go through the env."""
@@ -137,10 +132,20 @@ class SearchAgent(SolverAgent):
         self.counts.searched += 1
         state = np.uint64(self._rng.integers(2**63))
         settings = self.search
+        head = self._learnt_head() if settings.player == "guess-value" else None
         wins = race_candidates(grid, mines, sampler, cells, settings.layouts, settings.batch, settings.race,
-                               self._playout_settings, state, self._rng, self._head)  # fmt: skip
+                               PRESETS["fast" if head is not None else settings.player], state, self._rng,
+                               head)  # fmt: skip
         self.counts.playouts += sum(won.size for won in wins)
         finished = max(won.size for won in wins)
         rates = {cell: float(won.mean()) for cell, won in zip(cells, wins, strict=True) if won.size == finished}
         top = max(rates.values())
         return chosen if rates.get(chosen) == top else next(cell for cell, rate in rates.items() if rate == top)
+
+    def _learnt_head(self) -> Head:
+        """``guess-value``'s head, read from its file the first time a play-out needs it."""
+        if self._head is None:
+            from agents.guess_value import GuessValueAgent
+
+            self._head = GuessValueAgent().head.layers()
+        return self._head

@@ -115,10 +115,11 @@ def test_where_the_search_agrees_the_games_are_the_solvers(monkeypatch: pytest.M
     assert [(r.won, r.steps, r.safe_revealed) for r in solver] == [(r.won, r.steps, r.safe_revealed) for r in search]
 
 
-def test_the_search_changes_a_guess_and_plays_whole_games_by_its_name() -> None:
+@pytest.mark.parametrize("player", ["fast", "guess-value"])
+def test_the_search_plays_whole_games_by_its_name(player: str) -> None:
     agent = make_agent("solver-search", seed=3)
     assert isinstance(agent, SearchAgent) and not agent.plays_compiled_games()
-    agent.search = SearchSettings(layouts=200, race=2.0, batch=50)
+    agent.search = SearchSettings(layouts=200, race=2.0, batch=50, player=player)
     env = MinesweeperEnv(rows=16, cols=16, mines=40, first_click="opening")
     for game in range(4):
         obs, info = env.reset(seed=300 + game)
