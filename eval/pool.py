@@ -24,7 +24,7 @@ from eval.agent_specs import AgentSpec
 from eval.game_log import GameLog, from_plain, plain
 from eval.metrics import GameRecord
 from eval.player import GamePlayer
-from eval.stopping import count_games, stops_held
+from eval.stopping import count_games, interrupt_behind, stops_held
 from eval.suites import Suite
 
 MAX_CHUNK = 50
@@ -115,9 +115,14 @@ def play_on(
                         log.append([{"suite": suite.name, **plain(record)} for record in chunk])
                     records.extend(chunk)
                 bar.update(len(chunk))
-    except KeyboardInterrupt as stop:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
+    except (KeyboardInterrupt, SystemError) as error:  # a Stopped, or Ctrl-C without eval.stopping.stop_signals
+        stop = interrupt_behind(error)
+        if stop is None:
+            raise
         count_games(stop, len(records), total)
-        raise
+        if stop is error:
+            raise
+        raise stop from None
     finally:
         _PLAYER = None  # the player of this process (workers=1), not kept after the evaluation
     order = {spec.label: i for i, spec in enumerate(agents)}

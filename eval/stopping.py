@@ -57,6 +57,22 @@ class Stopped(KeyboardInterrupt):
         return f"{played}; resume with: {resume}"
 
 
+def interrupt_behind(error: BaseException) -> KeyboardInterrupt | None:
+    """The stop (a :class:`Stopped`, or Ctrl-C's KeyboardInterrupt) that ``error`` is or was raised from, else None.
+
+    A stop that lands while compiled code calls back into Python (numba's first use of a constant) comes out of the
+    compiled call as a SystemError whose cause is the stop: the loops look behind it so that the stop is still
+    clean (the games kept and counted, the resume said)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def count_games(interrupt: KeyboardInterrupt, done: int, total: int) -> None:
     """Note on a stop on its way out of an evaluation's loop the games finished (kept in the log) and the run's
     games in all."""

@@ -153,3 +153,32 @@ def test_a_stopped_batched_run_resumes_to_the_games_of_an_unbroken_run(tmp_path:
     unbroken = play_model_batched("models/distill_beginner_opening.zip", get_suite("beginner-opening-1k"), 300)
     record = json.loads(report.read_text())
     assert record["won"] == unbroken.won.astype(int).tolist() and record["first_cell"] == unbroken.first_cell.tolist()
+
+
+def test_a_stop_that_compiled_code_wraps_is_still_a_clean_stop(tmp_path: Path) -> None:
+    from eval.stopping import Stopped, interrupt_behind
+
+    def wrapped_stop() -> SystemError:
+        try:
+            raise Stopped(signal.SIGTERM)
+        except Stopped as stop:
+            try:
+                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from stop
+            except SystemError as error:
+                return error
+
+    assert isinstance(interrupt_behind(wrapped_stop()), Stopped)
+    assert interrupt_behind(SystemError("no stop behind")) is None
+
+    moves = iter(range(10**6))
+
+    def policy(obs: Any, info: dict[str, Any]) -> int:  # plays the first valid cell; stops at its 40th move
+        if next(moves) == 40:
+            raise wrapped_stop()
+        return int(info["action_mask"].argmax())
+
+    log = tmp_path / "run.games.jsonl"
+    suite = adhoc_suite(BoardSpec(9, 9, 10, "opening"), 30, seed=3)
+    with pytest.raises(Stopped) as stopped:
+        evaluate([policy], suite, workers=1, oracle=False, progress=False, chunk_games=2, log=log)
+    assert stopped.value.done == logged_games(log) and stopped.value.total == 30
