@@ -108,18 +108,19 @@ solver-first-click: install
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
 
-# solver-search against solver on the same boards (issue 80), a run over sessions: each call plays for MINUTES on
+# solver-search (or SEARCH_AGENT=solver-search-quick) against solver on the same boards (issue 80), a run over sessions: each call plays for MINUTES on
 # SEARCH_WORKERS processes, then stops with every finished game kept in the log, and the next call resumes it.
 # `python studies/paired_log.py $(SEARCH_LOG)` reads the paired test on the games finished so far.
 SEARCH_SUITE ?= expert-opening-10k
 SEARCH_LOG ?= runs/search/$(SEARCH_SUITE).games.jsonl
 SEARCH_WORKERS ?= 1
+SEARCH_AGENT ?= solver-search
 .PHONY: search-eval
 search-eval: install
 	@mkdir -p $(dir $(SEARCH_LOG))
 	if [ -f $(SEARCH_LOG) ]; then start="--resume $(SEARCH_LOG)"; else start="--log $(SEARCH_LOG)"; fi; \
 	timeout --signal=TERM --kill-after=120 $$(( $(MINUTES) * 60 )) $(MINESWEEPER) eval --suite $(SEARCH_SUITE) \
-	  --agent solver --agent solver-search --workers $(SEARCH_WORKERS) --chunk-games 4 --no-oracle --no-progress $$start \
+	  --agent solver --agent $(SEARCH_AGENT) --workers $(SEARCH_WORKERS) --chunk-games 4 --no-oracle --no-progress $$start \
 	  --json $(basename $(basename $(SEARCH_LOG))).json; \
 	$(PYTHON) studies/paired_log.py $(SEARCH_LOG)
 

@@ -13,7 +13,7 @@ from agents.guess_value import FEATURES, GuessValueAgent
 from agents.random_agent import RandomAgent
 from agents.rules import RuleAgent
 from agents.solver import SolverAgent
-from agents.solver.search import SearchAgent
+from agents.solver.search import QUICK, SearchAgent
 from agents.solver_value import SHORTLIST_FEATURES, SolverValueAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
@@ -24,14 +24,15 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "solver-fast": partial(SolverAgent, strength="fast"),
     "guess-value": GuessValueAgent,
     "solver-search": SearchAgent,
+    "solver-search-quick": partial(SearchAgent, search=QUICK),
 }
 """``solver`` plays at the ``strong`` setting; ``solver-standard`` and ``solver-fast`` are the cheaper settings.
 ``guess-value`` plays every certainly safe cell and guesses the tied safest cell of highest value by a head learnt
 from returns (:mod:`agents.guess_value`). ``solver-search`` is ``solver`` with a decision-time search at its guesses:
 its candidates played on to the end on layouts drawn from the position's posterior (:mod:`agents.solver.search`;
-seconds a game on expert)."""
+tens of seconds a game on expert); ``solver-search-quick`` looks at a quarter of the layouts."""
 
-SOLVER_AGENTS = frozenset({"solver", "solver-standard", "solver-fast", "solver-search"})
+SOLVER_AGENTS = frozenset({"solver", "solver-standard", "solver-fast", "solver-search", "solver-search-quick"})
 """The names that play with the solver's compiled kernels (their first move waits for the one-time compile)."""
 
 

@@ -24,7 +24,9 @@ STARTS: tuple[str, ...] = ("agent", "zero")
 """``mine_env.engine.starts.STARTS``."""
 SYMMETRY_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 """``mine_env.engine.symmetry.SYMMETRY_COUNTS``."""
-AGENTS: tuple[str, ...] = ("guess-value", "random", "rules", "solver", "solver-fast", "solver-search", "solver-standard")
+AGENTS: tuple[str, ...] = (
+    "guess-value", "random", "rules", "solver", "solver-fast", "solver-search", "solver-search-quick", "solver-standard"
+)
 """``agents.registry.AGENTS``, sorted."""
 SHIPPED_MODELS: tuple[str, ...] = (
     "distill-beginner", "distill-intermediate", "distill-expert", "dqn-beginner", "dqn-intermediate", "dqn-expert",

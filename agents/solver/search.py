@@ -20,8 +20,8 @@ click are the solver's, and its random stream advances exactly as the solver's w
 agrees with the solver at every guess is the solver's game, move for move (tested): a paired comparison with
 ``solver`` on the same boards differs only where the search chose otherwise.
 
-Its cost is the play-outs: on expert a raced search of the default setting takes a few seconds a guess on one core,
-so its games take seconds against the solver's milliseconds.
+Its cost is the play-outs: on expert the default setting makes some 20,000 a searched guess, about ten seconds on
+one core, so its games take tens of seconds against the solver's milliseconds; :data:`QUICK` about a third of that.
 """
 
 from __future__ import annotations
@@ -42,14 +42,14 @@ PLAYERS = ("fast", "standard", "guess-value")
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """How hard the search looks at a guess."""
+    """How hard the search looks at a guess (the defaults: ``solver-search``; :data:`QUICK`: the quick one)."""
 
-    layouts: int = 2000
+    layouts: int = 8000
     """At most this many layouts a candidate."""
     race: float = 2.5
     """A candidate trailing the leader by more than this many paired standard errors leaves the race (0: none
     leaves, every candidate is played on every layout)."""
-    batch: int = 100
+    batch: int = 200
     """Layouts a round of the race."""
     player: str = "fast"
     """Who plays the play-outs on (:data:`PLAYERS`)."""
@@ -63,6 +63,10 @@ class SearchSettings:
             raise ValueError(f"race must be 0 (no race) or a positive number of standard errors, got {self.race}")
         if self.player not in PLAYERS:
             raise ValueError(f"unknown play-out player {self.player!r}; expected one of {', '.join(PLAYERS)}")
+
+
+QUICK = SearchSettings(layouts=2000, race=2.5, batch=100)
+"""A quarter of the layouts, about a third of the play-outs: ``solver-search-quick``."""
 
 
 @dataclass
