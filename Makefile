@@ -108,13 +108,14 @@ solver-first-click: install
 	    --json $(STRENGTH_DIR)/first-click-$$preset-$$rule.json || exit 1; \
 	done; done
 
-# solver-search (or SEARCH_AGENT=solver-search-quick) against solver on the same boards (issue 80), a run over sessions: each call plays for MINUTES on
-# SEARCH_WORKERS processes, then stops with every finished game kept in the log, and the next call resumes it.
-# `python studies/paired_log.py $(SEARCH_LOG)` reads the paired test on the games finished so far.
+# solver-search (or SEARCH_AGENT=solver-search-quick) against solver on the same boards (issue 80), a run over
+# sessions: each call plays for MINUTES on SEARCH_WORKERS processes, then stops with every finished game kept in the
+# log, and the next call resumes it. `python studies/paired_log.py $(SEARCH_LOG)` reads the paired test on the games
+# finished so far.
 SEARCH_SUITE ?= expert-opening-10k
-SEARCH_LOG ?= runs/search/$(SEARCH_SUITE).games.jsonl
-SEARCH_WORKERS ?= 1
 SEARCH_AGENT ?= solver-search
+SEARCH_LOG ?= runs/search/$(SEARCH_SUITE)-$(SEARCH_AGENT).games.jsonl
+SEARCH_WORKERS ?= 1
 .PHONY: search-eval
 search-eval: install
 	@mkdir -p $(dir $(SEARCH_LOG))
