@@ -174,6 +174,19 @@ ppo-intermediate-cpu: install-train
 	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_INTERMEDIATE_RUN).log 2>&1; \
 	tail -n 1 $(PPO_INTERMEDIATE_RUN).log
 
+# The same recipe on beginner from scratch (issue 81, the shipped maskable-ppo-beginner: seed 1's best model at 1.2M
+# steps), to the comparison's budget of 3M steps; each call starts or resumes it for MINUTES on one core.
+PPO_BEGINNER_RUN ?= runs/beg-prior/prior-s1
+.PHONY: ppo-beginner-cpu
+ppo-beginner-cpu: install-train
+	@mkdir -p $(dir $(PPO_BEGINNER_RUN))
+	if [ -f $(PPO_BEGINNER_RUN)/checkpoints/latest.zip ]; then start="--resume $(PPO_BEGINNER_RUN)"; else \
+	  start="--recipe mine-prior --preset beginner --steps 3000000 --seed 1 --eval-games 500 --eval-seed 10000019 \
+	    --eval-every 100000 --checkpoint-every 100000 --bf16 --torch-threads 1 --first-click opening --no-progress-bar \
+	    --runs-dir $(dir $(PPO_BEGINNER_RUN)) --run-name $(notdir $(PPO_BEGINNER_RUN))"; fi; \
+	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_BEGINNER_RUN).log 2>&1; \
+	tail -n 1 $(PPO_BEGINNER_RUN).log
+
 # MaskablePPO on expert toward 40% (issue 81), a curriculum by RL alone: the mine-prior recipe at prior weight 3, its
 # whole network started from the intermediate run's best model (PPO_EXPERT_INIT, made by ppo-intermediate-cpu), at
 # learning rate PPO_EXPERT_LR with the drops PPO_EXPERT_LR_DROPS (a model taken late in its run, already trained at a
