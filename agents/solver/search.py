@@ -13,12 +13,18 @@ to the end of the game, on layouts drawn exactly from the position's posterior
    leader by more than ``race`` paired standard errors leaves; at most ``layouts`` layouts;
 3. the best share won is played, the solver's pick on a tie.
 
-It does not search where the solver's endgame search already decides (few layouts left: that search is exact), where
-the solver weighs a single cell, or where a frontier component has too many layouts to list
-(:class:`agents.solver.posterior.TooManyLayouts`): there it plays the solver's guess. Certain moves and the first
+It does not search where the solver's endgame search already decides (few layouts left: that search is exact), at a
+forced 50/50 (two cells, one a mine, that no reveal can tell apart), where the solver weighs a single cell, or where
+a frontier component has too many layouts to list (:class:`agents.solver.posterior.TooManyLayouts`): there it plays
+the solver's guess. Certain moves and the first
 click are the solver's, and its random stream advances exactly as the solver's would, so a game where the search
 agrees with the solver at every guess is the solver's game, move for move (tested): a paired comparison with
 ``solver`` on the same boards differs only where the search chose otherwise.
+
+A forced 50/50 is guessed first, as the solver does: it must be guessed some day, at even odds whatever else is
+played, and its number, revealed early, can only help; play-outs there would instead score the continuation
+(``fast`` guesses the safest cell next, where the search itself would race that guess too) and count the gain of the
+next guess twice.
 
 Its cost is the play-outs: on expert the default setting makes some 20,000 a searched guess, about ten seconds on
 one core, so its games take tens of seconds against the solver's milliseconds; :data:`QUICK` about a third of that.
@@ -33,6 +39,7 @@ import numpy as np
 
 from agents.solver.agent import SolverAgent
 from agents.solver.guess import PRESETS, guess_candidates
+from agents.solver.outlook import forced_fifty_fifty
 from agents.solver.playouts import Head, race_candidates
 from agents.solver.posterior import PosteriorSampler, TooManyLayouts
 
@@ -78,6 +85,8 @@ class SearchCounts:
     changed: int = 0
     playouts: int = 0
     too_many_layouts: int = 0
+    forced_pairs: int = 0
+    """Guesses at a forced 50/50, left to the solver."""
     changes: list[tuple[int, int]] = field(default_factory=list)
     """(the solver's pick, the search's) at each guess where they differ."""
 
@@ -113,8 +122,11 @@ class SearchAgent(SolverAgent):
         self.counts.guesses += 1
         if log_layouts <= math.log(self.settings.endgame_layouts + 0.5):
             return chosen  # the solver's endgame search, exact, decided (or gave up where ours would not finish)
-        candidates, _ = guess_candidates(flat, rows, cols, np.ascontiguousarray(probability, dtype=np.float64),
-                                         self.settings, np.uint64(0))  # fmt: skip
+        probability = np.ascontiguousarray(probability, dtype=np.float64)
+        if self.settings.pairs_first and forced_fifty_fifty(flat, rows, cols, probability) >= 0:
+            self.counts.forced_pairs += 1
+            return chosen  # the forced 50/50 first (module docstring)
+        candidates, _ = guess_candidates(flat, rows, cols, probability, self.settings, np.uint64(0))
         cells = [int(cell) for cell in candidates]
         if chosen not in cells:
             cells.append(chosen)

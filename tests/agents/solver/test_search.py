@@ -12,6 +12,7 @@ from agents.guess_value import GuessValueAgent
 from agents.registry import make_agent
 from agents.solver import SolverAgent
 from agents.solver.guess import PRESETS
+from agents.solver.outlook import forced_fifty_fifty
 from agents.solver.playouts import play_outs, race_candidates, reference_play_outs
 from agents.solver.posterior import PosteriorSampler
 from agents.solver.search import SearchAgent, SearchSettings
@@ -113,6 +114,28 @@ def test_where_the_search_agrees_the_games_are_the_solvers(monkeypatch: pytest.M
     solver, search = (GamePlayer(suite, resolve_agents([name], suite.spec()), oracle=False).play_games(0, range(6))
                       for name in ("solver", "solver-search"))  # fmt: skip
     assert [(r.won, r.steps, r.safe_revealed) for r in solver] == [(r.won, r.steps, r.safe_revealed) for r in search]
+
+
+def test_a_forced_fifty_fifty_is_guessed_first_without_a_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    raced: list[np.ndarray] = []
+
+    def no_race(self: SearchAgent, grid: np.ndarray, mines: int, cells: list[int], chosen: int) -> int:
+        raced.append(grid.copy())
+        return chosen
+
+    monkeypatch.setattr(SearchAgent, "_race", no_race)
+    rows, cols, mines = BOARDS["expert"]
+    env = MinesweeperEnv(rows=rows, cols=cols, mines=mines, first_click="opening")
+    agent = SearchAgent(seed=3)
+    obs, info = env.reset(seed=503)  # the solver's game meets a forced 50/50 with ~1e10 layouts left
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(agent.act(obs, info))
+        done = terminated or truncated
+    assert agent.counts.forced_pairs >= 1 and raced
+    for grid in raced:
+        probability = np.ascontiguousarray(analyse(grid, mines).probabilities.ravel(), np.float64)
+        assert forced_fifty_fifty(grid.ravel(), rows, cols, probability) < 0
 
 
 @pytest.mark.parametrize("player", ["fast", "guess-value"])
