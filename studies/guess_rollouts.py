@@ -31,8 +31,11 @@ from agents.solver.playouts import Head, paired_se, play_outs, race_candidates
 from agents.solver.posterior import PosteriorSampler, TooManyLayouts
 from mine_env.analysis.probability import analyse
 
-ROLLOUT_TARGETS = ("fatal", "guesses")
-"""Where rollouts are made: the lost games' fatal guesses, or any true guess."""
+ROLLOUT_TARGETS = ("fatal", "guesses", "searched")
+"""Where rollouts are made: the lost games' fatal guesses, any true guess, or the ordinary true guesses alone (no
+forced 50/50, no endgame: those ``solver-search`` races)."""
+SEARCHED_KIND = "ordinary"
+"""The kind of guess (:mod:`solver_anatomy`) that ``solver-search`` races: the others are the solver's."""
 GUESS_VALUE = "guess-value"
 """The play-out player that is no solver setting: ``guess-value``, the shipped learnt head among the tied safest."""
 
@@ -195,10 +198,12 @@ def rollout_at(position: Any, mines: int, layouts: int, margin: float, limit: in
 def rollout_study(positions: list[Any], mines: int, target: str, count: int, layouts: int, solver_strength: str,
                   strength: str, seed: int, progress: bool = False, margin: float | None = None,
                   limit: int | None = None, race: float = 0.0, batch: int = 100) -> RolloutStudy:  # fmt: skip
-    """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses or all true guesses; the
+    """Rollouts at ``count`` positions drawn (by ``seed``) among the fatal guesses, all true guesses or the searched
+    ones (:data:`ROLLOUT_TARGETS`); the
     candidates are those of ``solver_strength``'s look-ahead, or of a wider ``margin`` and ``limit`` when given
     (cells the solver never weighs, to see whether any of them does better)."""
-    pool = [p for p in positions if p.lost or target == "guesses"]
+    pool = [p for p in positions if (p.lost and target == "fatal") or target == "guesses"
+            or (target == "searched" and p.kind == SEARCHED_KIND)]
     rng = np.random.default_rng(seed)
     picked = sorted(rng.choice(len(pool), size=min(count, len(pool)), replace=False).tolist()) if pool else []
     settings = PRESETS[solver_strength]

@@ -24,6 +24,8 @@ Usage::
 ``--rollout-at guesses`` draws its positions uniformly among all true guesses, so its mean gain times the true
 guesses a game estimates the games a search at every guess could win back (to first order); the fatal guesses
 alone are a sample chosen by the outcome, which says where losses sit but not what a search gains per game.
+``--rollout-at searched`` draws them among the ordinary guesses alone (no forced 50/50, no endgame), the ones
+``solver-search`` races, so its mean gain times those guesses a game is the search's gain to first order.
 ``--rollout-margin`` and ``--rollout-limit`` widen the candidates past the solver's own look-ahead (cells it never
 weighs), to see whether any of them does better. ``--rollout-race Z`` races the candidates in rounds of
 ``--rollout-batch`` layouts, each dropped once it trails the leader by over Z paired standard errors (the search a
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from guess_rollouts import GUESS_VALUE, ROLLOUT_TARGETS, RolloutStudy, rollout_study
+from guess_rollouts import GUESS_VALUE, ROLLOUT_TARGETS, SEARCHED_KIND, RolloutStudy, rollout_study
 from tqdm import tqdm
 
 from agents.episode import Move, play_episode
@@ -242,20 +244,23 @@ def markdown(summary: dict[str, Any], rollouts: Sequence[RolloutStudy] = ()) -> 
         lines += ["", study.markdown()]
         back = won_back(summary, study)
         if back is not None:
-            lines += ["", f"Times {summary['true_guesses'] / games:.2f} true guesses a game: at most "
-                         f"{100 * back[0]:+.2f} ± {100 * back[1]:.2f} points of games won back by the best "
-                         "candidate at every guess (first order: one decision changed at a time)."]  # fmt: skip
+            searched = study.target == "searched"
+            drawn_from = summary["kinds"][SEARCHED_KIND]["guesses"] if searched else summary["true_guesses"]
+            lines += ["", f"Times {drawn_from / games:.2f} {'searched' if searched else 'true'} guesses a game: at "
+                         f"most {100 * back[0]:+.2f} ± {100 * back[1]:.2f} points of games won back by the best "
+                         "candidate at every such guess (first order: one decision changed at a time)."]  # fmt: skip
     return "\n".join(lines)
 
 
 def won_back(summary: dict[str, Any], rollouts: RolloutStudy) -> tuple[float, float] | None:
-    """Games won back per game (and its standard error) were the best candidate played at every true guess: the
-    mean gain at a uniformly drawn true guess times the true guesses a game; None unless rollouts were made at any
-    true guess."""
+    """Games won back per game (and its standard error) were the best candidate played at every true guess (every
+    searched one): the mean gain at a uniformly drawn guess of the target times such guesses a game; None for the
+    fatal guesses."""
     measured = rollouts.summary()
-    if rollouts.target != "guesses" or measured["mean_gain_se"] is None:
+    if rollouts.target == "fatal" or measured["mean_gain_se"] is None:
         return None
-    per_game = summary["true_guesses"] / summary["games"]
+    drawn_from = summary["true_guesses"] if rollouts.target == "guesses" else summary["kinds"][SEARCHED_KIND]["guesses"]
+    per_game = drawn_from / summary["games"]
     return measured["mean_gain"] * per_game, measured["mean_gain_se"] * per_game
 
 

@@ -153,3 +153,18 @@ def test_the_command_writes_its_records_and_refuses_bad_input(tmp_path: Path, ca
     assert capsys.readouterr().err.strip().count("\n") == 0
     assert solver_anatomy.main(["--suite", "beginner-opening-1k", "--games", "5", "--rollout-margin", "1.5"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def test_the_searched_guesses_are_the_ordinary_ones_and_scale_by_their_count(tmp_path: Path) -> None:
+    out = tmp_path / "anatomy.json"
+    assert solver_anatomy.main(["--preset", "intermediate", "--games", "40", "--rollout-positions", "4", "--rollouts",
+                                "8", "--rollout-at", "searched", "--no-progress", "--json", str(out)]) == 0  # fmt: skip
+    report = json.loads(out.read_text())
+    (study,) = report["rollouts"]
+    assert study["target"] == "searched" and 0 < len(study["positions"]) <= 4
+    assert {position["kind"] for position in study["positions"]} == {"ordinary"}
+    gains = [position["best_again"] - position["played_again"] for position in study["positions"]]
+    summary = report["summary"]
+    per_game = summary["kinds"]["ordinary"]["guesses"] / summary["games"]
+    assert summary["kinds"]["ordinary"]["guesses"] < summary["true_guesses"]
+    assert report["won_back_per_game"][0][0] == pytest.approx(np.mean(gains) * per_game)
