@@ -34,7 +34,7 @@ def parsed(*options: str) -> argparse.Namespace:
 
 
 def test_the_anchor_recipe_is_a_valid_config_of_both_ppo_scripts() -> None:
-    assert recipe_names("maskable_ppo") == ["anchor", "mine-prior"] and recipe_names("ppo") == ["anchor"]
+    assert recipe_names("maskable_ppo") == ["anchor", "mine-prior"] and recipe_names("ppo") == ["anchor", "mine-prior"]
     assert recipe_names("dqn") == []
     config = ANCHOR.defaults(maskable_ppo.MaskablePPOConfig)
     config.validate()

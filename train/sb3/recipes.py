@@ -62,7 +62,7 @@ ANCHOR = Recipe(
 
 MINE_PRIOR = Recipe(
     name="mine-prior",
-    algorithms=("maskable_ppo",),
+    algorithms=("maskable_ppo", "ppo"),
     options={
         "channels": 32, "layers": 5,
         # the comparison's update: 64 boards x 32 steps, minibatches of 256, 4 passes (many updates a step)
@@ -82,7 +82,10 @@ MINE_PRIOR = Recipe(
     source="ours (docs/lab/2026-12-05-masks-and-the-anchor-recipe.md, docs/lab/2026-12-05-mine-prior-ppo-past-60.md, "
     "docs/lab/2026-12-05-the-mine-head-is-the-player.md): "
     "MaskablePPO playing its mine head, as the masked DQN with --mine-prior --advantage-bound does",
-    differences="needs the masks: without them the head, which learns only hidden cells, would score revealed ones",
+    differences=(
+        "made for the masks: under PPO (no masks) the head, which learns only hidden cells, scores revealed ones too, "
+        "and the policy can move them by its bounded preference alone; PPO takes it as the control of what masks give"
+    ),
 )
 
 RECIPES: dict[str, Recipe] = {recipe.name: recipe for recipe in (ANCHOR, MINE_PRIOR)}
