@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from agents.marks import score_marked
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
@@ -28,15 +29,24 @@ class PolicyEvaluation(NamedTuple):
     safe_fraction: float
 
 
-def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int) -> PolicyEvaluation:
-    """Play the masked greedy choice of ``scores`` on ``games`` boards, board i game ``seed + i``."""
+def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int, mark_above: float = 0.0) -> PolicyEvaluation:
+    """Play the masked greedy choice of ``scores`` on ``games`` boards, board i game ``seed + i``; with
+    ``mark_above``, as a player with marks does (:mod:`agents.marks`)."""
     engine = BatchEngine(spec, games)
     engine.reset(seed)
     finished = np.zeros(games, dtype=bool)
     won = np.zeros(games, dtype=bool)
     safe_revealed = np.zeros(games, dtype=np.int64)
+    marks = np.zeros((games, spec.n_cells), dtype=bool)
     while not finished.all():
-        actions = np.where(engine.action_masks(), scores(engine.grids()), -np.inf).argmax(axis=1)
+        grids, valid = engine.grids(), engine.action_masks()
+        if mark_above:
+            marks[finished] = False
+            values, marks, playable = score_marked(scores, grids, marks, mark_above)
+            valid = valid & playable
+        else:
+            values = scores(grids)
+        actions = np.where(valid, values, -np.inf).argmax(axis=1)
         out = engine.step(actions)
         ended = (out.terminated | out.truncated) & ~finished
         won[ended] = out.success[ended]

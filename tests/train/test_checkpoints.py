@@ -101,6 +101,21 @@ def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: 
         assert models[0].exploration_rate == models[1].exploration_rate
 
 
+def test_a_run_with_marks_resumes_with_its_games_marks(tmp_path: Path) -> None:
+    marked = {"mark_above": 0.51}  # an untrained policy's logits are near 0: many cells read as sure mines
+    whole = run("maskable_ppo", tmp_path, "whole", **marked)
+    halves = run("maskable_ppo", tmp_path, "halves", pause_at=128, **marked)
+    state = maskable_ppo.ALGORITHM.model_class.load(halves / LATEST, device="cpu").resume_state["marks"]
+    assert state["marks"].any() and not state["playable"].all()
+    resume("maskable_ppo", halves)
+    models = [maskable_ppo.ALGORITHM.model_class.load(folder / "final_model.zip", device="cpu")
+              for folder in (whole, halves)]  # fmt: skip
+    first, second = (model.policy.state_dict() for model in models)
+    for key in first:
+        th.testing.assert_close(first[key], second[key], rtol=0, atol=0, msg=key)
+    assert without_times(curve(halves)) == without_times(curve(whole))
+
+
 def test_the_time_limit_says_minute_in_the_singular_for_one() -> None:
     assert [time_up(1), time_up(30), time_up(0.5)] == ["1 minute is up", "30 minutes are up", "0.5 minutes are up"]
 

@@ -7,8 +7,8 @@ SB3's model file, which keeps the weights, the optimizer's state, the step and u
 last observation and the episode statistics, with what SB3 does not keep stored in it as the model's
 ``resume_state``: the random states (torch's, CUDA's, numpy's global one that SB3 shuffles minibatches with,
 Python's; DQN's exploration generator is a model attribute already), the batched engine's games in progress with
-their generators, the episodes the monitor is counting, and the values the logger holds for its next row, and the
-wall time the run has trained so far (:class:`RunClock`).
+their generators (and with ``--mark-above`` their marks), the episodes the monitor is counting, and the values the
+logger holds for its next row, and the wall time the run has trained so far (:class:`RunClock`).
 
 Checkpoints are taken between two rounds of collection, at the start of a rollout (the last update done, nothing
 collected yet), so a resumed run continues exactly: run on one machine with the same settings, a run stopped and
@@ -39,6 +39,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecMonitor
 
 from train.progress_log import logged, read_log
+from train.sb3.marks import marking_env
 from train.sb3.mine_replay import mine_replay_file
 from train.stop_signal import StopSignal
 
@@ -93,6 +94,9 @@ def capture_state(model: BaseAlgorithm, wall_seconds: float) -> dict[str, Any]:
     }
     if isinstance(env, VecMonitor):
         state["monitor"] = (env.episode_returns.copy(), env.episode_lengths.copy(), env.episode_count)
+    marking = marking_env(env)
+    if marking is not None:
+        state["marks"] = marking.state()
     return state
 
 
@@ -115,6 +119,9 @@ def restore_state(model: BaseAlgorithm, state: dict[str, Any] | None) -> float |
     if isinstance(env, VecMonitor) and "monitor" in state:
         returns, lengths, env.episode_count = state["monitor"]
         env.episode_returns[:], env.episode_lengths[:] = returns, lengths
+    marking = marking_env(env)
+    if marking is not None:
+        marking.set_state(state["marks"])
     for target, values in zip(pending_log(model.logger), state["log"], strict=True):
         target.update(values)
     return state.get("wall_seconds")

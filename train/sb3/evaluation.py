@@ -66,18 +66,19 @@ def save_model(
 
 # ---------------------------------------------------------------------- evaluation
 def evaluate_policy(
-    policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
+    policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores,
+    mark_above: float = 0.0,
 ) -> PolicyEvaluation:
     """Play the masked greedy policy on a fixed set of games (board i plays game seed + i,
     :func:`train.played_games.play_games`).
 
     The best valid action is taken by Q-value or logit, so even an unmasked PPO policy is judged on valid moves only.
     ``scores`` maps the policy and a batch of grids to per-action scores (a tensor): the policy's own by default,
-    another of its heads in a study.
+    another of its heads in a study. ``mark_above``: play with marks, as a run with ``--mark-above`` trains.
     """
     was_training = policy.training
     policy.set_training_mode(False)
-    played = play_games(lambda grids: scores(policy, grids).cpu().numpy(), spec, games, seed)
+    played = play_games(lambda grids: scores(policy, grids).float().cpu().numpy(), spec, games, seed, mark_above)
     policy.set_training_mode(was_training)
     return played
 
@@ -139,7 +140,8 @@ class WinRateCallback(BaseCallback):
             return
         self.last_eval = self.num_timesteps
         wall_seconds = self.clock.seconds()  # the evaluation's own time is not training
-        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed)
+        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed,
+                                 mark_above=getattr(self.config, "mark_above", 0.0))
         self.logger.record("eval/win_rate", result.win_rate)
         self.logger.record("eval/safe_fraction", result.safe_fraction)
         self.logger.record("time/wall_seconds", round(wall_seconds, 3))

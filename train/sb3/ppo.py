@@ -95,6 +95,12 @@ class PPOConfig(RunConfig):
         "A learned bonus of at most this many nats on each cell's logit, from the trunk's features and the cell's "
         "gap to the safest (agents.networks.layers.GuessPreference); 0 = none.",
     )
+    mark_above: float = option(
+        0.0,
+        "Train and play with marks (train.sb3.marks, agents.marks): hidden cells whose logit says a mine chance above "
+        "this are kept, shown to the policy as flags and not played while another cell is hidden; the logits are "
+        "the actor's, so with --prior-scale 3 a mine head sure at 0.99 is a chance of about 1 - 1e-6 here; 0 = none.",
+    )
     critic_warmup: int = option(
         0,
         "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
@@ -125,6 +131,8 @@ class PPOConfig(RunConfig):
         if self.prior_only and not (self.mine_prior and self.preference_bound > 0):
             raise ValueError("--prior-only plays the mine prior plus a bounded preference: give --mine-prior and "
                              "--preference-bound above 0 too")  # fmt: skip
+        if self.mark_above and not 0.5 < self.mark_above < 1.0:
+            raise ValueError(f"--mark-above is a mine chance between 0.5 and 1 (0: no marks), got {self.mark_above:g}")
         for name in ("clip_range", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")

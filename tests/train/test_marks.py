@@ -1,0 +1,124 @@
+"""``--mark-above``: PPO's rollouts, its evaluation and the players of its saved model keep marks the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.vec_env import VecMonitor
+
+from agents.marks import sure_logit
+from agents.networks.player import load_model_agent
+from mine_env.engine.constants import FLAG, HIDDEN
+from mine_env.engine.spec import BoardSpec
+from train.played_games import play_games
+from train.sb3 import maskable_ppo
+from train.sb3.marks import MarkingVecEnv, marking_env
+from train.sb3.training import make_vec_env, train
+from train.sb3.vec_env import BatchVecEnv
+
+pytestmark = pytest.mark.train
+
+SPEC = BoardSpec.from_options(None, 6, 6, 7, "opening")
+MARK_ABOVE = 0.7
+
+
+def fixed_scorer(spec: BoardSpec, seed: int = 3):  # type: ignore[no-untyped-def]
+    """Logits of a fixed random map of the grid, each cell's also reading the code of the cell opposite it (so a mark
+    moves another cell's score): some cells read as sure mines, right or wrong."""
+    weights = np.random.default_rng(seed).normal(size=spec.n_cells)
+
+    def scores(grids: np.ndarray) -> np.ndarray:
+        return weights + 0.6 * grids.reshape(len(grids), -1)[:, ::-1]
+
+    return scores
+
+
+def marked_env(boards: int, seed: int) -> MarkingVecEnv:
+    env = MarkingVecEnv(BatchVecEnv(SPEC, boards), MARK_ABOVE)
+    env.attach(fixed_scorer(SPEC))
+    env.seed(seed)
+    return env
+
+
+def test_the_policy_sees_its_earlier_marks_as_flags_and_may_not_play_them() -> None:
+    env = marked_env(4, seed=2)
+    obs = env.reset()
+    scores = fixed_scorer(SPEC)
+    flags_seen = False
+    for _ in range(40):
+        flat = obs.reshape(len(obs), -1)
+        hidden = (flat == HIDDEN) | (flat == FLAG)
+        # the marks on its hidden cells: those shown, and those it scores as sure mines on this grid
+        sure = scores(obs) < sure_logit(MARK_ABOVE)
+        np.testing.assert_array_equal(env.marks & hidden, hidden & ((flat == FLAG) | sure))
+        expected = hidden & ~env.marks
+        stuck = ~expected.any(axis=1)
+        expected[stuck] = hidden[stuck]
+        masks = get_action_masks(VecMonitor(env))
+        np.testing.assert_array_equal(masks, expected)
+        flags_seen |= bool((flat == FLAG).any())
+        marks = env.marks.copy()
+        obs, _, dones, infos = env.step(np.where(masks, scores(obs), -np.inf).argmax(axis=1))
+        flat = obs.reshape(len(obs), -1)
+        hidden = (flat == HIDDEN) | (flat == FLAG)
+        going_on = ~dones
+        np.testing.assert_array_equal((flat == FLAG)[going_on], (marks & hidden)[going_on])
+        assert not (flat[dones] == FLAG).any()  # a new game starts without marks
+        for i in np.flatnonzero(dones):
+            final = infos[i]["terminal_observation"].reshape(-1)
+            np.testing.assert_array_equal(final == FLAG, marks[i] & (final == FLAG) | marks[i] & (final == HIDDEN))
+    assert flags_seen
+
+
+def test_a_board_whose_hidden_cells_are_all_marked_may_play_any_of_them() -> None:
+    env = MarkingVecEnv(BatchVecEnv(SPEC, 3), MARK_ABOVE)
+    env.attach(lambda grids: np.full((len(grids), SPEC.n_cells), -10.0))  # every cell a sure mine
+    env.seed(5)
+    obs = env.reset()
+    np.testing.assert_array_equal(env.action_masks(), obs.reshape(3, -1) == HIDDEN)
+    obs, _, _, _ = env.step(np.zeros(3, dtype=np.int64))
+    assert (obs == FLAG).any() and env.action_masks().any(axis=1).all()
+
+
+def test_greedy_rollouts_with_marks_are_the_evaluation_s_games() -> None:
+    boards, seed = 12, 40
+    env = marked_env(boards, seed)
+    obs = env.reset()
+    scores = fixed_scorer(SPEC)
+    won = np.full(boards, -1)
+    safe = np.zeros(boards)
+    while (won < 0).any():
+        masks = env.action_masks()
+        obs, _, dones, infos = env.step(np.where(masks, scores(obs), -np.inf).argmax(axis=1))
+        for i in np.flatnonzero(dones & (won < 0)):
+            won[i] = infos[i]["is_success"]
+            safe[i] = (infos[i]["terminal_observation"] > HIDDEN).sum()
+    played = play_games(scores, SPEC, boards, seed, mark_above=MARK_ABOVE)
+    assert played.win_rate == won.mean()
+    assert played.safe_fraction == pytest.approx(safe.mean() / (SPEC.n_cells - SPEC.mines))
+    assert played != play_games(scores, SPEC, boards, seed)  # the marks changed the games
+
+
+def test_a_run_with_marks_saves_models_that_play_with_them(tmp_path: Path) -> None:
+    options = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+               "n_steps": 16, "batch_size": 32, "steps": 128, "eval_games": 10, "eval_every": 64,
+               "checkpoint_every": 0, "progress_bar": False, "mine_coef": 0.5, "mark_above": 0.51,
+               "runs_dir": str(tmp_path), "run_name": "marks"}  # fmt: skip
+    config = maskable_ppo.MaskablePPOConfig(**options)
+    assert marking_env(make_vec_env(config)) is not None
+    run_dir = train(maskable_ppo.ALGORITHM, config)
+    agent = load_model_agent(str(run_dir / "final_model.pt"))
+    assert agent.mark_above == 0.51
+
+
+def test_a_mark_threshold_that_is_no_mine_chance_is_refused_in_one_line() -> None:
+    with pytest.raises(ValueError, match=r"--mark-above is a mine chance between 0\.5 and 1"):
+        maskable_ppo.MaskablePPOConfig(preset="beginner", mark_above=1.5).validate()
