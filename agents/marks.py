@@ -5,8 +5,9 @@ player that marks the cells the network gives a mine chance above a threshold, a
 the next move, keeps what it has found: the board becomes the network's memory, and each move's reasoning
 starts from the last one's. The env is not told (no flag actions): the marks live in the player.
 
-A network plays with marks only when trained on positions that show them (``--marks`` of
-:mod:`train.distill.stream`); its card then says the threshold it plays with.
+A network plays with marks only when trained on positions that show them (``--mark-above`` of
+:mod:`train.distill.stream`, and of PPO and MaskablePPO, :mod:`train.sb3.marks`); its card then says the threshold
+it plays with.
 """
 
 from __future__ import annotations

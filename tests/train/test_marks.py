@@ -18,9 +18,10 @@ from agents.marks import sure_logit
 from agents.networks.player import load_model_agent
 from mine_env.engine.constants import FLAG, HIDDEN
 from mine_env.engine.spec import BoardSpec
+from support import random_position
 from train.played_games import play_games
 from train.sb3 import maskable_ppo
-from train.sb3.marks import MarkingVecEnv, marking_env
+from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer
 from train.sb3.training import make_vec_env, train
 from train.sb3.vec_env import BatchVecEnv
 
@@ -117,6 +118,10 @@ def test_a_run_with_marks_saves_models_that_play_with_them(tmp_path: Path) -> No
     run_dir = train(maskable_ppo.ALGORITHM, config)
     agent = load_model_agent(str(run_dir / "final_model.pt"))
     assert agent.mark_above == 0.51
+    # the rollouts mark by the very scores the saved model plays by (raw logits, not normalised log-probabilities)
+    policy = maskable_ppo.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu").policy
+    grids = np.stack([random_position(np.random.default_rng(seed), 5, 5, 4)[1] for seed in range(8)])
+    np.testing.assert_allclose(policy_scorer(policy)(grids), agent.batch_scores(grids), rtol=1e-5, atol=1e-5)
 
 
 def test_a_mark_threshold_that_is_no_mine_chance_is_refused_in_one_line() -> None:

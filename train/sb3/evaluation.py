@@ -19,7 +19,7 @@ from agents.model_card import ModelCard
 from mine_env.engine.spec import BoardSpec
 from train.played_games import PolicyEvaluation, play_games
 from train.sb3.export import export_model
-from train.sb3.networks import action_scores
+from train.sb3.networks import action_scores, cell_logits
 
 if TYPE_CHECKING:
     from train.sb3.checkpoints import RunClock
@@ -74,7 +74,8 @@ def evaluate_policy(
 
     The best valid action is taken by Q-value or logit, so even an unmasked PPO policy is judged on valid moves only.
     ``scores`` maps the policy and a batch of grids to per-action scores (a tensor): the policy's own by default,
-    another of its heads in a study. ``mark_above``: play with marks, as a run with ``--mark-above`` trains.
+    another of its heads in a study. ``mark_above``: play with marks, as a run with ``--mark-above`` trains (its
+    ``scores`` then the raw logits, :func:`train.sb3.networks.cell_logits`, that the threshold reads).
     """
     was_training = policy.training
     policy.set_training_mode(False)
@@ -140,8 +141,10 @@ class WinRateCallback(BaseCallback):
             return
         self.last_eval = self.num_timesteps
         wall_seconds = self.clock.seconds()  # the evaluation's own time is not training
-        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed,
-                                 mark_above=getattr(self.config, "mark_above", 0.0))
+        mark_above = getattr(self.config, "mark_above", 0.0)  # marks read the raw logits, as the saved model's
+        scores = cell_logits if mark_above else action_scores
+        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed, scores,
+                                 mark_above)  # fmt: skip
         self.logger.record("eval/win_rate", result.win_rate)
         self.logger.record("eval/safe_fraction", result.safe_fraction)
         self.logger.record("time/wall_seconds", round(wall_seconds, 3))

@@ -4,11 +4,11 @@ A player with marks keeps the hidden cells its network is sure are mines (a logi
 and shows them to the network as flags at the next move: the board becomes the network's memory, so a small
 network does not have to find every mine again at every move. A network plays so only where it was trained on such
 positions; this wrapper makes the training rollouts the player's own games. At each step it reads the live policy's
-logits on the grid with the marks kept so far (the player's reading, :func:`agents.marks.score_marked`), adds the
-newly sure cells to the marks and hands the policy that grid; the action masks are the player's cells left to
-reveal (hidden and unmarked, or every hidden cell once all are marked). The evaluation plays the same rule
-(:func:`train.played_games.play_games`), and the run's cards carry P, so ``minesweeper eval`` and the agents play
-the model with it.
+raw logits (:func:`policy_scorer`, the saved model's scores) on the grid with the marks kept so far (the player's
+reading, :func:`agents.marks.score_marked`), adds the newly sure cells to the marks and hands the policy that grid;
+the action masks are the player's cells left to reveal (hidden and unmarked, or every hidden cell once all are
+marked). The evaluation plays the same rule (:func:`train.played_games.play_games`), and the run's cards carry P,
+so ``minesweeper eval`` and the agents play the model with it.
 
 The marks are the policy's own beliefs, not the env's: nothing of the layout enters. The reading costs one more
 forward pass of the policy a step.
@@ -24,6 +24,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from agents.marks import score_marked, show_marks, sure_logit
+from train.sb3.networks import cell_logits
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 """The policy's per-cell logits (N, cells) of a batch of grids (N, rows, cols)."""
@@ -87,6 +88,12 @@ class MarkingVecEnv(VecEnvWrapper):
     def set_state(self, state: dict[str, np.ndarray]) -> None:
         self.marks[:] = state["marks"]
         self.playable[:] = state["playable"]
+
+
+def policy_scorer(policy: Any) -> Scorer:
+    """The live ``policy``'s raw logits as numpy (:func:`train.sb3.networks.cell_logits`): the scores its saved model
+    plays by, which the mark threshold reads as mine chances."""
+    return lambda grids: cell_logits(policy, grids).float().cpu().numpy()
 
 
 def marking_env(env: VecEnv | None) -> MarkingVecEnv | None:

@@ -223,6 +223,12 @@ class _ConvHeadsMixin:
             data["prior_scale"] = self.prior_scale
         return data
 
+    def cell_logits(self, obs: th.Tensor) -> th.Tensor:
+        """The actor's logits (N, H * W) before the distribution normalises them: what the saved model plays
+        (:func:`train.sb3.export.playing_network`), and what a mark threshold reads as a mine chance."""
+        features = self.extract_features(obs)  # type: ignore[attr-defined]
+        return self.mlp_extractor.forward_actor(features if self.share_features_extractor else features[0])  # type: ignore[attr-defined]
+
     def mine_logits(self, obs: th.Tensor) -> th.Tensor:
         """The mine head's logits (N, H * W) on the actor's trunk alone: the replay's extra steps
         (:mod:`train.sb3.mine_replay`) need neither the policy's distribution nor the value."""
@@ -345,6 +351,14 @@ def damp_residual_trunks(network: nn.Module) -> None:
 def masked_argmax(scores: th.Tensor, valid: th.Tensor) -> th.Tensor:
     """Index of the best valid score per row (row 0's action 0 if a row has no valid action)."""
     return scores.masked_fill(~valid, -th.inf).argmax(dim=1)
+
+
+def cell_logits(policy: Any, grids: np.ndarray) -> th.Tensor:
+    """An actor-critic policy's raw logits (N, n_actions) of a batch of grids, as its saved model scores them:
+    :func:`action_scores` up to a constant a row (those are the distribution's normalised log-probabilities)."""
+    obs, _ = policy.obs_to_tensor(grids)
+    with th.no_grad():
+        return policy.cell_logits(obs)
 
 
 def action_scores(policy: Any, grids: np.ndarray) -> th.Tensor:

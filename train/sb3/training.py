@@ -40,9 +40,9 @@ from train.sb3.checkpoints import (
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
-from train.sb3.marks import MarkingVecEnv, marking_env
+from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer
 from train.sb3.mine_replay import MineReplay, mine_replay_file
-from train.sb3.networks import action_scores, set_bf16
+from train.sb3.networks import set_bf16
 from train.sb3.progress_bar import RunProgressBar
 from train.sb3.recipes import RECIPES, recipe_names
 from train.sb3.run_config import RunConfig
@@ -226,7 +226,7 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     use_bf16(model, config.bf16)
     marking = marking_env(model.get_env())
     if marking is not None:  # the marks are read by the live policy, as the player reads them by its network
-        marking.attach(lambda grids: action_scores(model.policy, grids).float().cpu().numpy())
+        marking.attach(policy_scorer(model.policy))
     if model.device.type == "cuda":  # a few fixed batch shapes (rollout, minibatch, evaluation): tune each once
         th.backends.cudnn.benchmark = True
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
