@@ -162,7 +162,10 @@ rl-comparison: install-train
 # seed 1, bf16 where the CPU runs it natively, the learning rate a fifth from 1M steps and a tenth from 2M. Each call
 # starts or resumes it for MINUTES on one core (it stops with a checkpoint); progress: $(PPO_INTERMEDIATE_RUN).log
 # and its logs/progress.csv (docs/lab/2026-12-05-the-mine-head-is-the-player.md and the pages it follows).
+# PPO_MARK_ABOVE (here and in ppo-expert-cpu): a new run trains and plays with marks at that threshold
+# (train/sb3/marks.py; 0.999999 is the mine head sure at about 0.99 under the recipe's prior weight 3).
 PPO_RUNS ?= runs/ppo-intermediate
+PPO_MARK_ABOVE ?=
 PPO_INTERMEDIATE_RUN ?= $(PPO_RUNS)/replay-positions-s1
 .PHONY: ppo-intermediate-cpu
 ppo-intermediate-cpu: install-train
@@ -170,6 +173,7 @@ ppo-intermediate-cpu: install-train
 	if [ -f $(PPO_INTERMEDIATE_RUN)/checkpoints/latest.zip ]; then start="--resume $(PPO_INTERMEDIATE_RUN)"; else \
 	  start="--recipe mine-prior --preset intermediate --steps 20000000 --seed 1 --eval-games 500 \
 	    --eval-every 200000 --checkpoint-every 100000 --bf16 --torch-threads 1 --no-progress-bar \
+	    $(if $(PPO_MARK_ABOVE),--mark-above $(PPO_MARK_ABOVE)) \
 	    --runs-dir $(dir $(PPO_INTERMEDIATE_RUN)) --run-name $(notdir $(PPO_INTERMEDIATE_RUN))"; fi; \
 	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_INTERMEDIATE_RUN).log 2>&1; \
 	tail -n 1 $(PPO_INTERMEDIATE_RUN).log
@@ -203,6 +207,7 @@ ppo-expert-cpu: install-train
 	elif [ ! -f $(PPO_EXPERT_INIT) ]; then echo "no $(PPO_EXPERT_INIT): run make ppo-intermediate-cpu first"; exit 1; \
 	else start="--recipe mine-prior --preset expert --prior-scale 3 --init $(PPO_EXPERT_INIT) --steps 20000000 \
 	  --seed 1 --learning-rate $(PPO_EXPERT_LR) --lr-drops $(PPO_EXPERT_LR_DROPS) \
+	  $(if $(PPO_MARK_ABOVE),--mark-above $(PPO_MARK_ABOVE)) \
 	  --eval-games 500 --eval-every 200000 --checkpoint-every 100000 --bf16 --torch-threads 1 --no-progress-bar \
 	  --runs-dir $(dir $(PPO_EXPERT_RUN)) --run-name $(notdir $(PPO_EXPERT_RUN))"; fi; \
 	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_EXPERT_RUN).log 2>&1; \
