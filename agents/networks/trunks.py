@@ -22,6 +22,7 @@ import torch as th
 from torch import nn
 
 from agents.networks.layers import PLANE_CODES, CountRefinement, GlobalBias, one_hot_grid, remaining_density
+from mine_env.engine.constants import FLAG, HIDDEN
 
 BOARD_PLANES = len(PLANE_CODES) + 2
 """The one-hot codes, the on-board plane and the remaining-mine density: the input of the mine-counting trunks."""
@@ -324,3 +325,26 @@ def set_passes(network: nn.Module, passes: int) -> None:
         raise ValueError("the network is not the iterated trunk: only it runs a chosen number of passes")
     for trunk in trunks:
         trunk.set_passes(passes)
+
+
+def plane_readers(trunk: nn.Module) -> list[tuple[nn.Conv2d, int]]:
+    """The convolutions of ``trunk`` that read the one-hot input planes, each with the index of its first plane."""
+    if isinstance(trunk, CellTrunk):
+        first = trunk.trunk[0]
+        assert isinstance(first, nn.Conv2d)
+        return [(first, 0)]
+    readers: list[tuple[nn.Conv2d, int]] = [(trunk.stem, 0)]  # type: ignore[list-item]
+    if isinstance(trunk, IteratedTrunk):
+        readers.append((trunk.recall, trunk.features_dim))  # the block recalls the planes after its state
+    return readers
+
+
+def read_flags_as_hidden(trunk: nn.Module) -> None:
+    """Give the flag plane the hidden plane's weights wherever ``trunk`` reads the planes, so that it reads a flagged
+    cell exactly as a hidden one. A network trained without flags never moved its flag weights from their random
+    start (the plane was always empty); started so, a player with marks plays the network's own moves (the marked
+    cells left out) and training learns from there what a mark says."""
+    hidden, flag = PLANE_CODES.index(HIDDEN), PLANE_CODES.index(FLAG)
+    with th.no_grad():
+        for conv, first in plane_readers(trunk):
+            conv.weight[:, first + flag] = conv.weight[:, first + hidden]

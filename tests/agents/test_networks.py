@@ -76,3 +76,22 @@ def test_a_bounded_spread_keeps_the_mean_of_the_valid_cells_and_each_within_the_
     assert ((bounded - level).abs() <= 0.1 + 1e-6).all()
     torch.testing.assert_close(bounded[1], scores[1])  # equal scores stay as they are
     assert bounded[0, 0] > bounded[0, 2] > bounded[0, 1]  # the order of the cells kept
+
+
+@pytest.mark.parametrize("name", ["cell", "board", "iterated", "tapered"])
+def test_a_trunk_made_to_read_flags_as_hidden_reads_a_flag_as_a_hidden_cell(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    from agents.networks.trunks import BoardTrunk, CellTrunk, IteratedTrunk, TaperedTrunk, read_flags_as_hidden
+    from mine_env.engine.constants import FLAG, HIDDEN
+
+    trunks = {"cell": lambda: CellTrunk(8, 2), "board": lambda: BoardTrunk(8, (1, 2), mines=6),
+              "iterated": lambda: IteratedTrunk(8, passes=2, mines=6), "tapered": lambda: TaperedTrunk((8, 4), 6)}
+    torch.manual_seed(0)
+    trunk = trunks[name]().eval()
+    hidden = torch.tensor([[[HIDDEN, 1, HIDDEN, 0], [HIDDEN, 2, HIDDEN, 1], [HIDDEN, HIDDEN, HIDDEN, HIDDEN]]])
+    flagged = hidden.clone()
+    flagged[0, 0, 0] = flagged[0, 2, 1] = FLAG
+    with torch.no_grad():
+        assert not torch.allclose(trunk(flagged), trunk(hidden))  # a fresh flag plane reads as noise
+        read_flags_as_hidden(trunk)
+        torch.testing.assert_close(trunk(flagged), trunk(hidden))

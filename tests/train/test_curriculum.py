@@ -15,11 +15,14 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th
 
+from agents.model_card import ModelCard
+from agents.networks.saved import load_network
+from agents.networks.trunks import set_mine_count
 from mine_env.engine.spec import BoardSpec
 from support import random_play_grids
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.curriculum import is_distilled, load_transfer
-from train.sb3.networks import action_scores
+from train.sb3.networks import action_scores, cell_logits
 from train.sb3.training import train
 from train.sb3.vec_env import BatchVecEnv
 
@@ -114,4 +117,50 @@ def test_a_model_without_its_archive_is_refused(dqn_model: Path, tmp_path: Path)
         (tmp_path / f"alone{suffix}").write_bytes(dqn_model.with_suffix(suffix).read_bytes())
     large = config("dqn", tmp_path, "refused", rows=6, cols=7, mines=6, init=str(tmp_path / "alone.pt"))
     with pytest.raises(ValueError, match=r"its training archive .* is missing"):
+        large.validate()
+
+
+PLAYING = {
+    "prior-only": {"mine_prior": True, "detach_prior": True, "prior_only": True, "prior_scale": 3.0,
+                   "preference_bound": 0.5},
+    "plain": {"preference_bound": 0.5},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLAYING))
+def test_a_shipped_model_without_its_archive_starts_a_run_that_plays_its_moves(
+    kind: str, tmp_path: Path, large_grids: np.ndarray
+) -> None:
+    """A shipped PPO-family model is its card and playing network alone: the new run gets the trunk, the preference
+    and the head (a prior-only model's as the mine head), and plays its very moves; the value head starts fresh."""
+    source = train(ALGORITHMS["maskable_ppo"], config("maskable_ppo", tmp_path, "small", **SMALL, **PLAYING[kind]))
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    for suffix in (".json", ".pt"):
+        (shipped / f"final_model{suffix}").write_bytes((source / f"final_model{suffix}").read_bytes())
+    large = config("maskable_ppo", tmp_path, "large", rows=LARGE.rows, cols=LARGE.cols, mines=LARGE.mines,
+                   init=str(shipped / "final_model.pt"), **PLAYING[kind])  # fmt: skip
+    large.validate()
+    model = ALGORITHMS["maskable_ppo"].build(large, BatchVecEnv(LARGE, 4))
+    load_transfer(model, shipped / "final_model.pt")
+    card = ModelCard.of_model(shipped / "final_model.pt")
+    assert card.network_spec is not None
+    playing = load_network(card.network_spec, shipped)
+    set_mine_count(playing, LARGE.mines)  # a residual trunk reads the board's mine count, not a weight
+    with th.no_grad():
+        shipped_scores = playing(th.as_tensor(large_grids).float())
+    th.testing.assert_close(cell_logits(model.policy, large_grids), shipped_scores)
+    original = ALGORITHMS["maskable_ppo"].model_class.load(source / "final_model.zip", device="cpu")
+    value = "mlp_extractor.value_head.net.0.weight"
+    assert not th.allclose(model.policy.state_dict()[value], original.policy.state_dict()[value])
+
+
+def test_a_model_whose_head_folds_the_policy_and_the_mine_head_is_refused(tmp_path: Path) -> None:
+    folded = {"mine_prior": True, "detach_prior": True}
+    source = train(ALGORITHMS["ppo"], config("ppo", tmp_path, "small", **SMALL, **folded))
+    for suffix in (".json", ".pt"):
+        (tmp_path / f"final_model{suffix}").write_bytes((source / f"final_model{suffix}").read_bytes())
+    large = config("ppo", tmp_path, "refused", rows=6, cols=7, mines=6, init=str(tmp_path / "final_model.pt"),
+                   **folded)  # fmt: skip
+    with pytest.raises(ValueError, match="folds the policy head and the mine head together"):
         large.validate()

@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
+import torch as th
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import VecMonitor
 
@@ -22,7 +23,8 @@ from support import random_position
 from train.played_games import play_games
 from train.sb3 import maskable_ppo
 from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer
-from train.sb3.training import make_vec_env, train
+from train.sb3.networks import cell_logits
+from train.sb3.training import make_vec_env, start_or_resume, train
 from train.sb3.vec_env import BatchVecEnv
 
 pytestmark = pytest.mark.train
@@ -122,6 +124,29 @@ def test_a_run_with_marks_saves_models_that_play_with_them(tmp_path: Path) -> No
     policy = maskable_ppo.ALGORITHM.model_class.load(run_dir / "final_model.zip", device="cpu").policy
     grids = np.stack([random_position(np.random.default_rng(seed), 5, 5, 4)[1] for seed in range(8)])
     np.testing.assert_allclose(policy_scorer(policy)(grids), agent.batch_scores(grids), rtol=1e-5, atol=1e-5)
+
+
+def test_a_run_with_marks_from_a_model_without_them_reads_a_mark_as_a_hidden_cell(tmp_path: Path) -> None:
+    """Started from a model that never saw a flag, the marked run's policy scores a marked board as the source scores
+    it unmarked (the flag plane takes the hidden plane's weights); from a model that played with marks, its flag
+    weights are kept."""
+    options = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+               "n_steps": 16, "batch_size": 32, "steps": 64, "eval_games": 0, "checkpoint_every": 0,
+               "progress_bar": False, "mine_coef": 0.5, "runs_dir": str(tmp_path)}  # fmt: skip
+    grids = np.stack([random_position(np.random.default_rng(seed), 5, 5, 4)[1] for seed in range(8)])
+    flagged = np.where(grids == HIDDEN, np.int8(FLAG), grids)
+    flagged[:, 0, 0] = grids[:, 0, 0]  # a cell of each board stays as it was
+    for source_marks in (0.0, 0.51):
+        source = train(maskable_ppo.ALGORITHM, maskable_ppo.MaskablePPOConfig(
+            **options, mark_above=source_marks, run_name=f"source-{source_marks}"))  # fmt: skip
+        init = str(source / "final_model.zip")
+        config = maskable_ppo.MaskablePPOConfig(**options, mark_above=0.6, init=init, run_name=f"from-{source_marks}")
+        model, _ = start_or_resume(maskable_ppo.ALGORITHM, config, make_vec_env(config), None)
+        original = maskable_ppo.ALGORITHM.model_class.load(init, device="cpu").policy
+        if source_marks:
+            th.testing.assert_close(cell_logits(model.policy, flagged), cell_logits(original, flagged))
+        else:
+            th.testing.assert_close(cell_logits(model.policy, flagged), cell_logits(original, grids))
 
 
 def test_a_mark_threshold_that_is_no_mine_chance_is_refused_in_one_line() -> None:

@@ -18,7 +18,7 @@ import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
-from mine_env.engine.constants import HIDDEN
+from mine_env.engine.constants import FLAG, HIDDEN
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.mine_head import MineBatch, mine_head_loss
 from train.sb3.networks import action_scores
@@ -139,6 +139,17 @@ def test_the_loss_reads_only_hidden_cells_of_games_with_mines() -> None:
     expected = th.nn.functional.softplus(th.tensor(-3.0))  # both hidden cells of the first game, both right by 3
     th.testing.assert_close(loss, expected)
     assert mine_head_loss(logits, observations, mines, th.tensor([False, False])).item() == 0.0
+
+
+def test_the_loss_reads_marked_cells_too() -> None:
+    """A mark (a flag the player keeps) covers a hidden cell: the head must go on learning it, or the cells it once
+    called sure stop being trained and a wrong mark is never unlearnt."""
+    observations = th.tensor([[FLAG, 1, HIDDEN]], dtype=th.float32)
+    mines = th.tensor([[0, 0, 1]], dtype=th.uint8)  # the marked cell is safe
+    logits = th.tensor([[4.0, -50.0, 4.0]])
+    loss = mine_head_loss(logits, observations, mines, th.tensor([True]))
+    softplus = th.nn.functional.softplus
+    th.testing.assert_close(loss, (softplus(th.tensor(4.0)) + softplus(th.tensor(-4.0))) / 2)
 
 
 def test_per_position_the_loss_weighs_each_position_the_same() -> None:

@@ -40,7 +40,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.buffers import NStepReplayBuffer, ReplayBuffer, RolloutBuffer
 from stable_baselines3.common.utils import explained_variance
 
-from mine_env.engine.constants import HIDDEN
+from mine_env.engine.constants import FLAG, HIDDEN
 from train.sb3.mine_replay import MineReplay
 
 LabelSource = Callable[[], tuple[np.ndarray, np.ndarray]]
@@ -100,11 +100,14 @@ class MaskableMineRolloutBuffer(_MineLabels, MaskableRolloutBuffer):
 def mine_head_loss(logits: th.Tensor, observations: th.Tensor, mines: th.Tensor, known: th.Tensor,
                    balance: bool = False, per_position: bool = False) -> th.Tensor:  # fmt: skip
     """Mean binary cross-entropy of the mine logits (N, n_cells) against the true mines, over the hidden cells of
-    the games whose mines are placed (a weighted mean: no host synchronisation on a GPU). With ``balance`` a mine's
+    the games whose mines are placed (a weighted mean: no host synchronisation on a GPU). A flagged cell is a hidden
+    one (the marks of ``--mark-above`` are shown as flags): a mark on a safe cell loses the game, so the head keeps
+    learning the cells it has marked, not only the rest. With ``balance`` a mine's
     term weighs (safe cells / mines) of the minibatch, so that the mines count as much as the safe cells. With
     ``per_position`` every position weighs the same, its hidden cells sharing its weight: a late position, with few
     hidden cells, counts as much as an early one with many."""
-    weights = (observations.flatten(1) == HIDDEN).float() * known.float().view(-1, 1)
+    cells = observations.flatten(1)
+    weights = ((cells == HIDDEN) | (cells == FLAG)).float() * known.float().view(-1, 1)
     if per_position:
         weights = weights / weights.sum(dim=1, keepdim=True).clamp(min=1.0)
     targets = mines.float()
@@ -245,6 +248,8 @@ class MineHeadAlgorithm:
             known = th.ones(len(boards), dtype=th.bool, device=device)
             loss = mine_head_loss(policy.mine_logits(observations), observations, th.as_tensor(mines, device=device),
                                   known, self.mine_balance, self.mine_positions)  # fmt: skip
+            if not loss.requires_grad:  # the critic's warm-up holds the head and its trunk
+                return
             policy.optimizer.zero_grad()
             (self.mine_coef * loss).backward()
             th.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)  # type: ignore[attr-defined]

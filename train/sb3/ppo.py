@@ -103,8 +103,9 @@ class PPOConfig(RunConfig):
     )
     critic_warmup: int = option(
         0,
-        "Environment steps at the start in which only the critic learns: the actor's own weights (its head, "
-        "and with --init its trunk) stay frozen, so its first updates follow advantages of a trained critic.",
+        "Environment steps at the start in which only the critic learns: the actor's weights (its heads and its "
+        "trunk, shared or not) stay frozen, so its first updates follow advantages of a trained critic (for --init "
+        "of a distilled or shipped model, whose value head starts fresh).",
     )
 
     def validate(self) -> None:
@@ -177,12 +178,15 @@ class CriticWarmup(BaseCallback):
         self.frozen = False
 
     def actor_parameters(self) -> list[th.nn.Parameter]:
-        policy = self.model.policy
-        own = list(policy.mlp_extractor.policy_head.parameters())
-        if policy.mlp_extractor.preference is not None:
-            own += list(policy.mlp_extractor.preference.parameters())
-        if not policy.share_features_extractor:
-            own += list(policy.pi_features_extractor.parameters())
+        """The weights the actor's logits read: its head, its guess preference, its trunk (shared with the critic
+        or not: a fresh value head's first errors must not rewrite it) and, with the mine prior, the mine head."""
+        policy: Any = self.model.policy
+        heads = policy.mlp_extractor
+        own = list(heads.policy_head.parameters()) + list(policy.pi_features_extractor.parameters())
+        if heads.preference is not None:
+            own += list(heads.preference.parameters())
+        if heads.mine_prior:
+            own += list(heads.mine_head.parameters())
         return own
 
     def set_frozen(self, frozen: bool) -> None:

@@ -40,7 +40,7 @@ from train.sb3.checkpoints import (
 from train.sb3.curriculum import is_distilled, load_transfer
 from train.sb3.evaluation import WinRateCallback, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
-from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer
+from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer, read_marks_as_hidden
 from train.sb3.mine_replay import MineReplay, mine_replay_file
 from train.sb3.networks import set_bf16
 from train.sb3.progress_bar import RunProgressBar
@@ -194,6 +194,9 @@ def start_or_resume(
             load_distilled(model, config.init, config.board_spec().mines)
         elif config.init:
             load_transfer(model, config.init)
+        if config.init and getattr(config, "mark_above", 0.0) and read_marks_as_hidden(model.policy, config.init):
+            print(f"{config.init} played without marks: its network reads a mark as a hidden cell to start with",
+                  flush=True)  # fmt: skip
         return model, new_run_dir(algorithm.name, config)
     run_dir = find_run_config(resume).parent
     try:
