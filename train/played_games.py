@@ -22,11 +22,21 @@ Scores = Callable[[np.ndarray], np.ndarray]
 
 
 class PolicyEvaluation(NamedTuple):
-    """How a policy played a fixed set of games: the share won, and the mean share of each board's safe cells it had
-    revealed when its game ended (1.0 for a win)."""
+    """How a policy played a fixed set of games: the share won, the mean share of each board's safe cells it had
+    revealed when its game ended (1.0 for a win) and, played with marks, the share of games in which a mark fell on
+    a safe cell (such a game is almost surely lost: the cell is not played while another is hidden)."""
 
     win_rate: float
     safe_fraction: float
+    wrong_mark_games: float | None = None
+
+    def beats(self, other: PolicyEvaluation) -> bool:
+        """More games won, then more safe cells revealed."""
+        return (self.win_rate, self.safe_fraction) > (other.win_rate, other.safe_fraction)
+
+    def record(self) -> dict[str, float]:
+        """The measured fields by name (the wrong marks only where marks were played)."""
+        return {name: value for name, value in self._asdict().items() if value is not None}
 
 
 def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int, mark_above: float = 0.0) -> PolicyEvaluation:
@@ -38,12 +48,15 @@ def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int, mark_abov
     won = np.zeros(games, dtype=bool)
     safe_revealed = np.zeros(games, dtype=np.int64)
     marks = np.zeros((games, spec.n_cells), dtype=bool)
+    wrong_mark = np.zeros(games, dtype=bool)
     while not finished.all():
         grids, valid = engine.grids(), engine.action_masks()
         if mark_above:
             marks[finished] = False
             values, marks, playable = score_marked(scores, grids, marks, mark_above)
             valid = valid & playable
+            mines, placed = engine.layouts()
+            wrong_mark |= (marks & (mines == 0)).any(axis=1) & placed
         else:
             values = scores(grids)
         actions = np.where(valid, values, -np.inf).argmax(axis=1)
@@ -53,4 +66,5 @@ def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int, mark_abov
         safe_revealed[ended] = (out.final_obs[ended] > HIDDEN).sum(axis=1)
         finished |= ended
     n_safe = spec.rows * spec.cols - spec.mines
-    return PolicyEvaluation(float(won.mean()), float(safe_revealed.mean() / n_safe))
+    wrong_marks = float(wrong_mark.mean()) if mark_above else None
+    return PolicyEvaluation(float(won.mean()), float(safe_revealed.mean() / n_safe), wrong_marks)

@@ -110,6 +110,26 @@ def test_greedy_rollouts_with_marks_are_the_evaluation_s_games() -> None:
     assert played != play_games(scores, SPEC, boards, seed)  # the marks changed the games
 
 
+def test_the_evaluation_counts_the_games_with_a_mark_on_a_safe_cell() -> None:
+    def everything_a_mine(grids: np.ndarray) -> np.ndarray:
+        return np.full(grids.reshape(len(grids), -1).shape, -50.0)
+
+    def nothing_a_mine(grids: np.ndarray) -> np.ndarray:
+        return np.full(grids.reshape(len(grids), -1).shape, 50.0)
+
+    assert play_games(everything_a_mine, SPEC, 8, 0, mark_above=MARK_ABOVE).wrong_mark_games == 1.0
+    assert play_games(nothing_a_mine, SPEC, 8, 0, mark_above=MARK_ABOVE).wrong_mark_games == 0.0
+    assert play_games(nothing_a_mine, SPEC, 8, 0).wrong_mark_games is None  # no marks played
+
+    def the_last_cell_a_mine(grids: np.ndarray) -> np.ndarray:  # a safe cell in some games, a mine in others
+        scores = nothing_a_mine(grids)
+        scores[:, -1] = -50.0
+        return scores
+
+    some = play_games(the_last_cell_a_mine, SPEC, 40, 0, mark_above=MARK_ABOVE).wrong_mark_games
+    assert some is not None and 0.5 < some < 1.0
+
+
 def test_a_run_with_marks_saves_models_that_play_with_them(tmp_path: Path) -> None:
     options = {"rows": 5, "cols": 5, "mines": 4, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
                "n_steps": 16, "batch_size": 32, "steps": 128, "eval_games": 10, "eval_every": 64,

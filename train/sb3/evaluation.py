@@ -147,12 +147,15 @@ class WinRateCallback(BaseCallback):
                                  mark_above)  # fmt: skip
         self.logger.record("eval/win_rate", result.win_rate)
         self.logger.record("eval/safe_fraction", result.safe_fraction)
+        if result.wrong_mark_games is not None:
+            self.logger.record("eval/wrong_mark_games", result.wrong_mark_games)
         self.logger.record("time/wall_seconds", round(wall_seconds, 3))
         self.logger.record("time/total_timesteps", self.num_timesteps)
         self.logger.dump(self.num_timesteps)
+        marks = "" if result.wrong_mark_games is None else f", games with a wrong mark {result.wrong_mark_games:.3f}"
         print(f"[{time.strftime('%H:%M:%S')}] step {self.num_timesteps}: eval win rate {result.win_rate:.3f}, "
-              f"safe cells revealed {result.safe_fraction:.3f}", flush=True)  # fmt: skip
-        self.last_evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result._asdict()}
-        if result > self.best:
+              f"safe cells revealed {result.safe_fraction:.3f}{marks}", flush=True)  # fmt: skip
+        self.last_evaluation = {"games": self.config.eval_games, "seed": self.config.eval_seed, **result.record()}
+        if result.beats(self.best):
             self.best = result
             save_model(self.model, self.run_dir / "best_model.zip", self.algo, self.config, self.last_evaluation)
