@@ -56,7 +56,7 @@ def play_games(scores: Scores, spec: BoardSpec, games: int, seed: int, mark_abov
             values, marks, playable = score_marked(scores, grids, marks, mark_above)
             valid = valid & playable
             mines, placed = engine.layouts()
-            wrong_mark |= (marks & (mines == 0)).any(axis=1) & placed
+            wrong_mark |= (marks & (mines == 0)).any(axis=1) & placed & ~finished
         else:
             values = scores(grids)
         actions = np.where(valid, values, -np.inf).argmax(axis=1)

@@ -128,6 +128,10 @@ def test_the_evaluation_counts_the_games_with_a_mark_on_a_safe_cell() -> None:
 
     some = play_games(the_last_cell_a_mine, SPEC, 40, 0, mark_above=MARK_ABOVE).wrong_mark_games
     assert some is not None and 0.5 < some < 1.0
+    # a board whose game has ended plays on in the batch: the marks of its next game are not its own
+    scorer = the_last_cell_a_mine
+    alone = [play_games(scorer, SPEC, 1, seed, mark_above=MARK_ABOVE).wrong_mark_games for seed in range(40)]
+    assert some == pytest.approx(np.mean(alone))
 
 
 def test_a_run_with_marks_saves_models_that_play_with_them(tmp_path: Path) -> None:
