@@ -195,19 +195,22 @@ ppo-beginner-cpu: install-train
 # whole network started from the intermediate run's best model (PPO_EXPERT_INIT, made by ppo-intermediate-cpu), at
 # learning rate PPO_EXPERT_LR with the drops PPO_EXPERT_LR_DROPS (a model taken late in its run, already trained at a
 # lower rate, starts at that rate). Each call starts or resumes it for MINUTES on one core; progress:
-# $(PPO_EXPERT_RUN).log.
+# $(PPO_EXPERT_RUN).log. PPO_EXPERT_INIT=maskable-ppo-expert PPO_EXPERT_WARMUP=20000 goes on from the shipped model
+# (its playing network: the value head starts fresh, the actor held for PPO_EXPERT_WARMUP steps).
 PPO_EXPERT_RUN ?= runs/ppo-expert/curriculum
 PPO_EXPERT_INIT ?= $(PPO_INTERMEDIATE_RUN)/best_model.zip
 PPO_EXPERT_LR ?= 5e-4
 PPO_EXPERT_LR_DROPS ?= 1000000:1e-4,2000000:5e-5
+PPO_EXPERT_WARMUP ?=
 .PHONY: ppo-expert-cpu
 ppo-expert-cpu: install-train
 	@mkdir -p $(dir $(PPO_EXPERT_RUN))
 	if [ -f $(PPO_EXPERT_RUN)/checkpoints/latest.zip ]; then start="--resume $(PPO_EXPERT_RUN)"; \
-	elif [ ! -f $(PPO_EXPERT_INIT) ]; then echo "no $(PPO_EXPERT_INIT): run make ppo-intermediate-cpu first"; exit 1; \
+	elif [ "$(suffix $(PPO_EXPERT_INIT))" = .zip ] && [ ! -f $(PPO_EXPERT_INIT) ]; then \
+	  echo "no $(PPO_EXPERT_INIT): run make ppo-intermediate-cpu first"; exit 1; \
 	else start="--recipe mine-prior --preset expert --prior-scale 3 --init $(PPO_EXPERT_INIT) --steps 20000000 \
 	  --seed 1 --learning-rate $(PPO_EXPERT_LR) --lr-drops $(PPO_EXPERT_LR_DROPS) \
-	  $(if $(PPO_MARK_ABOVE),--mark-above $(PPO_MARK_ABOVE)) \
+	  $(if $(PPO_MARK_ABOVE),--mark-above $(PPO_MARK_ABOVE)) $(if $(PPO_EXPERT_WARMUP),--critic-warmup $(PPO_EXPERT_WARMUP)) \
 	  --eval-games 500 --eval-every 200000 --checkpoint-every 100000 --bf16 --torch-threads 1 --no-progress-bar \
 	  --runs-dir $(dir $(PPO_EXPERT_RUN)) --run-name $(notdir $(PPO_EXPERT_RUN))"; fi; \
 	$(PYTHON) -m train.sb3.maskable_ppo $$start --minutes $(MINUTES) >> $(PPO_EXPERT_RUN).log 2>&1; \
