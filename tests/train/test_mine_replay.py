@@ -49,6 +49,31 @@ def test_a_saved_replay_draws_on_exactly_as_the_one_it_was(tmp_path: Path) -> No
     assert smaller.chronological()[0][:, 0].tolist() == [5, 6, 7]
 
 
+def test_late_positions_are_drawn_as_often_as_their_weight_says(tmp_path: Path) -> None:
+    """A position is late under a tenth of its safe cells still hidden (a flag covers a cell as a hidden one does);
+    with weight W a late one is drawn W times as often as another, and a saved replay draws on the same."""
+    from mine_env.engine.constants import FLAG, HIDDEN
+
+    mines = np.zeros((2, 20), dtype=np.uint8)
+    mines[:, :4] = 1  # 16 safe cells a board
+    early = np.where(mines[0] == 1, HIDDEN, 1).astype(np.int8)
+    early[4:8] = HIDDEN  # 4 of 16 safe cells hidden: not late
+    late = np.where(mines[1] == 1, FLAG, 1).astype(np.int8)
+    late[4] = HIDDEN  # 1 of 16 hidden: late
+    replay = MineReplay(10, 20, seed=3, late_weight=9.0)
+    replay.add(np.stack([early, late]), mines, np.ones(2, dtype=bool))
+    drawn = replay.sample(20_000)[0]
+    assert float((drawn[:, 5] == 1).mean()) == pytest.approx(0.9, abs=0.01)  # the late board alone shows cell 5
+    replay.save(tmp_path / "replay.npz")
+    again = MineReplay.load(tmp_path / "replay.npz", 10)
+    again.late_weight = replay.late_weight
+    for ours, theirs in zip(replay.sample(50), again.sample(50), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    uniform = MineReplay(10, 20, seed=3)
+    uniform.add(np.stack([early, late]), mines, np.ones(2, dtype=bool))
+    assert float((uniform.sample(20_000)[0][:, 5] == 1).mean()) == pytest.approx(0.5, abs=0.02)
+
+
 def test_drawing_from_an_empty_replay_says_so() -> None:
     with pytest.raises(ValueError, match="empty"):
         MineReplay(4, 3, seed=0).sample(1)
@@ -60,6 +85,8 @@ def test_drawing_from_an_empty_replay_says_so() -> None:
         ({"mine_coef": 0.5, "mine_replay": 100}, "give both above 0, or neither"),
         ({"mine_coef": 0.5, "mine_replay_steps": 2}, "give both above 0, or neither"),
         ({"mine_replay": 100, "mine_replay_steps": 2}, "give --mine-coef above 0"),
+        ({"mine_coef": 0.5, "mine_replay_late": 4.0}, "give --mine-replay too"),
+        ({"mine_coef": 0.5, "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_late": 0.0}, "a weight above 0"),
     ],
 )
 def test_a_replay_without_its_other_half_is_refused_in_one_line(options: dict[str, object], message: str) -> None:

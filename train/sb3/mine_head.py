@@ -133,12 +133,14 @@ class MineHeadAlgorithm:
     buffer_class: type[RolloutBuffer]
 
     def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, mine_positions: bool = False,
-                 mine_replay: int = 0, mine_replay_steps: int = 0, **kwargs: Any) -> None:  # fmt: skip
+                 mine_replay: int = 0, mine_replay_steps: int = 0, mine_replay_late: float = 1.0,
+                 **kwargs: Any) -> None:  # fmt: skip
         self.mine_coef = mine_coef
         self.mine_balance = mine_balance
         self.mine_positions = mine_positions
         self.mine_replay = mine_replay
         self.mine_replay_steps = mine_replay_steps
+        self.mine_replay_late = mine_replay_late
         self.mine_replay_buffer: MineReplay | None = None
         super().__init__(*args, **kwargs)
 
@@ -147,23 +149,30 @@ class MineHeadAlgorithm:
         super()._setup_model()  # type: ignore[misc]
         if self.mine_coef:
             self.rollout_buffer.label_source = self._labels
-        self.set_mine_replay(self.mine_replay, self.mine_replay_steps)
+        self.set_mine_replay(self.mine_replay, self.mine_replay_steps, late_weight=self.mine_replay_late)
 
     def _excluded_save_params(self) -> list[str]:
         return [*super()._excluded_save_params(), "mine_replay_buffer"]  # type: ignore[misc]  # beside the checkpoint
 
-    def set_mine_replay(self, capacity: int, steps: int, replay: MineReplay | None = None) -> None:
+    def set_mine_replay(self, capacity: int, steps: int, replay: MineReplay | None = None,
+                        late_weight: float | None = None) -> None:  # fmt: skip
         """Keep the last ``capacity`` positions (0: none) for ``steps`` extra mine-head steps an update, in
-        ``replay`` where given (a checkpoint's), else in the replay held so far or a new one."""
+        ``replay`` where given (a checkpoint's), else in the replay held so far or a new one; draw its late
+        positions ``late_weight`` times as often as the others (None: as set before)."""
         self.mine_replay, self.mine_replay_steps = capacity, steps
+        if late_weight is not None:
+            self.mine_replay_late = late_weight
+        late = getattr(self, "mine_replay_late", 1.0)  # a model saved before the option draws uniformly
         held = replay or self.mine_replay_buffer
         if not capacity:
             self.mine_replay_buffer = None
         elif held is not None:
             self.mine_replay_buffer = held.resized(capacity)
+            self.mine_replay_buffer.late_weight = late
         else:
             cells = int(np.prod(self.observation_space.shape))  # type: ignore[attr-defined]
-            self.mine_replay_buffer = MineReplay(capacity, cells, seed=self.seed or 0)  # type: ignore[attr-defined]
+            self.mine_replay_buffer = MineReplay(capacity, cells, seed=self.seed or 0,  # type: ignore[attr-defined]
+                                                 late_weight=late)  # fmt: skip
 
     def _labels(self) -> tuple[np.ndarray, np.ndarray]:
         env = self.env.unwrapped  # type: ignore[attr-defined]

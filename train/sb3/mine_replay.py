@@ -9,6 +9,10 @@ and its mines, uint8: 2 bytes a cell) and draws uniform minibatches from them wi
 update adds ``--mine-replay-steps`` gradient steps of the head's loss alone on such minibatches
 (:meth:`train.sb3.mine_head.MineHeadAlgorithm.train`).
 
+With ``--mine-replay-late W`` a late position (under a tenth of its safe cells still hidden, the endgame, where most
+hidden cells are mines) is drawn W times as often as another: games end before their endgame more often than not, so
+the endgame is a small share of any replay, and it is where an RL run's head misses the most certainly safe cells.
+
 A checkpoint keeps the replay beside it (:func:`mine_replay_file`, an ``.npz``) with its generator's state, so a resumed
 run draws the very minibatches an unbroken one does. A resumed run may change the capacity: the newest positions are
 kept.
@@ -22,16 +26,34 @@ from pathlib import Path
 
 import numpy as np
 
+from mine_env.engine.constants import FLAG, HIDDEN
+
+LATE_FRACTION = 0.1
+"""A position is late when under this share of its safe cells is still hidden (the share of
+``train.distill.data.LATE_FRACTION``, by which the studies count the stages; the two trainers do not import each
+other)."""
+
+
+def late_positions(boards: np.ndarray, mines: np.ndarray) -> np.ndarray:
+    """Which positions (boards (N, cells) as the policy saw them, their mines) are late, bool (N,)."""
+    covered = (boards == HIDDEN) | (boards == FLAG)
+    safe_hidden = (covered & (mines == 0)).sum(axis=1)
+    n_safe = mines.shape[1] - mines.sum(axis=1, dtype=np.int64)
+    return safe_hidden < LATE_FRACTION * n_safe
+
 
 class MineReplay:
-    """A ring of the last ``capacity`` positions (flattened boards) with their true mines."""
+    """A ring of the last ``capacity`` positions (flattened boards) with their true mines; ``late_weight`` is how
+    many times as often a late position is drawn as another (1: uniform)."""
 
-    def __init__(self, capacity: int, cells: int, seed: int) -> None:
+    def __init__(self, capacity: int, cells: int, seed: int, late_weight: float = 1.0) -> None:
         if capacity < 1:
             raise ValueError(f"a mine replay holds at least 1 position, got {capacity}")
         self.capacity = capacity
         self.boards = np.zeros((capacity, cells), dtype=np.int8)
         self.mines = np.zeros((capacity, cells), dtype=np.uint8)
+        self.late = np.zeros(capacity, dtype=np.bool_)
+        self.late_weight = float(late_weight)
         self.pos = 0
         self.size = 0
         self.rng = np.random.default_rng(seed)
@@ -44,14 +66,20 @@ class MineReplay:
         rows = (self.pos + np.arange(len(boards))) % self.capacity
         self.boards[rows] = boards
         self.mines[rows] = mines
+        self.late[rows] = late_positions(boards, mines)
         self.pos = int((self.pos + len(boards)) % self.capacity)
         self.size = min(self.size + len(boards), self.capacity)
 
     def sample(self, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """``count`` positions drawn uniformly with replacement: boards (count, cells) int8, mines uint8."""
+        """``count`` positions drawn with replacement (uniformly, or the late ones ``late_weight`` times as often):
+        boards (count, cells) int8, mines uint8."""
         if self.size == 0:
             raise ValueError("the mine replay is empty: add a rollout before drawing from it")
-        rows = self.rng.integers(0, self.size, size=count)
+        if self.late_weight == 1.0:
+            rows = self.rng.integers(0, self.size, size=count)
+        else:
+            weights = np.where(self.late[: self.size], self.late_weight, 1.0)
+            rows = self.rng.choice(self.size, size=count, p=weights / weights.sum())
         return self.boards[rows], self.mines[rows]
 
     def chronological(self) -> tuple[np.ndarray, np.ndarray]:
@@ -63,7 +91,7 @@ class MineReplay:
         """This replay with room for ``capacity`` positions (the newest kept), drawing on with the same generator."""
         if capacity == self.capacity:
             return self
-        replay = MineReplay(capacity, self.boards.shape[1], 0)
+        replay = MineReplay(capacity, self.boards.shape[1], 0, self.late_weight)
         boards, mines = self.chronological()
         replay.add(boards, mines, np.ones(len(boards), dtype=np.bool_))
         replay.rng = self.rng
@@ -86,6 +114,7 @@ class MineReplay:
             boards, mines = saved["boards"], saved["mines"]
             replay = cls(int(saved["capacity"]), boards.shape[1], 0)
             replay.boards[: len(boards)], replay.mines[: len(mines)] = boards, mines
+            replay.late[: len(boards)] = late_positions(boards, mines)
             replay.size, replay.pos = len(boards), int(saved["pos"])
             replay.rng.bit_generator.state = json.loads(str(saved["rng"]))
         return replay.resized(capacity)

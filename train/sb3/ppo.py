@@ -68,6 +68,10 @@ class PPOConfig(RunConfig):
         0, "Gradient steps of the mine head's loss alone at the end of each update, on minibatches of --batch-size "
         "drawn from --mine-replay.",
     )  # fmt: skip
+    mine_replay_late: float = option(
+        1.0, "A late position of --mine-replay (under a tenth of its safe cells still hidden) is drawn this many "
+        "times as often as another: the endgame is a small share of any replay; 1 = uniform.",
+    )  # fmt: skip
     mine_prior: bool = option(
         False,
         "The actor's logits start from the mine head's (--mine-coef above 0): each cell's logit is the policy head's "
@@ -115,6 +119,10 @@ class PPOConfig(RunConfig):
         at_least(self, 0, "critic_warmup", "mine_coef", "clip_range_vf", "mine_replay", "mine_replay_steps")
         if (self.mine_replay > 0) != (self.mine_replay_steps > 0):
             raise ValueError("--mine-replay keeps positions for --mine-replay-steps: give both above 0, or neither")
+        if not self.mine_replay_late > 0:
+            raise ValueError(f"--mine-replay-late is a weight above 0, got {self.mine_replay_late:g}")
+        if self.mine_replay_late != 1.0 and not self.mine_replay:
+            raise ValueError("--mine-replay-late weighs the draws of --mine-replay: give --mine-replay too")
         if self.mine_replay and not self.mine_coef > 0:
             raise ValueError("--mine-replay trains the mine head: give --mine-coef above 0 too")
         at_least(self, 2, "batch_size")
@@ -148,6 +156,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "vf_coef": config.vf_coef, "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
         "mine_coef": config.mine_coef, "mine_balance": config.mine_balance, "mine_positions": config.mine_positions,
         "mine_replay": config.mine_replay, "mine_replay_steps": config.mine_replay_steps,
+        "mine_replay_late": config.mine_replay_late,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
@@ -227,7 +236,7 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
 
 SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance", "mine_positions")
 """The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
-CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps"}
+CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps", "mine_replay_late"}
 """What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME`, the critic warm-up (a callback built
 from the config) and the mine replay (its newest positions kept)."""
 
@@ -240,7 +249,7 @@ def resumed(model: MinePPO, config: PPOConfig) -> None:
                          "mine head and its labels are there only above 0): start a new run")  # fmt: skip
     for name in SET_ON_RESUME:
         setattr(model, name, getattr(config, name))
-    model.set_mine_replay(config.mine_replay, config.mine_replay_steps)
+    model.set_mine_replay(config.mine_replay, config.mine_replay_steps, late_weight=config.mine_replay_late)
 
 
 ALGORITHM = Algorithm("ppo", PPOConfig, MinePPO, build_model, resumed, callbacks=ppo_callbacks, changeable=CHANGEABLE)
