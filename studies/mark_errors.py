@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not mark_above:
             raise SystemExit(f"{path} plays without marks: give --mark-above")
         played = play_games(agent.batch_scores, spec, args.games, args.seed, mark_above)
-        print(f"| {path} | {mark_above:g} | {played.win_rate:.1%} | {played.safe_fraction:.1%} "
+        print(f"| {path} | {mark_above:.10g} | {played.win_rate:.1%} | {played.safe_fraction:.1%} "
               f"| {played.wrong_mark_games:.1%} |", flush=True)  # fmt: skip
 
 
