@@ -42,10 +42,10 @@ ALGO_TINY = {
     "dqn": {"learning_starts": 32, "batch_size": 16, "buffer_size": 100, "target_update_interval": 32},
     "ppo": {"n_steps": 16, "batch_size": 32},
     # the residual trunk with the mine head: its labels come from the games in progress, restored with them
-    # and its replay: the positions kept and the generator it draws with come back from the checkpoint
+    # and its replay: the positions kept and the generator it draws (and mirrors) with come back from the checkpoint
     "maskable_ppo": {"n_steps": 16, "batch_size": 32, "dilations": "1,2", "pooled": "1", "mine_coef": 0.5,
-                     "mine_replay": 100, "mine_replay_steps": 2},
-}
+                     "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_mirror": 4},
+}  # fmt: skip
 
 
 def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
@@ -228,13 +228,16 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
 def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> None:
     halted = run("maskable_ppo", tmp_path, "changed", pause_at=64)
     resume("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps", "128",
-           "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions")  # fmt: skip
+           "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions",
+           "--mine-replay-mirror", "2")  # fmt: skip
     model = maskable_ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu")
     assert (model.num_timesteps, model.ent_coef, model.n_epochs, model.mine_coef) == (128, 0.0, 2, 1.5)
     assert (model.mine_replay, model.mine_replay_steps, model.mine_positions) == (40, 3, True)
+    assert model.mine_replay_mirror == 2 and model.mine_replay_buffer.symmetries == 2
     replay = MineReplay.load(halted / "checkpoints" / "latest_mine_replay.npz", 40)
     assert replay.capacity == 40 and replay.size == 40  # the newest of the positions the smaller replay holds
-    resume("maskable_ppo", halted, "--steps", "192", "--mine-replay", "0", "--mine-replay-steps", "0")
+    resume("maskable_ppo", halted, "--steps", "192", "--mine-replay", "0", "--mine-replay-steps", "0",
+           "--mine-replay-mirror", "1")  # fmt: skip
     assert not (halted / "checkpoints" / "latest_mine_replay.npz").exists()  # gone with the replay
 
 
@@ -279,8 +282,8 @@ def test_lr_drops_that_cannot_be_read_are_refused_in_one_line(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("algo", "options", "refused"),
     [("ppo", ["--channels", "16", "--seed", "5"], "--seed, --channels cannot change"),
-     ("maskable_ppo", ["--mine-coef", "0", "--mine-replay", "0", "--mine-replay-steps", "0"],
-      "--mine-coef cannot go from 0.5 to 0.0"),
+     ("maskable_ppo", ["--mine-coef", "0", "--mine-replay", "0", "--mine-replay-steps", "0", "--mine-replay-mirror",
+                       "1"], "--mine-coef cannot go from 0.5 to 0.0"),
      ("dqn", ["--buffer-size", "50"], "--buffer-size cannot change")],
 )  # fmt: skip
 def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(

@@ -74,6 +74,42 @@ def test_late_positions_are_drawn_as_often_as_their_weight_says(tmp_path: Path) 
     assert float((uniform.sample(20_000)[0][:, 5] == 1).mean()) == pytest.approx(0.5, abs=0.02)
 
 
+def test_mirrored_draws_show_each_position_under_every_image_alike(tmp_path: Path) -> None:
+    """With 4 images a draw is its stored position under one of the board's 4 symmetries, its mines moved with it,
+    each image about a quarter of the draws; a saved replay set to mirror draws on the same."""
+    from mine_env.engine.symmetry import SYMMETRIES
+
+    board = np.arange(6, dtype=np.int8).reshape(1, 6)  # a 2x3 board whose every image differs
+    mines = (np.arange(6) % 4 == 1).astype(np.uint8).reshape(1, 6)
+    replay = MineReplay(4, 6, seed=5)
+    replay.add(board, mines, np.ones(1, dtype=bool))
+    replay.mirror(4, 2, 3)
+    boards, drawn_mines = replay.sample(4_000)
+    images = [forward(board.reshape(2, 3)).reshape(-1) for forward, _ in SYMMETRIES[:4]]
+    seen = np.array([[np.array_equal(b, image) for image in images] for b in boards])
+    assert seen.sum(axis=1).tolist() == [1] * 4_000  # every draw is one of the images
+    assert seen.mean(axis=0) == pytest.approx([0.25] * 4, abs=0.03)
+    for b, m in zip(boards, drawn_mines, strict=True):  # the mines moved with their cells: under values 1 and 5
+        assert sorted(b[m == 1].tolist()) == [1, 5]
+    replay.save(tmp_path / "replay.npz")
+    again = MineReplay.load(tmp_path / "replay.npz", 4)
+    again.mirror(4, 2, 3)
+    for ours, theirs in zip(replay.sample(20), again.sample(20), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_a_replay_without_mirroring_draws_as_before() -> None:
+    """One image makes no draw of its own: a run without the option draws the very positions it always did."""
+    plain, mirrored_once = MineReplay(8, 3, seed=2), MineReplay(8, 3, seed=2)
+    for replay in (plain, mirrored_once):
+        replay.add(*positions(0, 8), np.ones(8, dtype=bool))
+    mirrored_once.mirror(1, 1, 3)
+    for ours, theirs in zip(plain.sample(30), mirrored_once.sample(30), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    with pytest.raises(ValueError, match="not 2x2"):
+        plain.mirror(4, 2, 2)
+
+
 def test_drawing_from_an_empty_replay_says_so() -> None:
     with pytest.raises(ValueError, match="empty"):
         MineReplay(4, 3, seed=0).sample(1)
@@ -87,8 +123,12 @@ def test_drawing_from_an_empty_replay_says_so() -> None:
         ({"mine_replay": 100, "mine_replay_steps": 2}, "give --mine-coef above 0"),
         ({"mine_coef": 0.5, "mine_replay_late": 4.0}, "give --mine-replay too"),
         ({"mine_coef": 0.5, "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_late": 0.0}, "a weight above 0"),
+        ({"mine_coef": 0.5, "mine_replay_mirror": 4}, "give --mine-replay too"),
+        ({"mine_coef": 0.5, "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_mirror": 3}, "one of 1, 2, 4, 8"),
+        ({"preset": "expert", "mine_coef": 0.5, "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_mirror": 8},
+         "has 4"),
     ],
-)
+)  # fmt: skip
 def test_a_replay_without_its_other_half_is_refused_in_one_line(options: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         maskable_ppo.MaskablePPOConfig(**options).validate()

@@ -18,7 +18,7 @@ the published PPO's head does (a hidden cell is a mine about once in six on inte
 each position weighs the same, not each hidden cell (the late positions, where few cells are hidden, decide most
 games). With ``mine_replay`` the update also keeps its rollouts' positions in a
 :class:`train.sb3.mine_replay.MineReplay` and ends with ``mine_replay_steps`` steps of the head's loss alone on
-minibatches drawn from it.
+minibatches drawn from it (each shown under one of ``mine_replay_mirror`` of the board's symmetries).
 
 DQN stores the labels in its replay buffer beside each transition's observation (:class:`ReplayMineLabels`: the
 model hands them over before it stores a step, :meth:`train.sb3.dqn.MaskedDQN._store_transition`), samples them
@@ -134,13 +134,14 @@ class MineHeadAlgorithm:
 
     def __init__(self, *args: Any, mine_coef: float = 0.0, mine_balance: bool = False, mine_positions: bool = False,
                  mine_replay: int = 0, mine_replay_steps: int = 0, mine_replay_late: float = 1.0,
-                 **kwargs: Any) -> None:  # fmt: skip
+                 mine_replay_mirror: int = 1, **kwargs: Any) -> None:  # fmt: skip
         self.mine_coef = mine_coef
         self.mine_balance = mine_balance
         self.mine_positions = mine_positions
         self.mine_replay = mine_replay
         self.mine_replay_steps = mine_replay_steps
         self.mine_replay_late = mine_replay_late
+        self.mine_replay_mirror = mine_replay_mirror
         self.mine_replay_buffer: MineReplay | None = None
         super().__init__(*args, **kwargs)
 
@@ -149,19 +150,23 @@ class MineHeadAlgorithm:
         super()._setup_model()  # type: ignore[misc]
         if self.mine_coef:
             self.rollout_buffer.label_source = self._labels
-        self.set_mine_replay(self.mine_replay, self.mine_replay_steps, late_weight=self.mine_replay_late)
+        self.set_mine_replay(self.mine_replay, self.mine_replay_steps, late_weight=self.mine_replay_late,
+                             mirror=self.mine_replay_mirror)  # fmt: skip
 
     def _excluded_save_params(self) -> list[str]:
         return [*super()._excluded_save_params(), "mine_replay_buffer"]  # type: ignore[misc]  # beside the checkpoint
 
     def set_mine_replay(self, capacity: int, steps: int, replay: MineReplay | None = None,
-                        late_weight: float | None = None) -> None:  # fmt: skip
+                        late_weight: float | None = None, mirror: int | None = None) -> None:  # fmt: skip
         """Keep the last ``capacity`` positions (0: none) for ``steps`` extra mine-head steps an update, in
         ``replay`` where given (a checkpoint's), else in the replay held so far or a new one; draw its late
-        positions ``late_weight`` times as often as the others (None: as set before)."""
+        positions ``late_weight`` times as often as the others and show each under one of ``mirror`` of the board's
+        symmetries (None: as set before)."""
         self.mine_replay, self.mine_replay_steps = capacity, steps
         if late_weight is not None:
             self.mine_replay_late = late_weight
+        if mirror is not None:
+            self.mine_replay_mirror = mirror
         late = getattr(self, "mine_replay_late", 1.0)  # a model saved before the option draws uniformly
         held = replay or self.mine_replay_buffer
         if not capacity:
@@ -173,6 +178,9 @@ class MineHeadAlgorithm:
             cells = int(np.prod(self.observation_space.shape))  # type: ignore[attr-defined]
             self.mine_replay_buffer = MineReplay(capacity, cells, seed=self.seed or 0,  # type: ignore[attr-defined]
                                                  late_weight=late)  # fmt: skip
+        if self.mine_replay_buffer is not None:
+            rows, cols = self.observation_space.shape  # type: ignore[attr-defined]
+            self.mine_replay_buffer.mirror(getattr(self, "mine_replay_mirror", 1), rows, cols)
 
     def _labels(self) -> tuple[np.ndarray, np.ndarray]:
         env = self.env.unwrapped  # type: ignore[attr-defined]

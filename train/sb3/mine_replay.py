@@ -13,6 +13,12 @@ With ``--mine-replay-late W`` a late position (under a tenth of its safe cells s
 hidden cells are mines) is drawn W times as often as another: games end before their endgame more often than not, so
 the endgame is a small share of any replay, and it is where an RL run's head misses the most certainly safe cells.
 
+With ``--mine-replay-mirror N`` each drawn position is shown under one of N of the board's symmetries
+(:mod:`mine_env.engine.symmetry`), its mines moved with it: a mirrored position is as likely a game as the position
+itself, but a run's own games are not spread evenly over the images (its first click, for one, is one cell), so a
+network that learns only them need not score a position and its mirror image alike, and plays worse than its own
+average over the images (``minesweeper eval --symmetries``).
+
 A checkpoint keeps the replay beside it (:func:`mine_replay_file`, an ``.npz``) with its generator's state, so a resumed
 run draws the very minibatches an unbroken one does. A resumed run may change the capacity: the newest positions are
 kept.
@@ -27,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from mine_env.engine.constants import FLAG, HIDDEN
+from mine_env.engine.symmetry import SYMMETRIES, check_symmetries
 
 LATE_FRACTION = 0.1
 """A position is late when under this share of its safe cells is still hidden (the share of
@@ -44,7 +51,8 @@ def late_positions(boards: np.ndarray, mines: np.ndarray) -> np.ndarray:
 
 class MineReplay:
     """A ring of the last ``capacity`` positions (flattened boards) with their true mines; ``late_weight`` is how
-    many times as often a late position is drawn as another (1: uniform)."""
+    many times as often a late position is drawn as another (1: uniform). :meth:`mirror` shows the draws under the
+    board's symmetries."""
 
     def __init__(self, capacity: int, cells: int, seed: int, late_weight: float = 1.0) -> None:
         if capacity < 1:
@@ -57,6 +65,16 @@ class MineReplay:
         self.pos = 0
         self.size = 0
         self.rng = np.random.default_rng(seed)
+        self.symmetries = 1
+        self.board: tuple[int, int] = (1, cells)
+
+    def mirror(self, symmetries: int, rows: int, cols: int) -> None:
+        """Show each drawn position under one of the first ``symmetries`` of a ``rows`` x ``cols`` board's symmetries,
+        chosen uniformly by the replay's generator (1: as it is, and no draw is made)."""
+        if rows * cols != self.boards.shape[1]:
+            raise ValueError(f"the replay holds boards of {self.boards.shape[1]} cells, not {rows}x{cols}")
+        check_symmetries(symmetries, rows, cols)
+        self.symmetries, self.board = symmetries, (rows, cols)
 
     def add(self, boards: np.ndarray, mines: np.ndarray, known: np.ndarray) -> None:
         """Keep the positions (N, cells) whose games had their mines placed (``known``, bool (N,)), oldest first."""
@@ -80,7 +98,19 @@ class MineReplay:
         else:
             weights = np.where(self.late[: self.size], self.late_weight, 1.0)
             rows = self.rng.choice(self.size, size=count, p=weights / weights.sum())
-        return self.boards[rows], self.mines[rows]
+        if self.symmetries == 1:
+            return self.boards[rows], self.mines[rows]
+        return self._mirrored(self.boards[rows], self.mines[rows])
+
+    def _mirrored(self, boards: np.ndarray, mines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The positions (N, cells), each with its mines under one of :attr:`symmetries` drawn for it."""
+        images = self.rng.integers(0, self.symmetries, size=len(boards))
+        for image in range(1, self.symmetries):
+            chosen = images == image
+            forward = SYMMETRIES[image][0]
+            for array in (boards, mines):
+                array[chosen] = forward(array[chosen].reshape(-1, *self.board)).reshape(int(chosen.sum()), -1)
+        return boards, mines
 
     def chronological(self) -> tuple[np.ndarray, np.ndarray]:
         """The positions held, oldest first."""
@@ -94,7 +124,7 @@ class MineReplay:
         replay = MineReplay(capacity, self.boards.shape[1], 0, self.late_weight)
         boards, mines = self.chronological()
         replay.add(boards, mines, np.ones(len(boards), dtype=np.bool_))
-        replay.rng = self.rng
+        replay.rng, replay.symmetries, replay.board = self.rng, self.symmetries, self.board
         return replay
 
     def save(self, path: Path) -> None:

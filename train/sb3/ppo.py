@@ -17,6 +17,7 @@ import torch as th
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from mine_env.engine.symmetry import check_symmetries
 from train.options import at_least, option, within
 from train.sb3.curriculum import is_distilled
 from train.sb3.mine_head import MinePPO
@@ -72,6 +73,11 @@ class PPOConfig(RunConfig):
         1.0, "A late position of --mine-replay (under a tenth of its safe cells still hidden) is drawn this many "
         "times as often as another: the endgame is a small share of any replay; 1 = uniform.",
     )  # fmt: skip
+    mine_replay_mirror: int = option(
+        1, "Each position drawn from --mine-replay is shown under one of this many of the board's symmetries (2 or 4; "
+        "8 on a square board), its mines moved with it: a run's own games are not spread evenly over a position's "
+        "mirror images; 1 = as played.",
+    )  # fmt: skip
     mine_prior: bool = option(
         False,
         "The actor's logits start from the mine head's (--mine-coef above 0): each cell's logit is the policy head's "
@@ -123,6 +129,10 @@ class PPOConfig(RunConfig):
             raise ValueError(f"--mine-replay-late is a weight above 0, got {self.mine_replay_late:g}")
         if self.mine_replay_late != 1.0 and not self.mine_replay:
             raise ValueError("--mine-replay-late weighs the draws of --mine-replay: give --mine-replay too")
+        if self.mine_replay_mirror != 1 and not self.mine_replay:
+            raise ValueError("--mine-replay-mirror mirrors the draws of --mine-replay: give --mine-replay too")
+        board = self.board_spec()
+        check_symmetries(self.mine_replay_mirror, board.rows, board.cols)
         if self.mine_replay and not self.mine_coef > 0:
             raise ValueError("--mine-replay trains the mine head: give --mine-coef above 0 too")
         at_least(self, 2, "batch_size")
@@ -156,7 +166,7 @@ def ppo_kwargs(config: PPOConfig) -> dict[str, Any]:
         "vf_coef": config.vf_coef, "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
         "mine_coef": config.mine_coef, "mine_balance": config.mine_balance, "mine_positions": config.mine_positions,
         "mine_replay": config.mine_replay, "mine_replay_steps": config.mine_replay_steps,
-        "mine_replay_late": config.mine_replay_late,
+        "mine_replay_late": config.mine_replay_late, "mine_replay_mirror": config.mine_replay_mirror,
         "policy_kwargs": {
             **policy_network_kwargs(config),
             "value_hidden": config.value_hidden,
@@ -236,7 +246,8 @@ def build_model(config: PPOConfig, env: VecEnv) -> MinePPO:
 
 SET_ON_RESUME = ("ent_coef", "vf_coef", "max_grad_norm", "n_epochs", "mine_coef", "mine_balance", "mine_positions")
 """The update's weights and passes: model attributes that ``resumed`` sets on a loaded checkpoint."""
-CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps", "mine_replay_late"}
+CHANGEABLE = frozenset(SET_ON_RESUME) | {"critic_warmup", "mine_replay", "mine_replay_steps", "mine_replay_late",
+                                         "mine_replay_mirror"}  # fmt: skip
 """What a resumed PPO or MaskablePPO run may change: :data:`SET_ON_RESUME`, the critic warm-up (a callback built
 from the config) and the mine replay (its newest positions kept)."""
 
@@ -249,7 +260,8 @@ def resumed(model: MinePPO, config: PPOConfig) -> None:
                          "mine head and its labels are there only above 0): start a new run")  # fmt: skip
     for name in SET_ON_RESUME:
         setattr(model, name, getattr(config, name))
-    model.set_mine_replay(config.mine_replay, config.mine_replay_steps, late_weight=config.mine_replay_late)
+    model.set_mine_replay(config.mine_replay, config.mine_replay_steps, late_weight=config.mine_replay_late,
+                          mirror=config.mine_replay_mirror)  # fmt: skip
 
 
 ALGORITHM = Algorithm("ppo", PPOConfig, MinePPO, build_model, resumed, callbacks=ppo_callbacks, changeable=CHANGEABLE)
