@@ -16,8 +16,8 @@ the endgame is a small share of any replay, and it is where an RL run's head mis
 With ``--mine-replay-mirror N`` each drawn position is shown under one of N of the board's symmetries
 (:mod:`mine_env.engine.symmetry`), its mines moved with it: a mirrored position is as likely a game as the position
 itself, but a run's own games are not spread evenly over the images (its first click, for one, is one cell), so a
-network that learns only them need not score a position and its mirror image alike, and plays worse than its own
-average over the images (``minesweeper eval --symmetries``).
+network that learns only them need not score a position and its mirror image alike (``minesweeper eval
+--symmetries`` plays a network averaged over the images instead).
 
 A checkpoint keeps the replay beside it (:func:`mine_replay_file`, an ``.npz``) with its generator's state, so a resumed
 run draws the very minibatches an unbroken one does. A resumed run may change the capacity: the newest positions are
