@@ -196,17 +196,9 @@ def render_table(table: dict, models: dict, runs: dict) -> list[str]:
     return [*lines, ""]
 
 
-def render_commands(tables: list[dict], runs: dict, lab: str) -> list[str]:
-    """Each run the tables cite, in order of first use, with its command; its notes are in the lab."""
-    lines = [
-        "## Commands",
-        "",
-        *paragraph(
-            f"Each run's notes (what it trained, how it compares) are on [the commands "
-            f"page]({lab}) of the lab notebook, under the same name."
-        ),
-        "",
-    ]
+def render_commands(tables: list[dict], runs: dict) -> list[str]:
+    """Each run the tables cite, in order of first use, with its command (its notes: the lab's commands page)."""
+    lines = ["## Commands", ""]
     cited = dict.fromkeys(row["run"] for table in tables for row in table["rows"])
     for name in cited:
         lines += [f"#### {name}", "", "```bash", *runs[name]["command"], "```", ""]
@@ -217,8 +209,6 @@ def render_models(models: dict) -> list[str]:
     """The shipped models named in the tables, each with its card."""
     lines = [
         "## Models",
-        "",
-        "The shipped models of the tables, each with its card (what it is and how it was trained).",
         "",
         "| name | card | what |",
         "| --- | --- | --- |",
@@ -231,20 +221,22 @@ def render_models(models: dict) -> list[str]:
 def render(index: dict) -> str:
     """The whole of docs/RESULTS.md from the index and the records it names."""
     intro = (
-        "One table per board: the shipped models and the baselines, best first. Every figure is read from a record "
-        "under docs/results/ (a suite's name says its games: the same seeds for every agent of a suite), with its "
-        "Wilson 95% interval and the command that measured it. The rule is `opening` (the first click opens a zero) "
-        "unless the suite says otherwise. The runs that are not shipped, the learning curves and the story of each "
-        f"figure are in the lab notebook: [every run of the leaderboard]({index['lab_rows']}), and "
+        "One table per board: the shipped models and the baselines, best first, each figure read from a record under "
+        "docs/results/ with its Wilson 95% interval and its command (below; each run's notes under its name on "
+        f"[the commands page]({index['lab']})). A suite's name says its games, the same seeds for every agent; the "
+        "rule is `opening` (the first click opens a zero) unless the suite says otherwise. The runs not shipped, the "
+        f"curves and the story of each figure: [every run of the leaderboard]({index['lab_rows']}) and "
         "[lab/](lab/index.md) by date. `sandbox` is the shared 2-core development VM, CPU only; a win rate does not "
-        "depend on the machine. A new row: its record under docs/results/, its entry in docs/results/leaderboard.json, "
-        "then `python studies/leaderboard.py` and `python studies/plot_leaderboard.py`."
+        "depend on the machine. The screen bot's table (the solver on xdemineur and sgt-mines, through their pixels) "
+        "is in [docs/BOT.md](BOT.md)."
     )
     head = [
         "# Results: the leaderboard",
         "",
         "<!-- Written by `python studies/leaderboard.py` from docs/results/leaderboard.json and the records it",
-        "     names; edit those, never this page (tests/docs/test_leaderboard.py checks that it is current). -->",
+        "     names; edit those, never this page (tests/docs/test_leaderboard.py checks that it is current).",
+        "     A new row: its record under docs/results/, its entry in leaderboard.json, then this script and",
+        "     `python studies/plot_leaderboard.py`. -->",
         "",
         *paragraph(intro),
         "",
@@ -254,14 +246,7 @@ def render(index: dict) -> str:
     lines = list(head)
     for table in index["tables"]:
         lines += render_table(table, index["models"], index["runs"])
-    lines += [
-        "## Real programs, through their pixels",
-        "",
-        "The screen bot plays the solver on xdemineur and sgt-mines through their pixels: its table, from its own",
-        "records, is in [docs/BOT.md](BOT.md) (`make bot-results`).",
-        "",
-    ]
-    lines += render_models(index["models"]) + render_commands(index["tables"], index["runs"], index["lab"])
+    lines += render_models(index["models"]) + render_commands(index["tables"], index["runs"])
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
