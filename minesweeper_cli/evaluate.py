@@ -78,9 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "repeat to play each model at several counts on the same games (default: 1, the "
                              "model as it is)")  # fmt: skip
     parser.add_argument("--sure", type=float, default=0.0, metavar="P",
-                        help="with --symmetries N > 1 and a distilled model: play the board as it is alone when "
-                             "the network gives its chosen cell a mine chance below P, and average the N images "
-                             "only otherwise: close to the average's play at little more than one pass a move "
+                        help="with --symmetries N > 1 and a distilled or mine-prior model: play the board as it "
+                             "is alone when the network gives its chosen cell a mine chance below P, and average the "
+                             "N images only otherwise: close to the average's play at little more than one pass a move "
                              "(default 0: always average)")  # fmt: skip
     parser.add_argument("--safe-mask", action="store_true",
                         help="play every --model under the oracle's safe-cell mask: a certainly safe cell is "

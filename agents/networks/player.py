@@ -76,14 +76,14 @@ def load_model_agent(
         spec: The board it will play (any size: the networks are fully convolutional); the card's by default.
         symmetries: Average the policy's scores over this many of the board's symmetries (1, 2, 4, or 8 on a
             square board: :mod:`mine_env.engine.symmetry`).
-        sure: With ``symmetries`` > 1 and a distilled model: play the board as it is alone when the network
-            gives its chosen cell a mine chance below this, and average only otherwise
-            (:func:`agents.networks.mirrored_play.gated_scores`); 0 (the default) always averages.
+        sure: With ``symmetries`` > 1 and scores that are safety logits (:func:`scores_are_safety_logits`): play the
+            board as it is alone when the network gives its chosen cell a mine chance below this, and average only
+            otherwise (:func:`agents.networks.mirrored_play.gated_scores`); 0 (the default) always averages.
 
     Raises:
         FileNotFoundError: the model, its card or its weights do not exist.
         ValueError: the path is not a model, the card is wrong or has no ``network`` section, the weights are not
-            the card's, or ``sure`` is out of (0, 1), without symmetries or for a model that is not distilled.
+            the card's, or ``sure`` is out of (0, 1), without symmetries or for scores that are not safety logits.
     """
     card = ModelCard.of_model(path)
     archive, card_path = model_paths(path)
@@ -110,17 +110,26 @@ def load_model_agent(
     return agent
 
 
+def scores_are_safety_logits(card: ModelCard) -> bool:
+    """Whether a model's scores read as safety logits (``-logit`` of its cell's mine chance): a distilled network's,
+    or the policy of a PPO or MaskablePPO run with the mine prior (``--mine-prior``), whose logits are its mine
+    head's safety logits plus a guess preference held within ``preference_bound``, as its marks read them."""
+    network = card.network or {}
+    return card.algo == "distill" or (network.get("head") == "policy" and bool((card.config or {}).get("mine_prior")))
+
+
 def check_sure(sure: float, symmetries: int, card: ModelCard, archive: Path) -> None:
-    """ValueError unless ``sure`` is off (0) or a mine chance in (0, 1) for a distilled model over symmetries."""
+    """ValueError unless ``sure`` is off (0) or a mine chance in (0, 1) for a model whose scores are safety logits
+    (:func:`scores_are_safety_logits`), over symmetries."""
     if not sure:
         return
     if not 0 < sure < 1:
         raise ValueError(f"sure is a mine chance between 0 and 1 (0: always average), got {sure:g}")
     if symmetries == 1:
         raise ValueError("sure gates the average over symmetries: give symmetries 2, 4 or 8 with it")
-    if card.algo != "distill":
-        raise ValueError(f"model {archive} was trained by {card.algo!r}: only a distilled model's scores are "
-                         "safety logits that sure can read as mine chances")  # fmt: skip
+    if not scores_are_safety_logits(card):
+        raise ValueError(f"model {archive} was trained by {card.algo!r}: only the scores of a distilled model or of a "
+                         "mine-prior policy are safety logits that sure can read as mine chances")  # fmt: skip
 
 
 class ModelAgent(Agent):

@@ -156,13 +156,15 @@ def test_eval_cli_plays_a_model_over_symmetries(capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.train
-def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere() -> None:
+@pytest.mark.parametrize("model", ["distill_beginner_opening.zip", "maskable_ppo_beginner_opening.zip"])
+def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere(model: str) -> None:
+    """A distilled network and a mine-prior policy: both give safety logits that the gate reads."""
     pytest.importorskip("sb3_contrib")
     from agents.networks.player import load_model_agent
     from mine_env.engine.spec import BoardSpec
     from mine_env.env import MinesweeperEnv
 
-    path = MODELS / "distill_beginner_opening.zip"
+    path = MODELS / model
     spec = BoardSpec(9, 9, 10)
     plain = load_model_agent(path, spec)
     mirrored = load_model_agent(path, spec, symmetries=4)
@@ -184,7 +186,7 @@ def test_a_gated_model_plays_alone_where_sure_and_averaged_elsewhere() -> None:
         ("distill_beginner_opening.zip", 1, 1e-5, "give symmetries 2, 4 or 8 with it"),
         ("distill_beginner_opening.zip", 4, 1.5, "a mine chance between 0 and 1"),
         ("distill_beginner_opening.zip", 4, -1e-5, "a mine chance between 0 and 1"),
-        ("ppo_beginner_opening.zip", 4, 1e-5, "only a distilled model's scores are safety logits"),
+        ("ppo_beginner_opening.zip", 4, 1e-5, "only the scores of a distilled model or of a mine-prior policy"),
     ],
 )
 def test_a_gate_that_cannot_work_is_a_clear_error(model: str, symmetries: int, sure: float, message: str) -> None:
