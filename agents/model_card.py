@@ -9,7 +9,8 @@ both through :class:`ModelCard`::
     {"algo": "dqn" | "ppo" | "maskable_ppo" | "distill" | ..., "model_class": "module.path:ClassName",
      "env_kwargs": {"rows": .., "cols": .., "mines": .., "first_click": .., "obs_mode": "grid", "flags": false},
      "config": {...the run's settings...}, "steps": .., "eval": {"games": .., "seed": .., "win_rate": ..},
-     "network": {...the architecture and the weights file: agents.networks.spec...}}
+     "network": {...the architecture and the weights file: agents.networks.spec...},
+     "opening": {...the first cell learnt from the model's own games: agents.opening...}}
 
 ``algo`` and ``env_kwargs`` (with at least ``rows`` and ``cols``) are required; the rest is the training run's
 record, and ``network`` what the player plays (a card without it is an older run's, whose zip
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.networks.spec import WEIGHTS_SUFFIX, NetworkSpec, checked_fields
+from agents.opening import LearntOpening
 from agents.shipped_models import shipped_model, shipped_names
 
 REQUIRED_KEYS = ("algo", "env_kwargs")
@@ -58,6 +60,8 @@ class ModelCard:
         eval: Its last evaluation during training: ``{"games", "seed", "win_rate"}`` (None when not recorded).
         network: The playing network's architecture and weights file (:class:`agents.networks.spec.NetworkSpec`
             as JSON; None for a card written before the model format).
+        opening: The first cell learnt from the model's own games (:class:`agents.opening.LearntOpening` as JSON;
+            None when none was learnt).
 
     Raises:
         ValueError: a field of the wrong kind, saying which.
@@ -70,6 +74,7 @@ class ModelCard:
     steps: int | None = None
     eval: dict[str, Any] | None = None
     network: dict[str, Any] | None = None
+    opening: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.validate()
@@ -94,11 +99,18 @@ class ModelCard:
             raise ValueError(f"steps must be an integer, got {self.steps!r}")
         if self.network is not None:
             NetworkSpec.from_dict(self.network)
+        if self.opening is not None:
+            LearntOpening.from_dict(self.opening)
 
     @property
     def network_spec(self) -> NetworkSpec | None:
         """The ``network`` section, read (None when the card has none)."""
         return None if self.network is None else NetworkSpec.from_dict(self.network)
+
+    @property
+    def learnt_opening(self) -> LearntOpening | None:
+        """The ``opening`` section, read (None when the card has none)."""
+        return None if self.opening is None else LearntOpening.from_dict(self.opening)
 
     @property
     def board(self) -> tuple[int, int]:

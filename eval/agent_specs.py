@@ -48,13 +48,13 @@ class _SameAgent:
         return self.agent
 
 
-def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float, safe_mask: bool,
+def _build_model_agent(path: str, spec: BoardSpec, symmetries: int, sure: float, safe_mask: bool, opening: bool,
                        seed: int | None) -> Agent:  # fmt: skip
     """Load a saved model in whatever process plays it (the seed is unused: greedy play is deterministic), under
     the oracle's safe-cell mask when ``safe_mask``."""
     from agents.networks.player import load_model_agent
 
-    agent = load_model_agent(path, spec, symmetries, sure)
+    agent = load_model_agent(path, spec, symmetries, sure, opening)
     return SafeCellsFirst(agent) if safe_mask else agent
 
 
@@ -83,17 +83,18 @@ class AgentSpec:
 
     @classmethod
     def model(cls, path: str | Path, spec: BoardSpec, symmetries: int = 1, sure: float = 0.0,
-              safe_mask: bool = False) -> AgentSpec:  # fmt: skip
+              safe_mask: bool = False, opening: bool = False) -> AgentSpec:  # fmt: skip
         """A saved stable-baselines3 model, checked against the board now (errors before any game starts);
         ``symmetries`` > 1 plays it averaged over that many of the board's symmetries
         (:mod:`mine_env.engine.symmetry`), only where it is less sure than ``sure`` when that is not 0
         (:func:`agents.networks.player.load_model_agent`); ``safe_mask`` plays it under the oracle's safe-cell mask
-        (:class:`agents.wrappers.SafeCellsFirst`: the model chooses only its guesses)."""
+        (:class:`agents.wrappers.SafeCellsFirst`: the model chooses only its guesses); ``opening`` opens on its
+        card's learnt first cell (:mod:`agents.opening`)."""
         from agents.networks.player import load_model_agent, model_label
 
-        load_model_agent(path, spec, symmetries, sure)
-        build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure, safe_mask)
-        label = model_label(path, symmetries, sure)
+        load_model_agent(path, spec, symmetries, sure, opening)
+        build = functools.partial(_build_model_agent, str(path), spec, symmetries, sure, safe_mask, opening)
+        label = model_label(path, symmetries, sure, opening)
         return cls(f"{label} +safe-mask" if safe_mask else label, build, seeded=False)
 
     @classmethod

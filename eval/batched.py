@@ -62,10 +62,13 @@ class PlayRule:
             the first-click rule vouches for the clicked cell only (a network learns the first click's images of
             the board's symmetries as safe alike: :func:`train.distill.labels.label_positions`). None: the safest
             cell alone.
+        opening: The cell (flat) every game the agent opens reveals first: a model's learnt opening
+            (:mod:`agents.opening`); None: the network's own pick.
     """
 
     mark_above: float | None = None
     reveal_below: float | None = None
+    opening: int | None = None
 
     def __post_init__(self) -> None:
         if self.reveal_below is not None and not 0.0 < self.reveal_below < 0.5:
@@ -123,17 +126,18 @@ def _play(obs, mines, counts, meta, stack, rules, which, cells, moves):  # type:
 
 def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: int = 10_000,
                  mark_above: float | None = None, reveal_below: float | None = None,
-                 only: Sequence[int] | None = None, finished: Finished | None = None) -> BatchedResult:  # fmt: skip
+                 only: Sequence[int] | None = None, finished: Finished | None = None,
+                 opening: int | None = None) -> BatchedResult:  # fmt: skip
     """Play the first ``games`` games of ``suite`` (all by default), ``batch`` games at a time, each started as
     the suite says (:attr:`Suite.start`); with ``mark_above``, the scorer's safety logits mark its sure mines
-    (:mod:`agents.marks`); with ``reveal_below``, a call reveals every cell below that mine chance
-    (:class:`PlayRule`). ``only``: play just these of those games (a resumed run's), in this order; ``finished``
-    is told of every game as it ends.
+    (:mod:`agents.marks`); with ``reveal_below``, a call reveals every cell below that mine chance; with
+    ``opening``, every game the agent opens starts on that cell (:class:`PlayRule`). ``only``: play just these of
+    those games (a resumed run's), in this order; ``finished`` is told of every game as it ends.
 
     Raises:
         ValueError: a suite with a fixed first cell or no-guess boards (not played here), or a rule out of range.
     """
-    rule = PlayRule(mark_above, reveal_below)
+    rule = PlayRule(mark_above, reveal_below, opening)
     played = _games_left(suite, games, only)
     began = time.perf_counter()
     return BatchedResult(*_play_games(scorer, suite, played, batch, rule, finished), time.perf_counter() - began)
@@ -142,22 +146,24 @@ def play_batched(scorer: Scorer, suite: Suite, games: int | None = None, batch: 
 def play_model_batched(model: str, suite: Suite, games: int | None = None, batch: int = 10_000, device: str = "cpu",
                        mark_above: float | None = None, workers: int = 1, passes: int | None = None,
                        reveal_below: float | None = None, symmetries: int = 1, sure: float = 0.0,
-                       only: Sequence[int] | None = None,
-                       finished: Finished | None = None) -> BatchedResult:  # fmt: skip
+                       only: Sequence[int] | None = None, finished: Finished | None = None,
+                       opening: bool = False) -> BatchedResult:  # fmt: skip
     """:func:`play_batched` of the saved ``model`` on ``device``, its games split into chunks of consecutive games
     played by ``workers`` CPU processes (each loads the model; the games and their outcomes are those of one
     process).
     On a CPU one process gains nothing from more torch threads on these small convolutions, so processes are the
     way to use the cores. ``symmetries`` and ``sure``: the network's scores averaged over that many of the board's
     images where it is less sure than ``sure`` (everywhere when 0), as ``minesweeper eval`` plays them.
+    ``opening``: open every game the agent opens on the model card's learnt first cell (:mod:`agents.opening`).
 
     Raises:
         ValueError: ``workers`` above 1 on a device other than the CPU, ``passes`` for a network that is not the
             iterated trunk, ``reveal_below`` for one whose scores are not safety logits, symmetries the board does
-            not have or a gate that cannot work, or a suite or rule :func:`play_batched` refuses.
+            not have or a gate that cannot work, an opening the card lacks or learnt on another board, or a suite
+            or rule :func:`play_batched` refuses.
     """
     check_workers(workers)
-    rule = PlayRule(mark_above, reveal_below)
+    rule = PlayRule(mark_above, reveal_below, learnt_opening(model, suite) if opening else None)
     if passes is not None:
         check_passes(model, passes)
     if reveal_below is not None:
@@ -170,7 +176,7 @@ def play_model_batched(model: str, suite: Suite, games: int | None = None, batch
     played = _games_left(suite, games, only)
     if workers == 1:
         scorer = gated_batch_scorer(model_scorer(model, device, suite.mines, passes), symmetries, sure)
-        return play_batched(scorer, suite, games, batch, mark_above, reveal_below, played, finished)
+        return play_batched(scorer, suite, games, batch, mark_above, reveal_below, played, finished, rule.opening)
     size = max(1, min(batch, -(-len(played) // (4 * workers))))  # a few chunks a worker: progress, even shares
     chunks = [played[start : start + size] for start in range(0, len(played), size)]
     began = time.perf_counter()
@@ -246,6 +252,10 @@ def _play_block(scorer: Scorer, suite: Suite, indices: Sequence[int], rule: Play
         opened = np.flatnonzero(first_cell >= 0)
         _play(obs, mines, counts, meta, stack, rules, opened, first_cell[opened, None], np.zeros(n, np.int64))
     moves = np.zeros(n, np.int64)
+    if rule.opening is not None:  # the agent's own first move, as the per-game player makes it
+        opens = np.flatnonzero(first_cell < 0)
+        first_cell[opens] = rule.opening
+        _play(obs, mines, counts, meta, stack, rules, opens, first_cell[opens, None], moves)
     calls = np.zeros(n, np.int64)
     marks = np.zeros((n, cells), dtype=bool)
     while True:
@@ -283,6 +293,17 @@ def model_scorer(path: str, device: str, mines: int, passes: int | None = None) 
     if passes is not None:
         set_passes(agent.network, passes)
     return agent.batch_scores
+
+
+def learnt_opening(model: str, suite: Suite) -> int | None:
+    """The model's learnt first cell (flat) for the games of ``suite`` the agent opens; None under the zero start,
+    which opens a cell for it. ValueError: the card has none, or learnt it on another board or rule."""
+    from agents.networks.player import checked_opening
+
+    if suite.start == "zero":
+        return None
+    opening = checked_opening(ModelCard.of_model(model), model_paths(model)[0], suite.spec())
+    return opening.action(suite.cols)
 
 
 def check_passes(model: str, passes: int) -> None:

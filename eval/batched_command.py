@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "the board's symmetries (1, 2, 4; 8 on a square board).")  # fmt: skip
     parser.add_argument("--sure", type=float, default=0.0, help="With --symmetries: average only where the network "
                         "gives its pick a mine chance of at least this (1e-5); 0: at every move.")  # fmt: skip
+    parser.add_argument("--opening", action="store_true", help="Open every game the agent opens on the model's "
+                        "learnt first cell (its card's opening: python -m eval.opening); default: its own pick.")
     parser.add_argument("--json", default=None, help="Append one line per model and start here: the summary and "
                         "every game's outcome.")  # fmt: skip
     parser.add_argument("--log", metavar="PATH", help="Write every game to this file as it ends, one JSON line "
@@ -99,7 +101,8 @@ def batched_run(args: argparse.Namespace) -> dict[str, Any]:
     """What decides the games of a run, as its game log's header (not the device, batch or workers)."""
     options = ("suite", "games", "mark_above", "passes", "reveal_below", "symmetries", "sure")
     return {"evaluation": "batched network", "models": args.model, "starts": args.start or ["agent"],
-            **{option: getattr(args, option) for option in options}}  # fmt: skip
+            **{option: getattr(args, option) for option in options},
+            **({"opening": True} if args.opening else {})}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -168,12 +171,13 @@ def _evaluate(args: argparse.Namespace, model: str, suite: Suite, start: str,
     with bar:
         played = play_model_batched(model, suite, total, args.batch, args.device, mark_above or None, args.workers,
                                     args.passes, args.reveal_below, args.symmetries, args.sure, left,
-                                    finished)  # fmt: skip
+                                    finished, args.opening)  # fmt: skip
     result = _merged(total, logged, left, played)
     summary = {"model": model, "suite": suite.name, "start": start, "mark_above": mark_above or None,
                **({"passes": args.passes} if args.passes is not None else {}),
                **({"reveal_below": args.reveal_below} if args.reveal_below is not None else {}),
                **({"symmetries": args.symmetries, "sure": args.sure} if args.symmetries > 1 else {}),
+               **({"opening": True} if args.opening and start == "agent" else {}),
                **result.summary()}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip

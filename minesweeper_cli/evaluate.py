@@ -86,6 +86,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="play every --model under the oracle's safe-cell mask: a certainly safe cell is "
                              "played whenever there is one, and the model chooses only its guesses (and first "
                              "click); the games are those of the env under agents.wrappers.SafeCellMask")  # fmt: skip
+    parser.add_argument("--opening", action="store_true",
+                        help="open every --model on its learnt first cell (its card's opening, chosen from the "
+                             "model's own games by python -m eval.opening), on the board and rule it was learnt "
+                             "on (default: the first cell its scores pick)")  # fmt: skip
     parser.add_argument("--suite", help="a named suite (see --list-suites) instead of the board options")
     parser.add_argument("--list-suites", action="store_true", help="list the named suites and exit")
     add_board_options(parser, default_preset=None)
@@ -245,7 +249,9 @@ def _evaluate(args: argparse.Namespace, suite: Suite, log: Path) -> None:
         raise ValueError("--sure gates the average over symmetries: give --symmetries 2, 4 or 8 with it")
     if args.safe_mask and not args.model:
         raise ValueError("--safe-mask applies to --model; give a model to evaluate")
-    models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0, args.safe_mask)
+    if args.opening and not args.model:
+        raise ValueError("--opening applies to --model; give a model to evaluate")
+    models = [AgentSpec.model(path, suite.spec(), count, args.sure if count > 1 else 0.0, args.safe_mask, args.opening)
               for path in args.model for count in counts]  # fmt: skip
     heads = [AgentSpec.head(path) for path in args.head]
     report = evaluate([*args.agent, *models, *heads], suite, workers=args.workers, oracle=args.oracle,

@@ -27,15 +27,18 @@ from agents.base import Agent
 from agents.marks import score_marked, sure_logit
 from agents.model_card import ModelCard, model_paths
 from agents.networks.mirrored_play import averaged_scores, gated_scores
+from agents.opening import LearntOpening
 from agents.shipped_models import shipped_model
+from mine_env.engine.constants import HIDDEN
 from mine_env.engine.spec import BoardSpec
 from mine_env.engine.symmetry import check_symmetries
 
 
-def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str:
+def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0, opening: bool = False) -> str:
     """The name a model goes by in reports: its folder and file stem (``ppo-run/best_model``) or the short name
     of a shipped model (``distill-expert``), ``+sym8`` when
-    it plays averaged over 8 symmetries, and ``-sure1e-05`` when only where it is less sure than that.
+    it plays averaged over 8 symmetries, ``-sure1e-05`` when only where it is less sure than that, and ``+opening``
+    when it opens on its learnt first cell.
 
     The folder is kept because training runs save ``best_model`` and ``final_model`` in every run directory.
     """
@@ -45,7 +48,9 @@ def model_label(path: str | Path, symmetries: int = 1, sure: float = 0.0) -> str
         label = str(path)  # a shipped model goes by its short name, wherever it is installed
     if symmetries > 1:
         label += f"+sym{symmetries}"
-    return f"{label}-sure{sure:g}" if sure else label
+    if sure:
+        label += f"-sure{sure:g}"
+    return f"{label}+opening" if opening else label
 
 
 def check_card_env(card: ModelCard, card_path: Path) -> None:
@@ -64,7 +69,7 @@ def check_card_env(card: ModelCard, card_path: Path) -> None:
 
 
 def load_model_agent(
-    path: str | Path, spec: BoardSpec | None = None, symmetries: int = 1, sure: float = 0.0
+    path: str | Path, spec: BoardSpec | None = None, symmetries: int = 1, sure: float = 0.0, opening: bool = False
 ) -> ModelAgent:
     """Load a saved model as an agent that plays the env's grid observations greedily over valid actions.
 
@@ -79,15 +84,18 @@ def load_model_agent(
         sure: With ``symmetries`` > 1 and scores that are safety logits (:func:`scores_are_safety_logits`): play the
             board as it is alone when the network gives its chosen cell a mine chance below this, and average only
             otherwise (:func:`agents.networks.mirrored_play.gated_scores`); 0 (the default) always averages.
+        opening: Play the card's learnt first cell (:mod:`agents.opening`) on an untouched board.
 
     Raises:
         FileNotFoundError: the model, its card or its weights do not exist.
         ValueError: the path is not a model, the card is wrong or has no ``network`` section, the weights are not
-            the card's, or ``sure`` is out of (0, 1), without symmetries or for scores that are not safety logits.
+            the card's, ``sure`` is out of (0, 1), without symmetries or for scores that are not safety logits, or
+            ``opening`` for a card without one or a board or rule other than the one it was learnt on.
     """
     card = ModelCard.of_model(path)
     archive, card_path = model_paths(path)
     check_sure(sure, symmetries, card, archive)
+    learnt = checked_opening(card, archive, spec) if opening else None
     check_card_env(card, card_path)
     network_spec = card.network_spec
     if network_spec is None:
@@ -101,7 +109,9 @@ def load_model_agent(
     # machine OpenMP's spinning threads made a beginner game of the distilled model take 1.6 s instead of 11 ms.
     # Parallel evaluation comes from the runner's processes.
     torch.set_num_threads(1)
-    agent = ModelAgent(load_network(network_spec, card_path.parent), model_label(archive, symmetries, sure))
+    agent = ModelAgent(load_network(network_spec, card_path.parent), model_label(archive, symmetries, sure, opening))
+    if learnt is not None:
+        agent.opening = learnt.action(learnt.board[1])
     if card.mark_above:
         agent.use_marks(card.mark_above)
     if symmetries != 1:
@@ -132,6 +142,20 @@ def check_sure(sure: float, symmetries: int, card: ModelCard, archive: Path) -> 
                          "mine-prior policy are safety logits that sure can read as mine chances")  # fmt: skip
 
 
+def checked_opening(card: ModelCard, archive: Path, spec: BoardSpec | None) -> LearntOpening:
+    """The card's learnt opening, checked to be for the board and rule ``spec`` (the card's own when None)."""
+    learnt = card.learnt_opening
+    if learnt is None:
+        raise ValueError(f"model {archive} has no learnt opening: learn one from its games with "
+                         f"`python -m eval.opening {archive.with_suffix('')}`")  # fmt: skip
+    if spec is not None and not learnt.plays_on(spec):
+        rows, cols, mines = learnt.board
+        raise ValueError(f"model {archive} learnt its opening on {rows}x{cols} with {mines} mines under the "
+                         f"{learnt.first_click!r} rule, not on {spec.rows}x{spec.cols} with {spec.mines} under "
+                         f"{spec.first_click!r}: play it there without the opening")  # fmt: skip
+    return learnt
+
+
 class ModelAgent(Agent):
     """A saved model's playing network (:class:`agents.networks.saved.CellScorer`) playing greedily over the valid
     actions.
@@ -148,6 +172,7 @@ class ModelAgent(Agent):
         self.sure = 0.0
         self.mark_above: float | None = None
         self.marks: np.ndarray | None = None
+        self.opening: int | None = None  # the action played first on an untouched board (agents.opening)
 
     def reset(self) -> None:
         self.marks = None
@@ -191,6 +216,8 @@ class ModelAgent(Agent):
 
     def act(self, obs: np.ndarray, info: dict[str, Any]) -> int:
         valid = info["action_mask"].astype(bool)
+        if self.opening is not None and valid[self.opening] and (obs == HIDDEN).all():
+            return self.opening
         if self.mark_above is None:
             scores = self.action_scores(obs, info)
         else:  # flags are off (a model trained with flag actions is refused), so the valid cells are the hidden ones

@@ -232,3 +232,26 @@ def test_a_resumed_run_plays_only_the_games_its_log_lacks_and_reports_the_same(t
     for key in ("won", "first_cell", "wins", "moves", "calls"):
         assert first[key] == again[key]
     assert main([*options, "--passes", "2", "--resume", str(log)]) == 2  # another run's options: refused
+
+
+def test_a_learnt_opening_played_batched_is_the_runners(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from agents.opening import CandidateReturns, LearntOpening
+
+    for suffix in (".json", ".pt"):
+        shutil.copy(Path(BEGINNER_MODEL).with_suffix(suffix), tmp_path)
+    model = tmp_path / Path(BEGINNER_MODEL).with_suffix(".pt").name
+    card = json.loads(model.with_suffix(".json").read_text())
+    opening = LearntOpening((0, 8), (9, 9, 10), "opening", 1, 0.0, 1, (CandidateReturns((0, 8), 10, 9),))
+    model.with_suffix(".json").write_text(json.dumps({**card, "opening": opening.to_dict()}))
+    suite = get_suite("beginner-opening-1k")
+    batched = play_model_batched(str(model), suite, games=30, batch=12, opening=True)
+    player = GamePlayer(suite, [AgentSpec.model(model, suite.spec(), opening=True)], oracle=False)
+    records = [player.play(0, game) for game in range(30)]
+    assert batched.won.tolist() == [record.won for record in records]
+    assert batched.first_cell.tolist() == [record.first_action for record in records] == [8] * 30
+    assert batched.moves.tolist() == [record.steps for record in records]
+    zero = suite.with_zero_start()  # the start opens a cell for the agent: the opening is not played
+    opened = play_model_batched(str(model), zero, games=5, opening=True).first_cell
+    assert opened.tolist() == play_model_batched(str(model), zero, games=5).first_cell.tolist()
+    with pytest.raises(ValueError, match="no learnt opening"):
+        play_model_batched(BEGINNER_MODEL, suite, games=2, opening=True)
