@@ -83,3 +83,21 @@ def binomial_two_sided_p(k: int, n: int) -> float:
     peak = max(log_terms)
     tail = math.exp(peak) * math.fsum(math.exp(t - peak) for t in log_terms)
     return min(1.0, 2.0 * tail)
+
+
+def two_proportion_p(won_a: int, games_a: int, won_b: int, games_b: int) -> float:
+    """Two-sided p-value of "both win at one rate" for two win counts on separate games (a pooled z-test): for
+    players whose games are not the same boards, where McNemar's pairing does not apply. 1 when no game or no
+    variance tells them apart.
+
+    Raises:
+        ValueError: a count of games below 1, or wins outside 0..games.
+    """
+    for won, games in ((won_a, games_a), (won_b, games_b)):
+        if games < 1 or not 0 <= won <= games:
+            raise ValueError(f"wins must lie in 0..games with at least 1 game, got {won} of {games}")
+    pooled = (won_a + won_b) / (games_a + games_b)
+    spread = math.sqrt(pooled * (1 - pooled) * (1 / games_a + 1 / games_b))
+    if spread == 0:
+        return 1.0
+    return math.erfc(abs(won_a / games_a - won_b / games_b) / spread / math.sqrt(2))

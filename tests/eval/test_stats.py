@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from eval.stats import Z_95, binomial_two_sided_p, mcnemar, wilson_interval
+from eval.stats import Z_95, binomial_two_sided_p, mcnemar, two_proportion_p, wilson_interval
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,13 @@ def test_binomial_p_value_is_accurate_for_large_counts() -> None:
     assert binomial_two_sided_p(950, 2000) == pytest.approx(0.026824146240280546, rel=1e-9)
     assert binomial_two_sided_p(1050, 2000) == pytest.approx(0.026824146240280546, rel=1e-9)
     assert binomial_two_sided_p(0, 1) == 1.0
+
+
+def test_two_proportions_on_separate_games() -> None:
+    # 60 of 100 against 40 of 100: pooled 0.5, spread sqrt(0.25 * 0.02) = 0.0707, z = 2.828, p = erfc(2)
+    assert two_proportion_p(60, 100, 40, 100) == pytest.approx(math.erfc(2.0), rel=1e-12)
+    assert two_proportion_p(40, 100, 60, 100) == two_proportion_p(60, 100, 40, 100)  # two-sided
+    assert two_proportion_p(30, 100, 60, 200) == pytest.approx(1.0)
+    assert two_proportion_p(0, 10, 0, 20) == 1.0 and two_proportion_p(10, 10, 20, 20) == 1.0
+    with pytest.raises(ValueError, match="at least 1 game"):
+        two_proportion_p(3, 2, 1, 5)
