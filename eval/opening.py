@@ -7,7 +7,7 @@ opening on that cell, then choosing every move itself, as ``minesweeper eval`` p
 spends the games where they decide something: every round plays fresh games (the round's own base seed) for the
 candidates still in, twice as many a candidate as the round before, and keeps the better half by the win rate
 of all their games so far. The model's own first cell is the reference: it plays every round and is never
-dropped, and the last challenger left meets it in a round of their own; the opening is written only where it
+dropped, and the last challenger left meets it in the rounds that remain; the opening is written only where it
 beats the reference (a two-sided test on their games, ``--alpha``), since a first round of a few hundred games
 drops good cells and keeps lucky ones by chance. The games of a round are logged as they finish
 (:mod:`eval.game_log`), so a stopped run goes on where it was when run again.
@@ -88,7 +88,8 @@ def successive_halving(play, cells: Sequence[Cell], games: int, rounds: int, see
         play: ``play(round, cells, games, seed) -> {cell: won}``: one round's fresh games for the cells still in.
         cells: The candidates (distinct), ``reference`` among them.
         games: Games a candidate in the first round; doubled every round.
-        rounds: The most rounds played (fewer once one challenger has met the reference in a round of its own).
+        rounds: The rounds played (fewer when no challenger is left); once one challenger is left, the rounds that
+            remain are its and the reference's alone.
         seed: The first round's base seed; round ``r`` plays base seed ``seed + r``.
         reference: The model's own first cell: it plays every round and is never dropped, so the opening has to
             beat it on the same seeds and as many games; the other candidates halve.
@@ -106,8 +107,6 @@ def successive_halving(play, cells: Sequence[Cell], games: int, rounds: int, see
             totals[cell] = CandidateReturns(cell, before.games + round_games, before.won + won[cell])
         ranked = sorted(alive, key=lambda cell: (-totals[cell].win_rate, cells.index(cell)))
         print(round_table(round_index, round_games, [totals[cell] for cell in ranked], reference), flush=True)
-        if len(challengers) == 1:
-            break
         challengers = [cell for cell in ranked if cell != reference][: math.ceil(len(challengers) / 2)]
     best = max([*challengers, reference], key=lambda cell: (totals[cell].win_rate, cell == reference))
     return [totals[best], *sorted((item for cell, item in totals.items() if cell != best),
@@ -167,7 +166,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--reach", type=int, default=4, help="rows and columns from the corner of the default "
                                                              "candidates (4: 25 cells)")  # fmt: skip
     parser.add_argument("--games", type=int, default=200, help="games a candidate in the first round (200)")
-    parser.add_argument("--rounds", type=int, default=8, help="the most rounds (8)")
+    parser.add_argument("--rounds", type=int, default=4, help="rounds (4); a run goes on with more when run again "
+                        "with a larger number")  # fmt: skip
     parser.add_argument("--seed", type=int, default=20261207, help="the first round's base seed")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     parser.add_argument("--log-dir", type=Path, help="where the rounds' games are logged (default: "

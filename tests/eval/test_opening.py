@@ -39,11 +39,14 @@ def test_successive_halving_keeps_the_better_half_and_the_models_own_cell() -> N
         calls.append((round_index, sorted(cells), games, seed))
         return {cell: round(rates[cell] * games) for cell in cells}
 
-    candidates = successive_halving(play, list(rates), games=10, rounds=8, seed=100, reference=(0, 1))
+    candidates = successive_halving(play, list(rates), games=10, rounds=3, seed=100, reference=(0, 1))
     assert candidates[0] == CandidateReturns((1, 1), 70, 56)
     assert [(len(cells), games, seed) for _, cells, games, seed in calls] == [(5, 10, 100), (3, 20, 101), (2, 40, 102)]
     assert all((0, 1) in cells for _, cells, _, _ in calls)  # the worst cell, but the model's own: never dropped
     assert {item.cell for item in candidates} == set(rates) and sum(item.games for item in candidates) == 50 + 60 + 80
+    calls.clear()  # a fourth round: the last challenger and the reference alone, on twice the games
+    assert successive_halving(play, list(rates), 10, 4, 100, reference=(0, 1))[0] == CandidateReturns((1, 1), 150, 120)
+    assert [(cells, games, seed) for _, cells, games, seed in calls[3:]] == [([(0, 1), (1, 1)], 80, 103)]
     rates[(0, 1)] = 0.9
     assert successive_halving(play, list(rates), 10, 2, 100, reference=(0, 1))[0].cell == (0, 1)
 
