@@ -224,19 +224,15 @@ def render(index: dict) -> str:
         "One table per board: the shipped models and the baselines, best first, each figure read from a record under "
         "docs/results/ with its Wilson 95% interval and its command (below; each run's notes under its name on "
         f"[the commands page]({index['lab']})). A suite's name says its games, the same seeds for every agent; the "
-        "rule is `opening` (the first click opens a zero) unless the suite says otherwise. The runs not shipped, the "
-        f"curves and the story of each figure: [every run of the leaderboard]({index['lab_rows']}) and "
-        "[lab/](lab/index.md) by date. `sandbox` is the shared 2-core development VM, CPU only; a win rate does not "
-        "depend on the machine. The screen bot's table (the solver on xdemineur and sgt-mines, through their pixels) "
-        "is in [docs/BOT.md](BOT.md)."
+        "rule is `opening` (the first click opens a zero) unless the suite says otherwise. Runs not shipped, curves "
+        f"and stories: [every run of the leaderboard]({index['lab_rows']}) and [lab/](lab/index.md) by date. "
+        "`sandbox`: the shared 2-core development VM, CPU only. The screen bot's table: [docs/BOT.md](BOT.md)."
     )
     head = [
         "# Results: the leaderboard",
         "",
-        "<!-- Written by `python studies/leaderboard.py` from docs/results/leaderboard.json and the records it",
-        "     names; edit those, never this page (tests/docs/test_leaderboard.py checks that it is current).",
-        "     A new row: its record under docs/results/, its entry in leaderboard.json, then this script and",
-        "     `python studies/plot_leaderboard.py`. -->",
+        "<!-- Written by `python studies/leaderboard.py` from docs/results/leaderboard.json and its records, then",
+        "     `python studies/plot_leaderboard.py`: edit those, never this page (tests/docs/test_leaderboard.py). -->",
         "",
         *paragraph(intro),
         "",
