@@ -56,13 +56,15 @@ lint:
 typecheck: install-dev
 	$(PYTHON) -m mypy
 
+# tests/run.py: pytest, then the exit handlers, then the process ends with pytest's status without the
+# interpreter's teardown (which once crashed after a green session); a crash before that prints every stack.
 test: install-dev lint typecheck
-	$(PYTHON) -m pytest
+	PYTHONFAULTHANDLER=1 $(PYTHON) -m tests.run
 
 # The suite without the slow and statistical tests (under a minute on 2 cores), for the edit-test loop.
 .PHONY: test-fast
 test-fast: venv
-	$(PYTHON) -m pytest -q -m "not slow and not statistical and not docs"
+	PYTHONFAULTHANDLER=1 $(PYTHON) -m tests.run -q -m "not slow and not statistical and not docs"
 
 # The documentation site into site/ (mkdocs-material; the API reference from the docstrings), built with
 # --strict, then its pages opened in headless Chromium (tests/docs; screenshots in site/screenshots/).
@@ -72,7 +74,7 @@ docs: venv
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium) >/dev/null 2>&1 \
 	  || echo "chromium is not available (apt-get install chromium): the rendering checks will be skipped"
 	$(PYTHON) -m mkdocs build --strict
-	$(PYTHON) -m pytest -q -m docs tests/docs
+	PYTHONFAULTHANDLER=1 $(PYTHON) -m tests.run -q -m docs tests/docs
 # The numba kernels of a first hour compiled ahead for a generic x86-64 CPU (scripts/build_kernel_bundle.py), for
 # a wheel to carry: an install loads them at its first game instead of compiling (docs/COLD_START.md).
 .PHONY: kernel-bundle wheel
