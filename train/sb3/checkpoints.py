@@ -26,6 +26,7 @@ import dataclasses
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -144,13 +145,15 @@ def pending_log(logger: Logger) -> tuple[dict[str, Any], ...]:
     return logger.name_to_value, logger.name_to_count, logger.name_to_excluded
 
 
-def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float) -> Path:
+def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float,
+                    extra: dict[str, Any] | None = None) -> Path:  # fmt: skip
     """Write the run's checkpoint (and DQN's replay buffer, PPO's mine replay), each replacing the last one only
     once complete;
-    ``wall_seconds``: the wall time the run has trained (:class:`RunClock`)."""
+    ``wall_seconds``: the wall time the run has trained (:class:`RunClock`); ``extra``: more of the run's state to
+    keep in ``resume_state`` (the weight average's, :mod:`train.sb3.weight_average`)."""
     path = run_dir / LATEST
     path.parent.mkdir(parents=True, exist_ok=True)
-    model.resume_state = capture_state(model, wall_seconds)  # type: ignore[attr-defined]
+    model.resume_state = capture_state(model, wall_seconds) | (extra or {})  # type: ignore[attr-defined]
     try:
         partial = path.with_name("partial.zip")
         model.save(partial)
@@ -177,15 +180,18 @@ def time_up(minutes: float) -> str:
 class RunKeeper(BaseCallback):
     """Checkpoints every ``every`` steps, and stops the run (after a checkpoint) at ``minutes`` of wall time in this
     stretch of ``clock`` (the run's :class:`RunClock`), once ``pause_at`` steps are reached (0 turns each off), or on
-    a signal of :data:`train.stop_signal.STOP_SIGNALS`.
+    a signal of :data:`train.stop_signal.STOP_SIGNALS`. ``extra_state`` gives more state for each checkpoint to keep
+    (:func:`save_checkpoint`'s ``extra``).
 
     Everything happens at a rollout's start (see the module docstring); the stop then ends collection at its first
     step, whose transition SB3 throws away with the round, so that step is not counted.
     """
 
-    def __init__(self, run_dir: Path, every: int, clock: RunClock, minutes: float = 0.0, pause_at: int = 0):
+    def __init__(self, run_dir: Path, every: int, clock: RunClock, minutes: float = 0.0, pause_at: int = 0,
+                 extra_state: Callable[[], dict[str, Any]] = dict) -> None:  # fmt: skip
         super().__init__()
         self.run_dir = run_dir
+        self.extra_state = extra_state
         self.every = every
         self.clock = clock
         self.minutes = minutes
@@ -230,7 +236,7 @@ class RunKeeper(BaseCallback):
 
     def save(self) -> None:
         if self.saved_at != self.num_timesteps:
-            save_checkpoint(self.model, self.run_dir, self.clock.seconds())
+            save_checkpoint(self.model, self.run_dir, self.clock.seconds(), self.extra_state())
             self.saved_at = self.num_timesteps
         self.next_checkpoint = self._next_after(self.num_timesteps)
 

@@ -67,6 +67,11 @@ class RunConfig(BoardOptions):
         250_000, "Environment steps between two checkpoints (checkpoints/latest.zip, what --resume continues from; "
         "also written when the run ends or stops; 0 = none).",
     )  # fmt: skip
+    weight_average: float = option(
+        0.0, "Keep a moving average of the policy's weights (train.sb3.weight_average): after every round of "
+        "collection and training it moves toward the live weights by 1 - DECAY (0.9: about the last 10 rounds); "
+        "saved as average_model (.zip, .pt, card) at every checkpoint and at the end; 0 = none.",
+    )  # fmt: skip
     minutes: float = option(0.0, "Stop after this many minutes of wall time, with a checkpoint (0 = no limit).")
     pause_at: int = option(
         0, "Stop once this many steps are trained, with a checkpoint, as if interrupted: --steps still sets the "
@@ -93,6 +98,8 @@ class RunConfig(BoardOptions):
         at_least(self, 0, "eval_games", "checkpoint_every", "seed", "eval_seed", "minutes", "pause_at")
         if self.max_steps is not None:
             at_least(self, 1, "max_steps")
+        if not 0.0 <= self.weight_average < 1.0:
+            raise ValueError(f"weight_average is a decay in [0, 1) (0 = no average), got {self.weight_average}")
         if not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate}")
         parse_drops(self.lr_drops)

@@ -48,6 +48,7 @@ from train.sb3.recipes import RECIPES, recipe_names
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
+from train.sb3.weight_average import WeightAveraging, resumed_average
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class Algorithm:
 CHANGEABLE_ON_RESUME = frozenset({
     "steps", "minutes", "pause_at", "progress_bar", "torch_threads", "device", "eval_every", "checkpoint_every",
     "max_steps", "reward_win", "reward_loss", "reward_progress", "reward_invalid", "runs_dir", "run_name",
-    "learning_rate", "lr_drops", "bf16",
+    "learning_rate", "lr_drops", "bf16", "weight_average",
 })  # fmt: skip
 """Settings any resumed run may change: how long and on what it runs, the env's (built anew from the config), the
 learning rate and its drops (a lower one late in a run: :mod:`train.sb3.learning_rate`), and where a new run would
@@ -235,13 +236,17 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=2) + "\n")
     model.set_logger(run_logger(run_dir, None if resume is None else model.num_timesteps))
     clock = RunClock(started)
+    resume_state = model.__dict__.pop("resume_state", None)
     if resume is not None:  # last: nothing may draw from the random states once they are restored
-        saved = restore_state(model, model.__dict__.pop("resume_state", None))
+        saved = restore_state(model, resume_state)
         clock.before = logged_wall_seconds(run_dir / "logs" / "progress.csv") if saved is None else saved
-    keeper = RunKeeper(run_dir, config.checkpoint_every, clock, config.minutes, config.pause_at)
+    averager = weight_averaging(model, algo, config, run_dir, resume_state)
+    keeper = RunKeeper(run_dir, config.checkpoint_every, clock, config.minutes, config.pause_at,
+                       dict if averager is None else averager.checkpoint_state)  # fmt: skip
     drops = LearningRateDrops(config.learning_rate, parse_drops(config.lr_drops))
     evaluator = WinRateCallback(algo, config, run_dir, clock)
-    callbacks: list[BaseCallback] = [drops, keeper, evaluator]
+    # the averager before the keeper: a checkpoint keeps the average with the round just trained
+    callbacks: list[BaseCallback] = [drops, *([] if averager is None else [averager]), keeper, evaluator]
     if algorithm.callbacks is not None:
         callbacks.extend(algorithm.callbacks(config))
     if config.progress_bar:  # the run's steps, as the log counts them (SB3's own bar restarts at 0 on a resume)
@@ -254,6 +259,18 @@ def train(algorithm: Algorithm, config: RunConfig, resume: Path | None = None) -
     model.learn(remaining, callback=callbacks, reset_num_timesteps=resume is None)
     save_model(model, run_dir / "final_model.zip", algo, config, evaluator.evaluation_at(model.num_timesteps))
     return run_dir
+
+
+def weight_averaging(model: BaseAlgorithm, algo: str, config: RunConfig, run_dir: Path,
+                     resume_state: dict[str, Any] | None) -> WeightAveraging | None:  # fmt: skip
+    """The callback that keeps the run's weight average (``--weight-average``; the checkpoint's where it kept one)
+    and saves it as ``average_model``; None without averaging."""
+    saved = (resume_state or {}).get("weight_average")
+    average = resumed_average(model.policy, config.weight_average, saved, int(model._n_updates))
+    if average is None:
+        return None
+    return WeightAveraging(average, run_dir, config.checkpoint_every,
+                           lambda path: save_model(model, path, algo, config))
 
 
 def use_bf16(model: BaseAlgorithm, asked: bool) -> None:

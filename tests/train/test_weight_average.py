@@ -1,0 +1,94 @@
+"""``--weight-average``: the moving average of the policy's weights, saved as ``average_model`` and kept whole
+across a pause and a resume."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("stable_baselines3")
+pytest.importorskip("sb3_contrib")
+
+import torch as th
+
+from agents.networks.player import load_model_agent
+from minesweeper_cli import train as train_cli
+from mine_env.env import MinesweeperEnv
+from train.sb3 import maskable_ppo, ppo
+from train.sb3.training import train
+from train.sb3.weight_average import AVERAGE_MODEL, WeightAverage
+
+pytestmark = pytest.mark.train
+
+TINY = {
+    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
+    "n_steps": 16, "batch_size": 32,
+}  # fmt: skip
+ALGORITHMS = {"ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
+
+
+def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
+    options = TINY | {"runs_dir": str(tmp_path), "run_name": name} | overrides
+    return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
+
+
+def resume(algo: str, run_dir: Path, *options: str) -> None:
+    """``minesweeper train ALGO --resume RUN_DIR [options]``."""
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
+    assert args.func(args) == 0
+
+
+def policy_weights(algo: str, path: Path) -> dict[str, th.Tensor]:
+    return ALGORITHMS[algo].model_class.load(path, device="cpu").policy.state_dict()
+
+
+def test_the_average_moves_by_one_minus_the_decay_and_is_only_lent_to_the_network() -> None:
+    network = th.nn.Linear(2, 1)
+    network.register_buffer("count", th.tensor([3]))
+    start = {key: value.clone() for key, value in network.state_dict().items()}
+    average = WeightAverage.of(network, decay=0.75)
+    with th.no_grad():
+        network.weight.add_(4.0)
+        network.count.fill_(5)
+    average.update(network)
+    th.testing.assert_close(average.tensors["weight"], start["weight"] + 1.0)  # a quarter of the way
+    assert average.tensors["count"].item() == 5 and average.rounds == 1  # a buffer that is no float is copied
+    with average.loaded_into(network):
+        th.testing.assert_close(network.weight, start["weight"] + 1.0)
+    th.testing.assert_close(network.weight, start["weight"] + 4.0)
+
+
+@pytest.mark.parametrize("decay", [1.0, -0.5])
+def test_a_decay_outside_zero_to_one_is_refused_in_one_line(decay: float, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"weight_average is a decay in \[0, 1\)"):
+        run("ppo", tmp_path, "bad", weight_average=decay)
+
+
+def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path: Path) -> None:
+    whole = run("maskable_ppo", tmp_path, "whole", weight_average=0.5)
+    halves = run("maskable_ppo", tmp_path, "halves", weight_average=0.5, pause_at=128)
+    resume("maskable_ppo", halves)
+    averages = [policy_weights("maskable_ppo", folder / AVERAGE_MODEL) for folder in (whole, halves)]
+    for key in averages[0]:
+        th.testing.assert_close(averages[0][key], averages[1][key], rtol=0, atol=0, msg=key)
+    final = policy_weights("maskable_ppo", whole / "final_model.zip")
+    assert any(not th.equal(final[key], averages[0][key]) for key in final)  # an average, not the last weights
+    agent = load_model_agent(whole / AVERAGE_MODEL)  # the .pt and card beside it play as any model does
+    env = MinesweeperEnv(rows=4, cols=5, mines=3, first_click="opening")
+    obs, info = env.reset(seed=1)
+    assert 0 <= agent.act(obs, info) < env.action_space.n
+
+
+def test_a_resumed_run_may_turn_the_average_on(tmp_path: Path) -> None:
+    halted = run("ppo", tmp_path, "later", pause_at=128)
+    assert not (halted / AVERAGE_MODEL).exists()
+    resume("ppo", halted, "--weight-average", "0.5")
+    average = policy_weights("ppo", halted / AVERAGE_MODEL)
+    final = policy_weights("ppo", halted / "final_model.zip")
+    assert any(not th.equal(final[key], average[key]) for key in final)
