@@ -4,6 +4,7 @@ across a pause and a resume."""
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,8 @@ pytest.importorskip("sb3_contrib")
 import torch as th
 
 from agents.networks.player import load_model_agent
-from minesweeper_cli import train as train_cli
 from mine_env.env import MinesweeperEnv
+from minesweeper_cli import train as train_cli
 from train.sb3 import maskable_ppo, ppo
 from train.sb3.training import train
 from train.sb3.weight_average import AVERAGE_MODEL, WeightAverage
@@ -46,6 +47,14 @@ def resume(algo: str, run_dir: Path, *options: str) -> None:
 
 def policy_weights(algo: str, path: Path) -> dict[str, th.Tensor]:
     return ALGORITHMS[algo].model_class.load(path, device="cpu").policy.state_dict()
+
+
+def average_evaluations(run_dir: Path) -> dict[int, tuple[str, str]]:
+    """The average's win rate and safe share as the run's log has them, by step."""
+    with open(run_dir / "logs" / "progress.csv") as file:
+        rows = list(csv.DictReader(file))
+    return {int(row["time/total_timesteps"]): (row["eval/average_win_rate"], row["eval/average_safe_fraction"])
+            for row in rows if row.get("eval/average_win_rate")}  # fmt: skip
 
 
 def test_the_average_moves_by_one_minus_the_decay_and_is_only_lent_to_the_network() -> None:
@@ -79,6 +88,8 @@ def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path:
         th.testing.assert_close(averages[0][key], averages[1][key], rtol=0, atol=0, msg=key)
     final = policy_weights("maskable_ppo", whole / "final_model.zip")
     assert any(not th.equal(final[key], averages[0][key]) for key in final)  # an average, not the last weights
+    logged = [average_evaluations(folder) for folder in (whole, halves)]
+    assert sorted(logged[0]) == [64, 128, 192, 256] and logged[0] == logged[1]  # in the row of each evaluation
     agent = load_model_agent(whole / AVERAGE_MODEL)  # the .pt and card beside it play as any model does
     env = MinesweeperEnv(rows=4, cols=5, mines=3, first_click="opening")
     obs, info = env.reset(seed=1)

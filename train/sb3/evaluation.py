@@ -84,6 +84,14 @@ def evaluate_policy(
     return played
 
 
+def evaluate_run_policy(policy: Any, config: RunConfig) -> PolicyEvaluation:
+    """A run's periodic evaluation of ``policy``: the run's fixed games (``--eval-games``, ``--eval-seed``), with
+    marks where the run trains with them (they read the raw logits, as the saved model's do)."""
+    mark_above = getattr(config, "mark_above", 0.0)
+    scores = cell_logits if mark_above else action_scores
+    return evaluate_policy(policy, config.board_spec(), config.eval_games, config.eval_seed, scores, mark_above)
+
+
 def evaluate_win_rate(
     policy: Any, spec: BoardSpec, games: int, seed: int, scores: Callable[[Any, np.ndarray], Any] = action_scores
 ) -> float:
@@ -102,7 +110,6 @@ class WinRateCallback(BaseCallback):
         self.config = config
         self.run_dir = run_dir
         self.clock = clock
-        self.spec = config.board_spec()
         self.best = self._best_so_far(run_dir / "best_model.json")
         self.next_eval = 0
         self.last_eval = -1
@@ -141,10 +148,7 @@ class WinRateCallback(BaseCallback):
             return
         self.last_eval = self.num_timesteps
         wall_seconds = self.clock.seconds()  # the evaluation's own time is not training
-        mark_above = getattr(self.config, "mark_above", 0.0)  # marks read the raw logits, as the saved model's
-        scores = cell_logits if mark_above else action_scores
-        result = evaluate_policy(self.model.policy, self.spec, self.config.eval_games, self.config.eval_seed, scores,
-                                 mark_above)  # fmt: skip
+        result = evaluate_run_policy(self.model.policy, self.config)
         self.logger.record("eval/win_rate", result.win_rate)
         self.logger.record("eval/safe_fraction", result.safe_fraction)
         if result.wrong_mark_games is not None:

@@ -38,7 +38,7 @@ from train.sb3.checkpoints import (
     saved_replay_buffer,
 )
 from train.sb3.curriculum import is_distilled, load_transfer
-from train.sb3.evaluation import WinRateCallback, save_model
+from train.sb3.evaluation import WinRateCallback, evaluate_run_policy, save_model
 from train.sb3.learning_rate import LearningRateDrops, parse_drops, set_learning_rate
 from train.sb3.marks import MarkingVecEnv, marking_env, policy_scorer, read_marks_as_hidden
 from train.sb3.mine_replay import MineReplay, mine_replay_file
@@ -269,8 +269,10 @@ def weight_averaging(model: BaseAlgorithm, algo: str, config: RunConfig, run_dir
     average = resumed_average(model.policy, config.weight_average, saved, int(model._n_updates))
     if average is None:
         return None
-    return WeightAveraging(average, run_dir, config.checkpoint_every,
-                           lambda path: save_model(model, path, algo, config))
+    return WeightAveraging(
+        average, run_dir, config.checkpoint_every, lambda path: save_model(model, path, algo, config),
+        config.eval_every if config.eval_games else 0, lambda policy: evaluate_run_policy(policy, config),
+    )
 
 
 def use_bf16(model: BaseAlgorithm, asked: bool) -> None:

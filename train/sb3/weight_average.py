@@ -6,13 +6,15 @@ one point of it (the same reason ``studies/weight_soup.py`` averages saved model
 the run trains: after every round of collection and training (a PPO rollout and its epochs, a DQN training
 interval) the average moves toward the live weights by ``1 - DECAY`` (exponential: 0.9 weighs about the last ten
 rounds). Float tensors are averaged, other buffers copied. The live run is untouched: the average is only read
-when it is saved.
+when it is saved or played.
 
 The run saves it as ``average_model`` (``.zip``, ``.pt`` and card, as :func:`train.sb3.evaluation.save_model`
 writes any model) at every checkpoint and when the run ends or stops, so ``minesweeper eval --model
-runs/RUN/average_model.pt`` plays it. Its state goes into the run's checkpoint, so a paused and resumed run
-keeps the very average an unbroken one would. A resumed run may turn averaging on (it starts from the resumed
-weights), change the decay (the kept average goes on at the new one) or turn it off.
+runs/RUN/average_model.pt`` plays it; at every evaluation the run plays it on its evaluation games too
+(``eval/average_win_rate`` and ``eval/average_safe_fraction`` beside the live weights' figures in the run's log).
+Its state goes into the run's checkpoint, so a paused and resumed run keeps the very average an unbroken one
+would. A resumed run may turn averaging on (it starts from the resumed weights), change the decay (the kept
+average goes on at the new one) or turn it off.
 """
 
 from __future__ import annotations
@@ -92,20 +94,33 @@ def resumed_average(network: th.nn.Module, decay: float, saved: dict[str, Any] |
 
 class WeightAveraging(BaseCallback):
     """Averages the policy's weights in after every round that trained (its update counter moved), at the next
-    rollout's start and when training ends, and saves the averaged model (``save(path)``, the live weights swapped
-    for the average meanwhile) every ``every`` steps and at the end. Put it before the run's checkpoint keeper, so
-    that a checkpoint holds the average with the round just trained."""
+    rollout's start and when training ends; saves the averaged model (``save(path)``, the live weights swapped for
+    the average meanwhile) every ``every`` steps and at the end; and every ``eval_every`` steps (0: never) plays
+    it on the run's evaluation games (``evaluate(policy)``), logged as ``eval/average_win_rate`` and
+    ``eval/average_safe_fraction`` in the row of the run's own evaluation. Put it before the run's checkpoint
+    keeper and evaluation, so that a checkpoint holds the average with the round just trained and the row is
+    written with the average's figures in it."""
 
-    def __init__(self, average: WeightAverage, run_dir: Path, every: int, save: Callable[[Path], None]) -> None:
+    def __init__(self, average: WeightAverage, run_dir: Path, every: int, save: Callable[[Path], None],
+                 eval_every: int = 0, evaluate: Callable[[th.nn.Module], Any] | None = None) -> None:  # fmt: skip
         super().__init__()
         self.average = average
         self.run_dir = run_dir
         self.every = every
         self.save = save
+        self.eval_every = eval_every if evaluate is not None else 0
+        self.evaluate = evaluate
         self.next_save = 0
+        self.next_eval = 0
+
+    @staticmethod
+    def _next(steps: int, every: int) -> int:
+        """The next whole multiple of ``every`` above ``steps`` (a resumed run keeps the schedule); -1 for never."""
+        return (steps // every + 1) * every if every else -1
 
     def _on_training_start(self) -> None:
-        self.next_save = (self.num_timesteps // self.every + 1) * self.every if self.every else -1
+        self.next_save = self._next(self.num_timesteps, self.every)
+        self.next_eval = self._next(self.num_timesteps, self.eval_every)
 
     def _average_in(self) -> None:
         updates = int(self.model._n_updates)
@@ -117,10 +132,23 @@ class WeightAveraging(BaseCallback):
         self._average_in()
         if self.every and self.num_timesteps >= self.next_save:
             self.save_average()
-            self.next_save = (self.num_timesteps // self.every + 1) * self.every
+            self.next_save = self._next(self.num_timesteps, self.every)
 
     def _on_step(self) -> bool:
+        if self.eval_every and self.num_timesteps >= self.next_eval:
+            self.next_eval += self.eval_every
+            self.evaluate_average()
         return True
+
+    def evaluate_average(self) -> None:
+        """Play the average on the run's evaluation games and log its win rate and safe share."""
+        assert self.evaluate is not None
+        with self.average.loaded_into(self.model.policy):
+            result = self.evaluate(self.model.policy)
+        self.logger.record("eval/average_win_rate", result.win_rate)
+        self.logger.record("eval/average_safe_fraction", result.safe_fraction)
+        print(f"step {self.num_timesteps}: the weight average's eval win rate {result.win_rate:.3f}, safe cells "
+              f"revealed {result.safe_fraction:.3f}", flush=True)  # fmt: skip
 
     def _on_training_end(self) -> None:
         self._average_in()
