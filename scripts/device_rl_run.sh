@@ -10,6 +10,7 @@
 #
 #     MINUTES=8 PRESET=intermediate bash scripts/device_rl_run.sh     # a new run, or the one in .resume-rl/
 #     MINUTES=8 RECIPE=anchor bash scripts/device_rl_run.sh           # the published PPO's recipe (train.sb3.recipes)
+#     WEIGHT_AVERAGE=0.98 ...                                           # and keep a moving average of the weights
 #     mkdir -p runs/rl-gpu && cat OUT/rl/part.* | tar x -C runs/rl-gpu   # here, afterwards: the run again
 #
 # It can share one call with scripts/device_expert_stream.sh (`A & B; wait`): their files do not collide.
@@ -36,7 +37,7 @@ else
         --checkpoint-every 1000000 --seed 1 --runs-dir /tmp/runs --run-name "$NAME")
 fi
 python3 -m train.sb3.maskable_ppo "${ARGS[@]}" --device "${DEVICE:-cuda}" --torch-threads 2 --minutes "${MINUTES:-8}" \
-  --no-progress-bar > "$DEST/train-log.txt" 2>&1
+  ${WEIGHT_AVERAGE:+--weight-average "$WEIGHT_AVERAGE"} --no-progress-bar > "$DEST/train-log.txt" 2>&1
 tail -3 "$DEST/train-log.txt"
 # the .pt + card of each model come back; their SB3 zips (written again when a resumed run ends) stay behind
 (cd "/tmp/runs/$NAME" && tar c --exclude="./*_model.zip" . | split -b 15m - "$DEST/part.")
