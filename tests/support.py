@@ -230,3 +230,16 @@ def battle_game_actions(spec: BattleSpec, key: int, names: tuple[str, str], **op
         actions.append(action)
         game.play(action)
     return actions
+
+
+def resume_training(algo: str, run_dir: Path, *options: str) -> None:
+    """``minesweeper train ALGO --resume RUN_DIR [options]``, which must succeed (the training extra imported
+    here, not by every test that imports this module)."""
+    import argparse
+
+    from minesweeper_cli import train as train_cli
+
+    parser = argparse.ArgumentParser()
+    train_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
+    assert args.func(args) == 0

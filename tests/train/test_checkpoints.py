@@ -24,6 +24,7 @@ from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
+from support import resume_training
 from train.options import check_device
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file, logged_wall_seconds, time_up
@@ -53,14 +54,6 @@ def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
     return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
 
 
-def resume(algo: str, run_dir: Path, *options: str) -> None:
-    """``minesweeper train ALGO --resume RUN_DIR [options]``."""
-    parser = argparse.ArgumentParser()
-    train_cli.register(parser.add_subparsers())
-    args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
-    assert args.func(args) == 0
-
-
 def curve(run_dir: Path) -> list[dict[str, str]]:
     with open(run_dir / "logs" / "progress.csv") as file:
         return list(csv.DictReader(file))
@@ -79,7 +72,7 @@ def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: 
     paused = ALGORITHMS[algo].model_class.load(halves / LATEST, device="cpu")
     assert paused.num_timesteps == 128
     assert ModelCard.read(halves / "final_model.json").steps == 128
-    resume(algo, halves)
+    resume_training(algo, halves)
     models = [ALGORITHMS[algo].model_class.load(folder / "final_model.zip", device="cpu") for folder in (whole, halves)]
     assert [model.num_timesteps for model in models] == [256, 256]
     first, second = (model.policy.state_dict() for model in models)
@@ -107,7 +100,7 @@ def test_a_run_with_marks_resumes_with_its_games_marks(tmp_path: Path) -> None:
     halves = run("maskable_ppo", tmp_path, "halves", pause_at=128, **marked)
     state = maskable_ppo.ALGORITHM.model_class.load(halves / LATEST, device="cpu").resume_state["marks"]
     assert state["marks"].any() and not state["playable"].all()
-    resume("maskable_ppo", halves)
+    resume_training("maskable_ppo", halves)
     models = [maskable_ppo.ALGORITHM.model_class.load(folder / "final_model.zip", device="cpu")
               for folder in (whole, halves)]  # fmt: skip
     first, second = (model.policy.state_dict() for model in models)
@@ -128,7 +121,7 @@ def test_the_time_limit_stops_a_run_with_a_checkpoint_that_resumes(
     steps = ModelCard.read(halted / "final_model.json").steps
     assert steps is not None and steps < 10_000
     assert ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu").num_timesteps == steps
-    resume("ppo", halted, "--minutes", "0", "--steps", str(steps + 64))
+    resume_training("ppo", halted, "--minutes", "0", "--steps", str(steps + 64))
     assert ModelCard.read(halted / "final_model.json").steps == steps + 64
 
 
@@ -221,30 +214,30 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
     assert steps is not None and 100 <= steps < 10_000
     assert ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu").num_timesteps == steps
     assert signal.getsignal(number) is before  # the handler that was there is given back
-    resume("ppo", halted, "--steps", str(steps + 64))
+    resume_training("ppo", halted, "--steps", str(steps + 64))
     assert ModelCard.read(halted / "final_model.json").steps == steps + 64
 
 
 def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> None:
     halted = run("maskable_ppo", tmp_path, "changed", pause_at=64)
-    resume("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps", "128",
-           "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions",
-           "--mine-replay-mirror", "2")  # fmt: skip
+    resume_training("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps",
+                    "128", "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions",
+                    "--mine-replay-mirror", "2")  # fmt: skip
     model = maskable_ppo.ALGORITHM.model_class.load(halted / LATEST, device="cpu")
     assert (model.num_timesteps, model.ent_coef, model.n_epochs, model.mine_coef) == (128, 0.0, 2, 1.5)
     assert (model.mine_replay, model.mine_replay_steps, model.mine_positions) == (40, 3, True)
     assert model.mine_replay_mirror == 2 and model.mine_replay_buffer.symmetries == 2
     replay = MineReplay.load(halted / "checkpoints" / "latest_mine_replay.npz", 40)
     assert replay.capacity == 40 and replay.size == 40  # the newest of the positions the smaller replay holds
-    resume("maskable_ppo", halted, "--steps", "192", "--mine-replay", "0", "--mine-replay-steps", "0",
-           "--mine-replay-mirror", "1")  # fmt: skip
+    resume_training("maskable_ppo", halted, "--steps", "192", "--mine-replay", "0", "--mine-replay-steps", "0",
+                    "--mine-replay-mirror", "1")  # fmt: skip
     assert not (halted / "checkpoints" / "latest_mine_replay.npz").exists()  # gone with the replay
 
 
 @pytest.mark.parametrize("algo", ["dqn", "ppo"])
 def test_a_resume_trains_on_at_a_new_learning_rate(algo: str, tmp_path: Path) -> None:
     halted = run(algo, tmp_path, "slower", pause_at=128)
-    resume(algo, halted, "--learning-rate", "1e-5")
+    resume_training(algo, halted, "--learning-rate", "1e-5")
     model = ALGORITHMS[algo].model_class.load(halted / LATEST, device="cpu")
     assert model.num_timesteps == 256
     assert [group["lr"] for group in model.policy.optimizer.param_groups] == [1e-5]
@@ -258,7 +251,7 @@ def test_learning_rate_drops_land_at_their_steps_across_a_resume(algo: str, tmp_
     drops = {"lr_drops": "96:1e-4,160:1e-5"}
     whole = run(algo, tmp_path, "whole", **drops)
     halves = run(algo, tmp_path, "halves", pause_at=128, **drops)
-    resume(algo, halves)
+    resume_training(algo, halves)
     models = [ALGORITHMS[algo].model_class.load(folder / "final_model.zip", device="cpu") for folder in (whole, halves)]
     first, second = (model.policy.state_dict() for model in models)
     for key in first:
@@ -304,7 +297,7 @@ def test_a_resumed_run_s_progress_bar_counts_the_run_s_steps_as_its_log_does(
 ) -> None:
     halted = run("ppo", tmp_path, "bar", pause_at=64, steps=128)
     capsys.readouterr()
-    resume("ppo", halted, "--steps", "128", "--progress-bar")
+    resume_training("ppo", halted, "--steps", "128", "--progress-bar")
     bar = capsys.readouterr().err.replace("\r", "\n")
     assert " 64/128 " in bar and " 128/128 " in bar and " 0/64 " not in bar  # from the resume point, out of the run
     assert logged_steps(halted)[-1] == 128

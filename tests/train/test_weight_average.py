@@ -3,7 +3,6 @@ across a pause and a resume."""
 
 from __future__ import annotations
 
-import argparse
 import csv
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import torch as th
 
 from agents.networks.player import load_model_agent
 from mine_env.env import MinesweeperEnv
-from minesweeper_cli import train as train_cli
+from support import resume_training
 from train.sb3 import maskable_ppo, ppo
 from train.sb3.training import train
 from train.sb3.weight_average import AVERAGE_MODEL, WeightAverage
@@ -35,14 +34,6 @@ ALGORITHMS = {"ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
 def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
     options = TINY | {"runs_dir": str(tmp_path), "run_name": name} | overrides
     return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
-
-
-def resume(algo: str, run_dir: Path, *options: str) -> None:
-    """``minesweeper train ALGO --resume RUN_DIR [options]``."""
-    parser = argparse.ArgumentParser()
-    train_cli.register(parser.add_subparsers())
-    args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
-    assert args.func(args) == 0
 
 
 def policy_weights(algo: str, path: Path) -> dict[str, th.Tensor]:
@@ -82,7 +73,7 @@ def test_a_decay_outside_zero_to_one_is_refused_in_one_line(decay: float, tmp_pa
 def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path: Path) -> None:
     whole = run("maskable_ppo", tmp_path, "whole", weight_average=0.5)
     halves = run("maskable_ppo", tmp_path, "halves", weight_average=0.5, pause_at=128)
-    resume("maskable_ppo", halves)
+    resume_training("maskable_ppo", halves)
     averages = [policy_weights("maskable_ppo", folder / AVERAGE_MODEL) for folder in (whole, halves)]
     for key in averages[0]:
         th.testing.assert_close(averages[0][key], averages[1][key], rtol=0, atol=0, msg=key)
@@ -99,7 +90,7 @@ def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path:
 def test_a_resumed_run_may_turn_the_average_on(tmp_path: Path) -> None:
     halted = run("ppo", tmp_path, "later", pause_at=128)
     assert not (halted / AVERAGE_MODEL).exists()
-    resume("ppo", halted, "--weight-average", "0.5")
+    resume_training("ppo", halted, "--weight-average", "0.5")
     average = policy_weights("ppo", halted / AVERAGE_MODEL)
     final = policy_weights("ppo", halted / "final_model.zip")
     assert any(not th.equal(final[key], average[key]) for key in final)
