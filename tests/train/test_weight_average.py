@@ -1,96 +1,68 @@
-"""``--weight-average``: the moving average of the policy's weights, saved as ``average_model`` and kept whole
-across a pause and a resume."""
+"""The moving average of a network's weights (train.weight_average)."""
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import pytest
-
-pytest.importorskip("torch")
-pytest.importorskip("stable_baselines3")
-pytest.importorskip("sb3_contrib")
-
 import torch as th
+from torch import nn
 
-from agents.networks.player import load_model_agent
-from mine_env.env import MinesweeperEnv
-from support import resume_training
-from train.sb3 import maskable_ppo, ppo
-from train.sb3.training import train
-from train.sb3.weight_average import AVERAGE_MODEL, WeightAverage
-
-pytestmark = pytest.mark.train
-
-TINY = {
-    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
-    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
-    "n_steps": 16, "batch_size": 32,
-}  # fmt: skip
-ALGORITHMS = {"ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
+from train.weight_average import WeightAverage, check_decay, decay_at
 
 
-def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
-    options = TINY | {"runs_dir": str(tmp_path), "run_name": name} | overrides
-    return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
+def network() -> nn.Module:
+    th.manual_seed(0)
+    return nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
 
 
-def policy_weights(algo: str, path: Path) -> dict[str, th.Tensor]:
-    return ALGORITHMS[algo].model_class.load(path, device="cpu").policy.state_dict()
+def test_the_decay_is_a_share_from_0_up_to_1() -> None:
+    for bad in (-0.1, 1.0, 2.0):
+        with pytest.raises(ValueError, match="from 0 \\(off\\) up to 1"):
+            check_decay(bad)
+    check_decay(0.0)
+    assert decay_at(0.999, 0) == pytest.approx(0.1) and decay_at(0.999, 10**6) == 0.999  # few updates move it more
 
 
-def average_evaluations(run_dir: Path) -> dict[int, tuple[str, str]]:
-    """The average's win rate and safe share as the run's log has them, by step."""
-    with open(run_dir / "logs" / "progress.csv") as file:
-        rows = list(csv.DictReader(file))
-    return {int(row["time/total_timesteps"]): (row["eval/average_win_rate"], row["eval/average_safe_fraction"])
-            for row in rows if row.get("eval/average_win_rate")}  # fmt: skip
-
-
-def test_the_average_moves_by_one_minus_the_decay_and_is_only_lent_to_the_network() -> None:
-    network = th.nn.Linear(2, 1)
-    network.register_buffer("count", th.tensor([3]))
-    start = {key: value.clone() for key, value in network.state_dict().items()}
-    average = WeightAverage.of(network, decay=0.75)
+def test_the_average_moves_towards_the_weights_by_the_decay() -> None:
+    module = network()
+    before = module[0].weight.detach().clone()
+    average = WeightAverage(module, 0.9, updates=1000)
     with th.no_grad():
-        network.weight.add_(4.0)
-        network.count.fill_(5)
-    average.update(network)
-    th.testing.assert_close(average.tensors["weight"], start["weight"] + 1.0)  # a quarter of the way
-    assert average.tensors["count"].item() == 5 and average.rounds == 1  # a buffer that is no float is copied
-    with average.loaded_into(network):
-        th.testing.assert_close(network.weight, start["weight"] + 1.0)
-    th.testing.assert_close(network.weight, start["weight"] + 4.0)
+        module[0].weight.add_(1.0)
+    average.update()
+    assert th.allclose(average.state_dict()["0.weight"], before + 0.1)
+    assert average.updates == 1001 and "1.num_batches_tracked" not in average.state_dict()
 
 
-@pytest.mark.parametrize("decay", [1.0, -0.5])
-def test_a_decay_outside_zero_to_one_is_refused_in_one_line(decay: float, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"weight_average is a decay in \[0, 1\)"):
-        run("ppo", tmp_path, "bad", weight_average=decay)
+def test_the_averaged_weights_play_inside_the_block_and_the_trained_ones_come_back() -> None:
+    module = network().eval()
+    average = WeightAverage(module, 0.5, updates=1000)
+    with th.no_grad():
+        module[0].weight.mul_(3.0)
+    trained = module[0].weight.detach().clone()
+    inputs = th.ones(2, 3)
+    out = module(inputs)
+    with average.applied() as applied:
+        assert applied is module and th.allclose(module[0].weight, trained / 3.0)
+        assert not th.allclose(module(inputs), out)
+    assert th.equal(module[0].weight, trained) and th.allclose(module(inputs), out)
 
 
-def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path: Path) -> None:
-    whole = run("maskable_ppo", tmp_path, "whole", weight_average=0.5)
-    halves = run("maskable_ppo", tmp_path, "halves", weight_average=0.5, pause_at=128)
-    resume_training("maskable_ppo", halves)
-    averages = [policy_weights("maskable_ppo", folder / AVERAGE_MODEL) for folder in (whole, halves)]
-    for key in averages[0]:
-        th.testing.assert_close(averages[0][key], averages[1][key], rtol=0, atol=0, msg=key)
-    final = policy_weights("maskable_ppo", whole / "final_model.zip")
-    assert any(not th.equal(final[key], averages[0][key]) for key in final)  # an average, not the last weights
-    logged = [average_evaluations(folder) for folder in (whole, halves)]
-    assert sorted(logged[0]) == [64, 128, 192, 256] and logged[0] == logged[1]  # in the row of each evaluation
-    agent = load_model_agent(whole / AVERAGE_MODEL)  # the .pt and card beside it play as any model does
-    env = MinesweeperEnv(rows=4, cols=5, mines=3, first_click="opening")
-    obs, info = env.reset(seed=1)
-    assert 0 <= agent.act(obs, info) < env.action_space.n
+def test_without_warm_up_every_update_moves_the_average_by_one_minus_the_decay() -> None:
+    module = network()
+    before = module[0].weight.detach().clone()
+    average = WeightAverage(module, 0.75, warm_up=False)
+    with th.no_grad():
+        module[0].weight.add_(4.0)
+    average.update()
+    assert th.allclose(average.state_dict()["0.weight"], before + 1.0)  # a quarter of the way at the first update
 
 
-def test_a_resumed_run_may_turn_the_average_on(tmp_path: Path) -> None:
-    halted = run("ppo", tmp_path, "later", pause_at=128)
-    assert not (halted / AVERAGE_MODEL).exists()
-    resume_training("ppo", halted, "--weight-average", "0.5")
-    average = policy_weights("ppo", halted / AVERAGE_MODEL)
-    final = policy_weights("ppo", halted / "final_model.zip")
-    assert any(not th.equal(final[key], average[key]) for key in final)
+def test_a_saved_average_continues_where_it_was() -> None:
+    module = network()
+    average = WeightAverage(module, 0.9, updates=5)
+    with th.no_grad():
+        module[0].bias.add_(2.0)
+    average.update()
+    restored = WeightAverage(network(), 0.9, average.state_dict(), average.updates)
+    assert restored.updates == 6
+    assert all(th.equal(restored.state_dict()[key], value) for key, value in average.state_dict().items())

@@ -28,6 +28,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from train.command_line import add_config_arguments, add_resume_argument, config_from_args, report_run
 from train.precision import native_bf16
+from train.sb3.averaging import WeightAveraging, resumed_average
 from train.sb3.checkpoints import (
     RunClock,
     RunKeeper,
@@ -48,7 +49,6 @@ from train.sb3.recipes import RECIPES, recipe_names
 from train.sb3.run_config import RunConfig
 from train.sb3.vec_env import BatchVecEnv
 from train.sb3.warm_start import load_distilled
-from train.sb3.weight_average import WeightAveraging, resumed_average
 
 
 @dataclass(frozen=True)
@@ -266,11 +266,12 @@ def weight_averaging(model: BaseAlgorithm, algo: str, config: RunConfig, run_dir
     """The callback that keeps the run's weight average (``--weight-average``; the checkpoint's where it kept one)
     and saves it as ``average_model``; None without averaging."""
     saved = (resume_state or {}).get("weight_average")
-    average = resumed_average(model.policy, config.weight_average, saved, int(model._n_updates))
+    average = resumed_average(model.policy, config.weight_average, saved)
     if average is None:
         return None
+    updates_seen = int(model._n_updates) if saved is None else saved["updates_seen"]
     return WeightAveraging(
-        average, run_dir, config.checkpoint_every, lambda path: save_model(model, path, algo, config),
+        average, updates_seen, run_dir, config.checkpoint_every, lambda path: save_model(model, path, algo, config),
         config.eval_every if config.eval_games else 0, lambda policy: evaluate_run_policy(policy, config),
     )
 

@@ -4,5 +4,5 @@
 (:mod:`train.distill.stream.config`), its optimiser steps and checkpoints (:mod:`train.distill.stream.trainer`), the
 worker processes and the ring of positions (:mod:`train.distill.stream.data`), the held-out positions of its progress
 log (:mod:`train.distill.stream.held_out`), the levers (:mod:`train.distill.stream.levers`, with the scattered boards
-of :mod:`train.distill.stream.scattered`) and the weights' moving average (:mod:`train.distill.stream.averaged`).
+of :mod:`train.distill.stream.scattered`) and the weights' moving average (:mod:`train.weight_average`).
 """

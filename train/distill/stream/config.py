@@ -11,9 +11,9 @@ import torch as th
 from agents.marks import sure_logit
 from agents.networks.trunks import TAPERED_NORMS
 from train.distill.network import pooled_list, torch_device
-from train.distill.stream.averaged import check_decay
 from train.distill.stream.levers import TARGETS, mine_range_bounds
 from train.options import BoardOptions, at_least, option
+from train.weight_average import check_decay
 
 TRUNKS = ("dilated", "iterated", "tapered")
 """The trunks a run can train side by side."""
@@ -78,7 +78,7 @@ class StreamConfig(BoardOptions):
     checkpoint_minutes: float = option(2.0, "Minutes between checkpoints.")
     ema: float = option(0.0, "Keep an exponential moving average of each trunk's weights with this decay per step "
                         "(0.999: about the last thousand steps), judged beside it and saved as RUN_DIR/<trunk>_ema.pt "
-                        "(train.distill.stream.averaged); 0: none.")
+                        "(train.weight_average); 0: none.")
     bf16: bool = option(True, "bfloat16 autocast where the device runs it natively: CUDA, or a CPU with AMX or "
                         "AVX512-BF16 (train.precision); float32 elsewhere.")
     compile: bool = option(False, "torch.compile the trunks' passes, one graph per batch size the run uses (its first "

@@ -17,7 +17,7 @@ The learning rate follows a cosine over the run's wall-clock budget (``--minutes
 ``--bf16`` (the default) runs the passes under bfloat16 autocast where the device runs it natively
 (:func:`train.precision.native_bf16`: CUDA, or a CPU with AMX or AVX512-BF16; with AMX the expert network's
 training pass runs four to five times as fast). ``--ema DECAY`` keeps a moving average of each trunk's weights
-(:mod:`train.distill.stream.averaged`), judged in the progress log beside it and saved as ``RUN_DIR/<trunk>_ema``.
+(:mod:`train.weight_average`), judged in the progress log beside it and saved as ``RUN_DIR/<trunk>_ema``.
 Every ``--checkpoint-minutes`` the run writes ``checkpoint.pt`` (weights, optimisers, step, samples, seconds
 trained, the RNG states, the positions taken from the stream), and a SIGTERM or Ctrl-C stops it after the step in
 hand with a checkpoint and its models (:mod:`train.stop_signal`); ``--resume RUN_DIR`` continues it where it

@@ -20,12 +20,12 @@ from agents.networks.saved import CellScorer
 from agents.networks.trunks import BoardTrunk, IteratedTrunk, TaperedTrunk
 from train.distill.network import dilation_list, new_network, pooled_list, start_from, torch_device
 from train.distill.saved import save_distilled
-from train.distill.stream.averaged import WeightAverage
 from train.distill.stream.config import StreamConfig
 from train.distill.stream.data import Batch
 from train.distill.stream.held_out import judge
 from train.distill.stream.levers import board_density, lever_loss
 from train.precision import native_bf16
+from train.weight_average import WeightAverage
 
 POLICY_KEYS = (("features_extractor.", "trunk."), ("mlp_extractor.policy_head.", "head."))
 """The prefixes of a trunk's and its safety head's weights in a checkpoint of the policies trained before, and now."""

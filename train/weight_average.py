@@ -1,8 +1,11 @@
 """An exponential moving average of a network's weights, kept beside the weights in training.
 
 At a high learning rate the weights jitter around where the loss is low; their average over the last steps sits
-closer to it, as a decayed learning rate would bring them, without waiting for the decay. A long run at its peak
-rate can so be judged (and played) at any step. ``train.distill.stream.run --ema DECAY`` keeps one per trunk.
+closer to it, as a decayed learning rate would bring them, without waiting for the decay. A run on a plateau
+wanders along it, and the mean of its weights often plays better than any one point of the wander. A long run can
+so be judged (and played) at any step. ``train.distill.stream.run --ema DECAY`` keeps one per trunk, updated at
+every optimiser step; the SB3 trainers' ``--weight-average DECAY`` one for the policy, updated after every round
+of collection and training (:mod:`train.sb3.averaging`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,15 @@ class WeightAverage:
         decay: The weight of the average's past at each update, from 0 up to 1 (excluded).
         state: A saved average (:meth:`state_dict`) to continue; the module's weights by default.
         updates: Updates the saved average holds.
+        warm_up: Let the first updates move the average more (:func:`decay_at`), for a start from weights the
+            average should leave behind (a new network's); without it every update moves it by ``1 - decay``, for
+            a start from trained weights and few updates (a run's rounds, not its optimiser steps).
     """
 
     def __init__(self, module: nn.Module, decay: float, state: dict[str, th.Tensor] | None = None,
-                 updates: int = 0) -> None:  # fmt: skip
+                 updates: int = 0, warm_up: bool = True) -> None:  # fmt: skip
         check_decay(decay)
-        self.module, self.decay, self.updates = module, decay, updates
+        self.module, self.decay, self.updates, self.warm_up = module, decay, updates, warm_up
         live = module.state_dict()
         source = live if state is None else state
         self.average = {key: source[key].detach().to(live[key].device, copy=True) for key in live
@@ -49,7 +55,7 @@ class WeightAverage:
     @th.no_grad()
     def update(self) -> None:
         """Move the average towards the module's weights as they are now."""
-        weight = 1.0 - decay_at(self.decay, self.updates)
+        weight = 1.0 - (decay_at(self.decay, self.updates) if self.warm_up else self.decay)
         th._foreach_lerp_(list(self.average.values()), self._live, weight)
         self.updates += 1
 
