@@ -150,7 +150,7 @@ def save_checkpoint(model: BaseAlgorithm, run_dir: Path, wall_seconds: float,
     """Write the run's checkpoint (and DQN's replay buffer, PPO's mine replay), each replacing the last one only
     once complete;
     ``wall_seconds``: the wall time the run has trained (:class:`RunClock`); ``extra``: more of the run's state to
-    keep in ``resume_state`` (the weight average's, :mod:`train.sb3.weight_average`)."""
+    keep in ``resume_state`` (the weight average's, :mod:`train.sb3.averaging`)."""
     path = run_dir / LATEST
     path.parent.mkdir(parents=True, exist_ok=True)
     model.resume_state = capture_state(model, wall_seconds) | (extra or {})  # type: ignore[attr-defined]

@@ -68,7 +68,7 @@ class RunConfig(BoardOptions):
         "also written when the run ends or stops; 0 = none).",
     )  # fmt: skip
     weight_average: float = option(
-        0.0, "Keep a moving average of the policy's weights (train.sb3.weight_average): after every round of "
+        0.0, "Keep a moving average of the policy's weights (train.sb3.averaging): after every round of "
         "collection and training it moves toward the live weights by 1 - DECAY (0.9: about the last 10 rounds); "
         "saved as average_model (.zip, .pt, card) at every checkpoint and at the end; 0 = none.",
     )  # fmt: skip
