@@ -243,3 +243,31 @@ def resume_training(algo: str, run_dir: Path, *options: str) -> None:
     train_cli.register(parser.add_subparsers())
     args = parser.parse_args(["train", algo, "--resume", str(run_dir), *options])
     assert args.func(args) == 0
+
+
+TINY_SB3_RUN = {
+    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
+    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
+}  # fmt: skip
+"""A training run of a few seconds on a 4x5 board, what the checkpoint and weight-average tests train."""
+TINY_SB3_ALGO = {
+    # DQN: epsilon decays over the whole run and the target network is copied every 32 steps, so the halves differ
+    "dqn": {"learning_starts": 32, "batch_size": 16, "buffer_size": 100, "target_update_interval": 32},
+    "ppo": {"n_steps": 16, "batch_size": 32},
+    # the residual trunk with the mine head: its labels come from the games in progress, restored with them
+    # and its replay: the positions kept and the generator it draws (and mirrors) with come back from the checkpoint
+    "maskable_ppo": {"n_steps": 16, "batch_size": 32, "dilations": "1,2", "pooled": "1", "mine_coef": 0.5,
+                     "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_mirror": 4},
+}  # fmt: skip
+"""Each algorithm's update settings for :data:`TINY_SB3_RUN`."""
+
+
+def tiny_sb3_run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
+    """Train :data:`TINY_SB3_RUN` with ``algo``'s :data:`TINY_SB3_ALGO` settings and ``overrides`` into
+    ``tmp_path/name``; returns the run directory."""
+    from train.sb3 import dqn, maskable_ppo, ppo
+    from train.sb3.training import train
+
+    algorithm = {"dqn": dqn.ALGORITHM, "ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}[algo]
+    options = TINY_SB3_RUN | TINY_SB3_ALGO[algo] | {"runs_dir": str(tmp_path), "run_name": name} | overrides
+    return train(algorithm, algorithm.config_class(**options))

@@ -16,24 +16,13 @@ import torch as th
 
 from agents.networks.player import load_model_agent
 from mine_env.env import MinesweeperEnv
-from support import resume_training
-from train.sb3 import maskable_ppo, ppo
+from support import resume_training, tiny_sb3_run
+from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.averaging import AVERAGE_MODEL
-from train.sb3.training import train
 
 pytestmark = pytest.mark.train
 
-TINY = {
-    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
-    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
-    "n_steps": 16, "batch_size": 32,
-}  # fmt: skip
-ALGORITHMS = {"ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
-
-
-def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
-    options = TINY | {"runs_dir": str(tmp_path), "run_name": name} | overrides
-    return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
+ALGORITHMS = {"dqn": dqn.ALGORITHM, "ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
 
 
 def policy_weights(algo: str, path: Path) -> dict[str, th.Tensor]:
@@ -51,12 +40,12 @@ def average_evaluations(run_dir: Path) -> dict[int, tuple[str, str]]:
 @pytest.mark.parametrize("decay", [1.0, -0.5])
 def test_a_decay_outside_zero_to_one_is_refused_in_one_line(decay: float, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"weight_average is a decay in \[0, 1\)"):
-        run("ppo", tmp_path, "bad", weight_average=decay)
+        tiny_sb3_run("ppo", tmp_path, "bad", weight_average=decay)
 
 
 def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path: Path) -> None:
-    whole = run("maskable_ppo", tmp_path, "whole", weight_average=0.5)
-    halves = run("maskable_ppo", tmp_path, "halves", weight_average=0.5, pause_at=128)
+    whole = tiny_sb3_run("maskable_ppo", tmp_path, "whole", weight_average=0.5)
+    halves = tiny_sb3_run("maskable_ppo", tmp_path, "halves", weight_average=0.5, pause_at=128)
     resume_training("maskable_ppo", halves)
     averages = [policy_weights("maskable_ppo", folder / AVERAGE_MODEL) for folder in (whole, halves)]
     for key in averages[0]:
@@ -71,10 +60,11 @@ def test_a_paused_and_resumed_run_keeps_the_average_of_an_unbroken_one(tmp_path:
     assert 0 <= agent.act(obs, info) < env.action_space.n
 
 
-def test_a_resumed_run_may_turn_the_average_on(tmp_path: Path) -> None:
-    halted = run("ppo", tmp_path, "later", pause_at=128)
+@pytest.mark.parametrize("algo", ["dqn", "ppo"])
+def test_a_resumed_run_may_turn_the_average_on(algo: str, tmp_path: Path) -> None:
+    halted = tiny_sb3_run(algo, tmp_path, "later", pause_at=128)
     assert not (halted / AVERAGE_MODEL).exists()
-    resume_training("ppo", halted, "--weight-average", "0.5")
-    average = policy_weights("ppo", halted / AVERAGE_MODEL)
-    final = policy_weights("ppo", halted / "final_model.zip")
+    resume_training(algo, halted, "--weight-average", "0.5")
+    average = policy_weights(algo, halted / AVERAGE_MODEL)
+    final = policy_weights(algo, halted / "final_model.zip")
     assert any(not th.equal(final[key], average[key]) for key in final)

@@ -24,7 +24,7 @@ from agents.model_card import ModelCard
 from mine_env.engine.batch import BatchEngine
 from mine_env.engine.spec import BoardSpec
 from minesweeper_cli import train as train_cli
-from support import resume_training
+from support import TINY_SB3_ALGO, TINY_SB3_RUN, resume_training, tiny_sb3_run
 from train.options import check_device
 from train.sb3 import dqn, maskable_ppo, ppo
 from train.sb3.checkpoints import LATEST, ContinuedCSV, checkpoint_file, logged_wall_seconds, time_up
@@ -34,24 +34,6 @@ from train.sb3.training import train
 pytestmark = pytest.mark.train
 
 ALGORITHMS = {"dqn": dqn.ALGORITHM, "ppo": ppo.ALGORITHM, "maskable_ppo": maskable_ppo.ALGORITHM}
-TINY = {
-    "rows": 4, "cols": 5, "mines": 3, "num_envs": 4, "channels": 8, "layers": 2, "value_hidden": 8,
-    "eval_games": 10, "eval_every": 64, "checkpoint_every": 64, "progress_bar": False, "steps": 256,
-}  # fmt: skip
-ALGO_TINY = {
-    # DQN: epsilon decays over the whole run and the target network is copied every 32 steps, so the halves differ
-    "dqn": {"learning_starts": 32, "batch_size": 16, "buffer_size": 100, "target_update_interval": 32},
-    "ppo": {"n_steps": 16, "batch_size": 32},
-    # the residual trunk with the mine head: its labels come from the games in progress, restored with them
-    # and its replay: the positions kept and the generator it draws (and mirrors) with come back from the checkpoint
-    "maskable_ppo": {"n_steps": 16, "batch_size": 32, "dilations": "1,2", "pooled": "1", "mine_coef": 0.5,
-                     "mine_replay": 100, "mine_replay_steps": 2, "mine_replay_mirror": 4},
-}  # fmt: skip
-
-
-def run(algo: str, tmp_path: Path, name: str, **overrides: object) -> Path:
-    options = TINY | ALGO_TINY[algo] | {"runs_dir": str(tmp_path), "run_name": name} | overrides
-    return train(ALGORITHMS[algo], ALGORITHMS[algo].config_class(**options))
 
 
 def curve(run_dir: Path) -> list[dict[str, str]]:
@@ -67,8 +49,8 @@ def without_times(rows: list[dict[str, str]]) -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("algo", sorted(ALGORITHMS))
 def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: str, tmp_path: Path) -> None:
-    whole = run(algo, tmp_path, "whole")
-    halves = run(algo, tmp_path, "halves", pause_at=128)
+    whole = tiny_sb3_run(algo, tmp_path, "whole")
+    halves = tiny_sb3_run(algo, tmp_path, "halves", pause_at=128)
     paused = ALGORITHMS[algo].model_class.load(halves / LATEST, device="cpu")
     assert paused.num_timesteps == 128
     assert ModelCard.read(halves / "final_model.json").steps == 128
@@ -96,8 +78,8 @@ def test_a_paused_and_resumed_run_ends_exactly_where_an_unbroken_one_does(algo: 
 
 def test_a_run_with_marks_resumes_with_its_games_marks(tmp_path: Path) -> None:
     marked = {"mark_above": 0.5001}  # an untrained policy's logits are near 0: many cells read as sure mines
-    whole = run("maskable_ppo", tmp_path, "whole", **marked)
-    halves = run("maskable_ppo", tmp_path, "halves", pause_at=128, **marked)
+    whole = tiny_sb3_run("maskable_ppo", tmp_path, "whole", **marked)
+    halves = tiny_sb3_run("maskable_ppo", tmp_path, "halves", pause_at=128, **marked)
     state = maskable_ppo.ALGORITHM.model_class.load(halves / LATEST, device="cpu").resume_state["marks"]
     assert state["marks"].any() and not state["playable"].all()
     resume_training("maskable_ppo", halves)
@@ -116,7 +98,7 @@ def test_the_time_limit_says_minute_in_the_singular_for_one() -> None:
 def test_the_time_limit_stops_a_run_with_a_checkpoint_that_resumes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    halted = run("ppo", tmp_path, "timed", minutes=1e-6, steps=10_000)
+    halted = tiny_sb3_run("ppo", tmp_path, "timed", minutes=1e-6, steps=10_000)
     assert "minutes are up; resume with --resume" in capsys.readouterr().out
     steps = ModelCard.read(halted / "final_model.json").steps
     assert steps is not None and steps < 10_000
@@ -206,7 +188,8 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
     number: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     signalling = dataclasses.replace(ppo.ALGORITHM, callbacks=lambda config: [_SignalAt(number, 100)])
-    options = TINY | ALGO_TINY["ppo"] | {"runs_dir": str(tmp_path), "run_name": "signalled", "steps": 10_000}
+    options = TINY_SB3_RUN | TINY_SB3_ALGO["ppo"] | {"runs_dir": str(tmp_path), "run_name": "signalled",
+                                                     "steps": 10_000}  # fmt: skip
     before = signal.getsignal(number)
     halted = train(signalling, ppo.ALGORITHM.config_class(**options))
     assert f"{signal.Signals(number).name} received" in capsys.readouterr().out
@@ -219,7 +202,7 @@ def test_a_signal_stops_a_run_with_a_checkpoint_that_resumes(
 
 
 def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> None:
-    halted = run("maskable_ppo", tmp_path, "changed", pause_at=64)
+    halted = tiny_sb3_run("maskable_ppo", tmp_path, "changed", pause_at=64)
     resume_training("maskable_ppo", halted, "--ent-coef", "0", "--n-epochs", "2", "--mine-coef", "1.5", "--steps",
                     "128", "--pause-at", "128", "--mine-replay", "40", "--mine-replay-steps", "3", "--mine-positions",
                     "--mine-replay-mirror", "2")  # fmt: skip
@@ -236,7 +219,7 @@ def test_a_resume_applies_the_update_settings_it_may_change(tmp_path: Path) -> N
 
 @pytest.mark.parametrize("algo", ["dqn", "ppo"])
 def test_a_resume_trains_on_at_a_new_learning_rate(algo: str, tmp_path: Path) -> None:
-    halted = run(algo, tmp_path, "slower", pause_at=128)
+    halted = tiny_sb3_run(algo, tmp_path, "slower", pause_at=128)
     resume_training(algo, halted, "--learning-rate", "1e-5")
     model = ALGORITHMS[algo].model_class.load(halted / LATEST, device="cpu")
     assert model.num_timesteps == 256
@@ -249,8 +232,8 @@ def test_a_resume_trains_on_at_a_new_learning_rate(algo: str, tmp_path: Path) ->
 @pytest.mark.parametrize("algo", ["dqn", "maskable_ppo"])
 def test_learning_rate_drops_land_at_their_steps_across_a_resume(algo: str, tmp_path: Path) -> None:
     drops = {"lr_drops": "96:1e-4,160:1e-5"}
-    whole = run(algo, tmp_path, "whole", **drops)
-    halves = run(algo, tmp_path, "halves", pause_at=128, **drops)
+    whole = tiny_sb3_run(algo, tmp_path, "whole", **drops)
+    halves = tiny_sb3_run(algo, tmp_path, "halves", pause_at=128, **drops)
     resume_training(algo, halves)
     models = [ALGORITHMS[algo].model_class.load(folder / "final_model.zip", device="cpu") for folder in (whole, halves)]
     first, second = (model.policy.state_dict() for model in models)
@@ -269,7 +252,7 @@ def test_lr_drops_that_cannot_be_read_are_refused_in_one_line(tmp_path: Path) ->
     for text, message in [("100:abc", "comma list of STEP:RATE"), ("200:1e-4,100:1e-5", "must increase"),
                           ("0:1e-4", "at least 1")]:  # fmt: skip
         with pytest.raises(ValueError, match=message):
-            run("ppo", tmp_path, "bad", lr_drops=text)
+            tiny_sb3_run("ppo", tmp_path, "bad", lr_drops=text)
 
 
 @pytest.mark.parametrize(
@@ -282,7 +265,7 @@ def test_lr_drops_that_cannot_be_read_are_refused_in_one_line(tmp_path: Path) ->
 def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
     algo: str, options: list[str], refused: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    halted = run(algo, tmp_path, "fixed", pause_at=64)
+    halted = tiny_sb3_run(algo, tmp_path, "fixed", pause_at=64)
     parser = argparse.ArgumentParser()
     train_cli.register(parser.add_subparsers())
     args = parser.parse_args(["train", algo, "--resume", str(halted), *options])
@@ -295,7 +278,7 @@ def test_a_resume_refuses_what_the_checkpoint_fixes_in_one_line(
 def test_a_resumed_run_s_progress_bar_counts_the_run_s_steps_as_its_log_does(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    halted = run("ppo", tmp_path, "bar", pause_at=64, steps=128)
+    halted = tiny_sb3_run("ppo", tmp_path, "bar", pause_at=64, steps=128)
     capsys.readouterr()
     resume_training("ppo", halted, "--steps", "128", "--progress-bar")
     bar = capsys.readouterr().err.replace("\r", "\n")
