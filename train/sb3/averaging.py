@@ -8,8 +8,9 @@ or played.
 
 The run saves it as ``average_model`` (``.zip``, ``.pt`` and card, as :func:`train.sb3.evaluation.save_model`
 writes any model) at every checkpoint and when the run ends or stops, so ``minesweeper eval --model
-runs/RUN/average_model.pt`` plays it; at every evaluation the run plays it on its evaluation games too
-(``eval/average_win_rate`` and ``eval/average_safe_fraction`` beside the live weights' figures in the run's log).
+runs/RUN/average_model.pt`` plays it; every ``--eval-every`` steps the run plays it on its evaluation games too
+(``eval/average_win_rate`` and ``eval/average_safe_fraction`` beside the live weights' figures in the run's log;
+not again when a stretch ends between two of those steps, where the live weights' own evaluation adds a row).
 Its state goes into the run's checkpoint, so a paused and resumed run keeps the very average an unbroken one
 would. A resumed run may turn averaging on (it starts from the resumed weights), change the decay (the kept
 average goes on at the new one) or turn it off.
