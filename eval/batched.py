@@ -7,7 +7,8 @@ env does after ``reset(seed=game_seeds(i).env)``, so a game here is the game ``m
 (the same first cell, the same moves, up to the rounding of the scores on another device). A network on a GPU
 plays expert-opening-10k in seconds where the per-game runner takes hours on a CPU.
 
-Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``
+Run: ``python -m eval.batched --model distill-expert --suite expert-opening-10k --device cuda``, or
+``--preset expert --games 1000 --seed 5151`` for the games ``minesweeper eval`` plays with those options
 (``--start zero``: the anchor's start, :mod:`mine_env.engine.starts`; on a CPU, ``--workers N`` splits the games
 over N processes). A model whose card gives a mark threshold (``mark_above``) plays with marks
 (:mod:`agents.marks`); ``--mark-above`` overrides it. ``--reveal-below 0.01`` plays as the published 44.85% expert

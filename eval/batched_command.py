@@ -21,7 +21,9 @@ from tqdm import tqdm
 from eval.batched import BatchedResult, Columns, card_mark_above, play_model_batched
 from eval.game_log import GameLog, choose_log, drop_if_empty, open_game_log
 from eval.stopping import Stopped, count_games, resume_command, stop_signals, stops_held
-from eval.suites import Suite, get_suite
+from eval.suites import Suite, adhoc_suite, get_suite
+from mine_env.engine.constants import FIRST_CLICK_RULES, PRESETS
+from mine_env.engine.spec import BoardSpec
 from mine_env.engine.starts import STARTS
 
 PROG = "python -m eval.batched"
@@ -37,7 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
                                      "batched forward pass a move.", epilog=TIMES)  # fmt: skip
     parser.add_argument("--model", required=True, action="append", help="A saved model (its card and weights, or a "
                         "shipped model's name); repeat for several.")  # fmt: skip
-    parser.add_argument("--suite", required=True, help="A named suite (minesweeper eval --list-suites).")
+    parser.add_argument("--suite", help="A named suite (minesweeper eval --list-suites); or --preset with --games "
+                        "and --seed.")  # fmt: skip
+    parser.add_argument("--preset", choices=PRESETS, help="Games of this board instead of a named suite's, as "
+                        "minesweeper eval --preset plays them (with --games and --seed).")  # fmt: skip
+    parser.add_argument("--first-click", choices=FIRST_CLICK_RULES, default="opening", help="With --preset: the "
+                        "first-click rule (default: opening).")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=None, help="With --preset: the games' seed.")
     parser.add_argument("--start", action="append", choices=STARTS, help="How each game starts (see STARTS); "
                         "repeat for several (default: agent).")  # fmt: skip
     parser.add_argument("--games", type=int, default=None, help="Play only the suite's first N games.")
@@ -79,7 +87,21 @@ def check_options(args: argparse.Namespace) -> None:
     if args.mark_above is not None and not 0.0 <= args.mark_above < 1.0:
         raise ValueError(f"--mark-above is a mine chance from 0 to below 1, got {args.mark_above:g}")
     check_device(args.device)
-    get_suite(args.suite)  # an unknown suite is refused here, by name
+    run_suite(args)  # an unknown suite is refused here, by name
+
+
+def run_suite(args: argparse.Namespace) -> Suite:
+    """The suite the options name: ``--suite``, or ``--preset``'s games of ``--seed`` (ValueError for neither,
+    both, or a preset without its games and seed)."""
+    if (args.suite is None) == (args.preset is None):
+        raise ValueError("give the games to play: --suite NAME, or --preset with --games and --seed")
+    if args.suite is not None:
+        if args.seed is not None:
+            raise ValueError("--seed chooses a --preset's games; a named suite has its own: drop --seed")
+        return get_suite(args.suite)
+    if args.games is None or args.seed is None:
+        raise ValueError(f"--preset {args.preset} needs --games and --seed (minesweeper eval's games of that seed)")
+    return adhoc_suite(BoardSpec.from_options(args.preset, first_click=args.first_click), args.games, args.seed)
 
 
 def check_device(device: str) -> None:
@@ -99,8 +121,9 @@ def check_device(device: str) -> None:
 
 def batched_run(args: argparse.Namespace) -> dict[str, Any]:
     """What decides the games of a run, as its game log's header (not the device, batch or workers)."""
-    options = ("suite", "games", "mark_above", "passes", "reveal_below", "symmetries", "sure")
+    options = ("games", "mark_above", "passes", "reveal_below", "symmetries", "sure")
     return {"evaluation": "batched network", "models": args.model, "starts": args.start or ["agent"],
+            "suite": args.suite or run_suite(args).name,
             **{option: getattr(args, option) for option in options},
             **({"opening": True} if args.opening else {})}  # fmt: skip
 
@@ -134,7 +157,7 @@ def _play_all(args: argparse.Namespace, log: GameLog) -> None:
     """Every model on every start, each printed and appended to --json as it ends."""
     parts = [(model, start) for model in args.model for start in args.start or ["agent"]]
     for model, start in parts:
-        suite = get_suite(args.suite)
+        suite = run_suite(args)
         suite = suite.with_zero_start() if start == "zero" else suite
         try:
             summary, record = _evaluate(args, model, suite, start, log)

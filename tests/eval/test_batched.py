@@ -208,6 +208,32 @@ def test_bad_options_are_one_line_each(flags: list[str], message: str, capsys) -
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+def test_a_presets_games_of_a_seed_are_the_games_minesweeper_eval_plays(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "preset.json"
+    assert main(["--model", BEGINNER_MODEL, "--preset", "beginner", "--games", "40", "--seed", "77", "--json",
+                 str(out), "--no-progress"]) == 0  # fmt: skip
+    record = json.loads(out.read_text())
+    suite = Suite("9x9-10-opening-40-seed77", 9, 9, 10, "opening", 40, 77, "adhoc")
+    won, first = runner_outcomes(suite, 40)
+    assert record["suite"]["name"] == suite.name
+    assert [bool(w) for w in record["won"]] == won and record["first_cell"] == first
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ([], "give the games to play: --suite NAME, or --preset with --games and --seed"),
+        (["--suite", "beginner-opening-1k", "--preset", "beginner"], "give the games to play"),
+        (["--preset", "beginner", "--games", "5"], "--preset beginner needs --games and --seed"),
+        (["--suite", "beginner-opening-1k", "--seed", "3"], "a named suite has its own: drop --seed"),
+    ],
+)
+def test_the_games_are_a_suite_or_a_presets_seed_and_not_both(flags: list[str], message: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["--model", BEGINNER_MODEL, *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
 def test_cuda_where_there_is_none_is_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
     import torch
 
