@@ -8,6 +8,7 @@ mean time a game. The games an evaluation plays first are no choice of anyone's,
 test on them.
 
     python studies/paired_log.py runs/search/expert.games.jsonl
+    python studies/paired_log.py runs/a.games.jsonl runs/b.games.jsonl    # two runs of one suite's games, paired
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def readings(games: dict[str, dict[int, dict[str, Any]]]) -> list[AgentReading]:
         only_this = sum(played[g]["won"] and not first[g]["won"] for g in played)
         only_first = sum(first[g]["won"] and not played[g]["won"] for g in played)
         p_value = None if agent == agents[0] else mcnemar(only_this, only_first).p_value_exact
-        seconds = sum(float(played[g]["time_s"]) for g in played) / max(len(played), 1)
+        timed = [float(played[g]["time_s"]) for g in played if "time_s" in played[g]]  # batched logs time no game
+        seconds = sum(timed) / len(timed) if timed and len(timed) == len(played) else float("nan")
         out.append(AgentReading(agent, sum(bool(played[g]["won"]) for g in played), seconds, only_this, only_first,
                                 p_value))  # fmt: skip
     return out
@@ -91,26 +93,51 @@ def markdown(suite: str, games: int, rows: list[AgentReading]) -> str:
         rate = row.wins / games if games else 0.0
         pair = "-" if row.p_value is None else f"{row.only_this} / {row.only_first}"
         p_value = "-" if row.p_value is None else f"{row.p_value:.3g}"
-        lines.append(f"| {row.agent} | {rate:.2%} | {low:.1%} - {high:.1%} | {pair} | {p_value} | {row.seconds:.3f} |")
+        seconds = "-" if row.seconds != row.seconds else f"{row.seconds:.3f}"
+        lines.append(f"| {row.agent} | {rate:.2%} | {low:.1%} - {high:.1%} | {pair} | {p_value} | {seconds} |")
     return "\n".join(lines)
+
+
+def run_reading(run: dict[str, Any]) -> tuple[str, list[str]]:
+    """The suite's name and the agents of a log's run, as ``minesweeper eval`` (``agents``, the suite as a record)
+    or ``python -m eval.batched`` (``models``, the suite's name) writes them."""
+    suite = run.get("suite", {})
+    name = suite.get("name", "?") if isinstance(suite, dict) else str(suite)
+    return name, list(run.get("agents", run.get("models", [])))
+
+
+def read_logs(paths: Sequence[Path]) -> tuple[str, list[str], list[dict[str, Any]]]:
+    """The suite, the agents (in order of appearance) and the games of one or more logs of the same suite's games
+    (ValueError for logs of different suites)."""
+    suites, agents, games = set(), [], []
+    for path in paths:
+        run, logged = read_log(path)
+        suite, named = run_reading(run)
+        suites.add(suite)
+        agents += [agent for agent in named if agent not in agents]
+        games += logged
+    if len(suites) > 1:
+        raise ValueError(f"the logs play different games ({', '.join(sorted(suites))}): pair logs of one suite")
+    return suites.pop(), agents, games
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("log", help="a game log (minesweeper eval --log or --json writes one)")
+    parser.add_argument("log", nargs="+", help="game logs of one suite's games (minesweeper eval --log or "
+                        "python -m eval.batched --log writes one); several are read as one")  # fmt: skip
     args = parser.parse_args(argv)
-    if not Path(args.log).is_file():
-        print(f"error: no game log at {args.log}: give the file `minesweeper eval --log` writes", file=sys.stderr)
-        return 2
+    for log in args.log:
+        if not Path(log).is_file():
+            print(f"error: no game log at {log}: give the file `minesweeper eval --log` writes", file=sys.stderr)
+            return 2
     try:
-        run, games = read_log(Path(args.log))
+        suite, agents, games = read_logs([Path(log) for log in args.log])
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    agents = list(run.get("agents", []))
-    suite = run.get("suite", {}).get("name", "?")
     if len(agents) < 2:
-        print(f"error: {args.log} holds {len(agents)} agent(s); a paired reading needs two or more", file=sys.stderr)
+        print(f"error: {' '.join(args.log)} holds {len(agents)} agent(s); a paired reading needs two or more",
+              file=sys.stderr)  # fmt: skip
         return 2
     paired = paired_games(games, agents)
     print(markdown(suite, len(paired[agents[0]]), readings(paired)))

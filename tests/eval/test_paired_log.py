@@ -43,3 +43,22 @@ def test_a_missing_or_foreign_file_is_one_line(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "other.jsonl").write_text('{"not": "a log"}\n')
     assert paired_log.main([str(tmp_path / "other.jsonl")]) == 2
     assert capsys.readouterr().err.count("error:") == 2
+
+
+def test_batched_logs_of_one_suite_are_paired_across_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from eval.batched import main as batched
+
+    logs = []
+    for model in ("models/distill_beginner_opening.pt", "models/dqn_beginner_opening.pt"):
+        logs.append(str(tmp_path / f"{Path(model).stem}.games.jsonl"))
+        assert batched(["--model", model, "--preset", "beginner", "--games", "30", "--seed", "8", "--log", logs[-1],
+                        "--no-progress"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert paired_log.main(logs) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("30 games of 9x9-10-opening-30-seed8 finished by every agent")
+    assert "| models/dqn_beginner_opening.pt |" in out
+    batched(["--model", "models/dqn_beginner_opening.pt", "--preset", "beginner", "--games", "5", "--seed", "9",
+             "--log", str(tmp_path / "other.games.jsonl"), "--no-progress"])  # fmt: skip
+    assert paired_log.main([logs[0], str(tmp_path / "other.games.jsonl")]) == 2
+    assert "pair logs of one suite" in capsys.readouterr().err
