@@ -1,7 +1,10 @@
 """A model's mirrored play taught back to its own network (self-distillation over the board's symmetries).
 
-    python studies/mirror_distill.py play maskable-ppo-expert --games 1000 --seed 777 --out runs/md/pos-777.npz
-    python studies/mirror_distill.py train maskable-ppo-expert runs/md/pos-*.npz --out runs/md/student
+    python studies/mirror_distill.py play maskable-ppo-expert --games 2000 --seed 7001 --out runs/md/pos-7001.npz
+    python studies/mirror_distill.py play maskable-ppo-expert --games 300 --seed 7003 --keep-sure 1 \
+        --out runs/md/held-7003.npz
+    python studies/mirror_distill.py train maskable-ppo-expert runs/md/pos-7001.npz --held-out runs/md/held-7003.npz \
+        --out runs/md/student
 
 Played averaged over the board's images (``--symmetries 4``), a PPO model wins several points more than its one
 pass does: its errors differ from image to image and the average cancels part of them. ``play`` records the
