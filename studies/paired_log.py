@@ -108,13 +108,16 @@ def run_reading(run: dict[str, Any]) -> tuple[str, list[str]]:
 
 def read_logs(paths: Sequence[Path]) -> tuple[str, list[str], list[dict[str, Any]]]:
     """The suite, the agents (in order of appearance) and the games of one or more logs of the same suite's games
-    (ValueError for logs of different suites)."""
+    (ValueError for logs of different suites, or an agent in more than one log)."""
     suites, agents, games = set(), [], []
     for path in paths:
         run, logged = read_log(path)
         suite, named = run_reading(run)
         suites.add(suite)
-        agents += [agent for agent in named if agent not in agents]
+        again = [agent for agent in named if agent in agents]
+        if again:  # the same name may be played otherwise in each log (mirrored in one): not one agent's games
+            raise ValueError(f"{again[0]} is in more than one log: pair logs of different agents")
+        agents += named
         games += logged
     if len(suites) > 1:
         raise ValueError(f"the logs play different games ({', '.join(sorted(suites))}): pair logs of one suite")

@@ -62,3 +62,5 @@ def test_batched_logs_of_one_suite_are_paired_across_files(tmp_path: Path, capsy
              "--log", str(tmp_path / "other.games.jsonl"), "--no-progress"])  # fmt: skip
     assert paired_log.main([logs[0], str(tmp_path / "other.games.jsonl")]) == 2
     assert "pair logs of one suite" in capsys.readouterr().err
+    assert paired_log.main([logs[0], logs[0]]) == 2
+    assert "is in more than one log: pair logs of different agents" in capsys.readouterr().err
