@@ -38,6 +38,9 @@ from mine_env.engine.spec import BoardSpec
 GUESS_CHANCE = 1e-3
 """A position is a guess where its safest hidden cell has at least this mine chance (by the scores' prior)."""
 
+LESSONS_KEY = "mirror_distill"
+"""The card config's list of the rounds of mirrored teaching a student went through, first round first."""
+
 
 def prior_scale(card: ModelCard) -> float:
     """How many safety logits one unit of the model's scores is: its mine prior's scale (``--prior-scale``).
@@ -162,6 +165,8 @@ def train(model: str, paths: Sequence[Path], held_out: Path, out: Path, epochs: 
     report: dict[str, object] = {"positions": len(grids), "held_out": len(judge_grids),
                                  "before": pick_regret(network, judge_grids, judge_scores, scale)}  # fmt: skip
     print(report, flush=True)
+    lesson = {"teacher": str(model), "positions": [str(path) for path in paths], "held_out": str(held_out),
+              "epochs": epochs, "lr": lr, "batch": batch, "kl": kl_weight, "seed": seed}  # fmt: skip
     th.manual_seed(seed)
     rng = np.random.default_rng(seed)
     optimizer = th.optim.Adam(network.parameters(), lr=lr)
@@ -183,17 +188,20 @@ def train(model: str, paths: Sequence[Path], held_out: Path, out: Path, epochs: 
         report[f"epoch{epoch}"] = pick_regret(network, judge_grids, judge_scores, scale)
         print(f"epoch {epoch}: cross-entropy {totals[0] / steps:.5f}, kl {totals[1] / steps:.4f}, held out "
               f"{report[f'epoch{epoch}']} ({time.perf_counter() - began:.0f} s)", flush=True)  # fmt: skip
-        save_student(card, network, out)
+        save_student(card, network, out, {**lesson, "epochs": epoch})
     return report
 
 
-def save_student(card: ModelCard, network: CellScorer, out: Path) -> None:
+def save_student(card: ModelCard, network: CellScorer, out: Path, lesson: dict[str, object]) -> None:
     """Write ``network`` as the model ``out``: ``card`` (the teacher's) naming its weights, without the teacher's
-    training zip, step count or evaluation."""
+    training zip, step count or evaluation, its config keeping the teacher's run settings with ``lesson`` (how the
+    student was taught) appended to its ``mirror_distill`` list (a student of a student keeps both rounds)."""
     assert card.network_spec is not None
     card_path = model_paths(out)[1]
     section = save_network(network, card.network_spec.head, card_path)
-    dataclasses.replace(card, model_class=None, steps=None, eval=None, network=section).write(card_path)
+    config = dict(card.config or {})
+    config[LESSONS_KEY] = [*config.get(LESSONS_KEY, []), lesson]
+    dataclasses.replace(card, model_class=None, steps=None, eval=None, network=section, config=config).write(card_path)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -53,7 +53,10 @@ def test_a_trained_student_is_a_model_that_plays(positions: Path, tmp_path: Path
     assert report["before"]["regret"] >= 0.0 and 0.0 <= report["epoch1"]["same_pick"] <= 1.0
     student = load_model_agent(tmp_path / "student.pt")
     assert student.mark_above == load_model_agent(MODEL).mark_above
-    assert ModelCard.read(tmp_path / "student.json").config == ModelCard.of_model(MODEL).config
+    config = dict(ModelCard.read(tmp_path / "student.json").config or {})
+    lessons = config.pop(mirror_distill.LESSONS_KEY)
+    assert config == ModelCard.of_model(MODEL).config  # the teacher's run settings, and how it was taught
+    assert [(lesson["teacher"], lesson["epochs"]) for lesson in lessons] == [(MODEL, 1)]
 
 
 def test_a_model_without_the_mine_prior_is_refused_in_one_line(tmp_path: Path) -> None:
