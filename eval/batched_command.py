@@ -175,7 +175,8 @@ def _play_all(args: argparse.Namespace, log: GameLog) -> None:
 def _evaluate(args: argparse.Namespace, model: str, suite: Suite, start: str,
               log: GameLog) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
     """One model on one suite and start: the summary and the record with every game's outcome; the games in the
-    log are read back, the others played and logged as they end."""
+    log are read back, the others played and logged as they end (the summary's ``seconds`` times those alone: a
+    resumed run says how many it read back, ``games_read_back``)."""
     mark_above = card_mark_above(model) if args.mark_above is None else args.mark_above
     total = min(args.games or suite.games, suite.games)
     logged = {entry["game"]: entry for entry in log.games_of(suite.name, {model}, total)}
@@ -201,7 +202,8 @@ def _evaluate(args: argparse.Namespace, model: str, suite: Suite, start: str,
                **({"reveal_below": args.reveal_below} if args.reveal_below is not None else {}),
                **({"symmetries": args.symmetries, "sure": args.sure} if args.symmetries > 1 else {}),
                **({"opening": True} if args.opening and start == "agent" else {}),
-               **result.summary()}  # fmt: skip
+               **result.summary(),
+               **({"games_read_back": len(logged)} if logged else {})}  # fmt: skip
     record = {**summary, "suite": suite.to_dict(), "won": result.won.astype(int).tolist(),
               "first_cell": result.first_cell.tolist()}  # fmt: skip
     return summary, record

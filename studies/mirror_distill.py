@@ -5,13 +5,15 @@
         --out runs/md/held-7003.npz
     python studies/mirror_distill.py train maskable-ppo-expert runs/md/pos-7001.npz --held-out runs/md/held-7003.npz \
         --out runs/md/student
+    python studies/mirror_distill.py rescore runs/md/student.pt runs/md/pos-7001.npz --out runs/md/pos-7001-r2.npz
 
 Played averaged over the board's images (``--symmetries 4``), a PPO model wins several points more than its one
 pass does: its errors differ from image to image and the average cancels part of them. ``play`` records the
 positions that mirrored play meets (the grids as the network sees them, marks shown) with the averaged scores it
 played from; ``train`` fits the model's own network, from its own weights, to those scores: read as mine chances
 (the mine prior's part of a ``--mine-prior`` model's scores), a cross-entropy over the cells it may reveal. No
-oracle and no solver: the targets are the model's own play. The student plays wherever a model goes
+oracle and no solver: the targets are the model's own play. ``rescore`` scores recorded positions by another
+model mirrored (the student as the next round's teacher). The student plays wherever a model goes
 (``minesweeper eval --model OUT.pt``), mirrored too.
 """
 
@@ -100,6 +102,24 @@ def play(model: str, games: int, seed: int, symmetries: int, out: Path, batch: i
     summary = result.summary()
     return {"games": games, "won": summary["win_rate"], "positions": sum(len(g) for g in grids),
             "seconds": summary["seconds"]}  # fmt: skip
+
+
+def rescore(model: str, positions: Path, symmetries: int, out: Path, batch: int) -> dict[str, float]:
+    """Score the positions of a ``play`` file by ``model`` played mirrored over ``symmetries`` images and save them
+    as a ``play`` file of its own: a second round's targets (the student, mirrored, as the next teacher) on the
+    positions its teacher met, without playing the games again."""
+    card = ModelCard.of_model(model)
+    scale = prior_scale(card)
+    mines = int(card.env_kwargs["mines"])
+    mirrored = gated_batch_scorer(model_scorer(model, "cpu", mines), symmetries)
+    grids, _ = load_positions([positions])
+    began = time.perf_counter()
+    scores = np.concatenate([np.asarray(mirrored(grids[start : start + batch]), dtype=np.float32)
+                             for start in range(0, len(grids), batch)])  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, grids=grids, scores=scores)
+    return {"positions": len(grids), "guesses": int(guesses(grids, scores, scale).sum()),
+            "seconds": round(time.perf_counter() - began, 1)}  # fmt: skip
 
 
 def load_positions(paths: Sequence[Path]) -> tuple[np.ndarray, np.ndarray]:
@@ -215,6 +235,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     record.add_argument("--batch", type=int, default=500)
     record.add_argument("--keep-sure", type=float, default=0.2, help="share of the positions that are no guess kept")
     record.add_argument("--out", type=Path, required=True)
+    again = commands.add_parser("rescore", help="score a play file's positions by another model played mirrored")
+    again.add_argument("model")
+    again.add_argument("positions", type=Path)
+    again.add_argument("--symmetries", type=int, default=4)
+    again.add_argument("--batch", type=int, default=500)
+    again.add_argument("--out", type=Path, required=True)
     fit = commands.add_parser("train", help="fit the model's network to recorded mirrored scores")
     fit.add_argument("model")
     fit.add_argument("positions", nargs="+", type=Path)
@@ -230,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         if args.command == "play":
             print(play(args.model, args.games, args.seed, args.symmetries, args.out, args.batch, args.keep_sure))
+        elif args.command == "rescore":
+            print(rescore(args.model, args.positions, args.symmetries, args.out, args.batch))
         else:
             print(train(args.model, args.positions, args.held_out, args.out, args.epochs, args.lr, args.batch,
                         args.kl, args.seed))  # fmt: skip

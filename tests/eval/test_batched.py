@@ -257,6 +257,7 @@ def test_a_resumed_run_plays_only_the_games_its_log_lacks_and_reports_the_same(t
     first, again = json.loads(whole.read_text()), json.loads(resumed.read_text())
     for key in ("won", "first_cell", "wins", "moves", "calls"):
         assert first[key] == again[key]
+    assert "games_read_back" not in first and again["games_read_back"] == 11  # its seconds time the other 19
     assert main([*options, "--passes", "2", "--resume", str(log)]) == 2  # another run's options: refused
 
 

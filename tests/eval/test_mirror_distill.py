@@ -1,6 +1,7 @@
 """studies/mirror_distill.py: the positions recorded are the mirrored play's, with the scores it played from; the
-loss is least where the student is the teacher; a trained student is a model that loads and plays; a model whose
-scores are no mine chances is refused in one line."""
+positions rescored by the model that recorded them keep their scores; the loss is least where the student is the
+teacher; a trained student is a model that loads and plays; a model whose scores are no mine chances is refused in
+one line."""
 
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ def test_the_positions_are_scored_as_mirrored_play_scores_them(positions: Path) 
     np.testing.assert_allclose(scores, averaged_batch_scores(agent.batch_scores, grids, 4), rtol=1e-5, atol=1e-4)
     scale = mirror_distill.prior_scale(ModelCard.of_model(MODEL))
     assert 0 < mirror_distill.guesses(grids, scores, scale).sum() < len(grids)  # the guesses and a share of the rest
+
+
+def test_rescoring_by_the_recording_model_gives_back_its_scores(positions: Path, tmp_path: Path) -> None:
+    out = tmp_path / "again.npz"
+    mirror_distill.main(["rescore", MODEL, str(positions), "--batch", "7", "--out", str(out)])
+    grids, scores = mirror_distill.load_positions([positions])
+    again_grids, again = mirror_distill.load_positions([out])
+    np.testing.assert_array_equal(again_grids, grids)
+    np.testing.assert_allclose(again, scores, rtol=1e-5, atol=1e-4)
 
 
 def test_the_loss_is_least_where_the_student_scores_as_the_teacher(positions: Path) -> None:
