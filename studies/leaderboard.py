@@ -74,12 +74,13 @@ def _suite_name(entry: dict) -> str:
 
 
 def _candidates(entry: dict, row: dict) -> list[Figure]:
-    """The figures of ``entry`` for the row's agent label: an eval report's results, a line of ``eval.batched``'s
-    report, or a board of ``studies/no_guess_check.py``'s (the solver on the first games of its ``{preset}-no-guess``
-    suite, named by the row's ``preset``)."""
+    """The figures of ``entry`` for the row's agent label: an eval report's results (or a paired batched one's,
+    named by model), a line of ``eval.batched``'s report, or a board of ``studies/no_guess_check.py``'s (the
+    solver on the first games of its ``{preset}-no-guess`` suite, named by the row's ``preset``)."""
     agent = row["agent"]
     if "results" in entry:
-        return [_figure(entry, result) for result in entry["results"] if result.get("agent") == agent]
+        return [_figure(entry, result) for result in entry["results"]
+                if agent in (result.get("agent"), result.get("model"))]  # fmt: skip
     if entry.get("model") == agent or entry.get("agent") == agent:
         return [_figure(entry, entry)]
     if "solver_wins" in entry and agent == "solver" and entry.get("preset") == row.get("preset"):
